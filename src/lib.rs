@@ -1,0 +1,3 @@
+//! yttcheck: a fast, git-aware checker for Carvel ytt configuration.
+
+pub mod yaml;

@@ -1,0 +1,11 @@
+//! ytt's YAML model: parsing with positions and comments, scalar resolution,
+//! the node tree, and the ytt-compatible printer.
+
+pub mod node;
+pub mod parse;
+pub mod pos;
+pub mod print;
+pub mod scalar;
+
+pub use node::{AnnValue, Annotation, Array, ArrayItem, Comment, DocSet, Document, Map, MapItem, Meta, Value};
+pub use pos::{Pos, SourceFile};

@@ -1,0 +1,388 @@
+//! The YAML node tree: ytt's document set / document / map / map item / array /
+//! array item model.
+//!
+//! ytt does not work on plain values: every map item and array item remembers
+//! where it came from (so errors can say `from: values.yml:4`) and carries the
+//! annotations written above it (`@overlay/match`, `@schema/validation`, ...).
+//! Scalars are plain values; collections are nodes with positions.
+
+use std::fmt;
+use std::sync::Arc;
+
+use starlark::values::OwnedFrozenValue;
+
+use super::pos::Pos;
+
+/// A YAML value: a scalar or a collection node.
+#[derive(Clone, Debug, Default)]
+pub enum Value {
+    #[default]
+    Null,
+    Bool(bool),
+    Int(i64),
+    /// Integers above `i64::MAX` (go-yaml keeps them as `uint64`).
+    UInt(u64),
+    Float(f64),
+    Str(Arc<str>),
+    Map(Box<Map>),
+    Array(Box<Array>),
+}
+
+impl Value {
+    pub fn str(s: impl AsRef<str>) -> Value {
+        Value::Str(Arc::from(s.as_ref()))
+    }
+
+    pub fn new_map(pos: Pos) -> Value {
+        Value::Map(Box::new(Map {
+            items: Vec::new(),
+            pos,
+            meta: Meta::default(),
+        }))
+    }
+
+    pub fn new_array(pos: Pos) -> Value {
+        Value::Array(Box::new(Array {
+            items: Vec::new(),
+            pos,
+            meta: Meta::default(),
+        }))
+    }
+
+    /// ytt's name for the type of a value, as used in its messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Int(_) | Value::UInt(_) => "integer",
+            Value::Float(_) => "float",
+            Value::Str(_) => "string",
+            Value::Map(_) => "map",
+            Value::Array(_) => "array",
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&Array> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn as_array_mut(&mut self) -> Option<&mut Array> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn is_collection(&self) -> bool {
+        matches!(self, Value::Map(_) | Value::Array(_))
+    }
+
+    /// Position of a collection node (unknown for scalars).
+    pub fn pos(&self) -> Option<&Pos> {
+        match self {
+            Value::Map(m) => Some(&m.pos),
+            Value::Array(a) => Some(&a.pos),
+            _ => None,
+        }
+    }
+
+    /// Equality of scalars as ytt compares map keys and overlay matches: same
+    /// type and same value (ints and uints compare by value).
+    pub fn scalar_eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::UInt(a), Value::UInt(b)) => a == b,
+            (Value::Int(a), Value::UInt(b)) | (Value::UInt(b), Value::Int(a)) => {
+                *a >= 0 && *a as u64 == *b
+            }
+            (Value::Float(a), Value::Float(b)) => a == b || (a.is_nan() && b.is_nan()),
+            (Value::Str(a), Value::Str(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    /// Deep structural equality, ignoring positions and annotations.
+    pub fn deep_eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Map(a), Value::Map(b)) => {
+                a.items.len() == b.items.len()
+                    && a.items.iter().zip(&b.items).all(|(x, y)| {
+                        x.key.scalar_eq(&y.key) && x.value.deep_eq(&y.value)
+                    })
+            }
+            (Value::Array(a), Value::Array(b)) => {
+                a.items.len() == b.items.len()
+                    && a.items.iter().zip(&b.items).all(|(x, y)| x.value.deep_eq(&y.value))
+            }
+            (a, b) => a.scalar_eq(b),
+        }
+    }
+
+    /// How a scalar shows up in messages (`%s` of the Go value).
+    pub fn scalar_display(&self) -> String {
+        match self {
+            Value::Null => "<nil>".to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Int(i) => i.to_string(),
+            Value::UInt(u) => u.to_string(),
+            Value::Float(f) => super::print::format_float(*f),
+            Value::Str(s) => s.to_string(),
+            Value::Map(_) => "map".to_string(),
+            Value::Array(_) => "array".to_string(),
+        }
+    }
+
+    /// Walks every node below (and including) this value, depth first.
+    pub fn walk_items<'a>(&'a self, f: &mut dyn FnMut(NodeRef<'a>)) {
+        match self {
+            Value::Map(m) => {
+                f(NodeRef::Map(m));
+                for item in &m.items {
+                    f(NodeRef::MapItem(item));
+                    item.value.walk_items(f);
+                }
+            }
+            Value::Array(a) => {
+                f(NodeRef::Array(a));
+                for item in &a.items {
+                    f(NodeRef::ArrayItem(item));
+                    item.value.walk_items(f);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A borrowed reference to any node of a tree.
+#[derive(Clone, Copy)]
+pub enum NodeRef<'a> {
+    Map(&'a Map),
+    MapItem(&'a MapItem),
+    Array(&'a Array),
+    ArrayItem(&'a ArrayItem),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Map {
+    pub items: Vec<MapItem>,
+    pub pos: Pos,
+    pub meta: Meta,
+}
+
+impl Map {
+    pub fn get(&self, key: &str) -> Option<&MapItem> {
+        self.items
+            .iter()
+            .find(|i| matches!(&i.key, Value::Str(k) if &**k == key))
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut MapItem> {
+        self.items
+            .iter_mut()
+            .find(|i| matches!(&i.key, Value::Str(k) if &**k == key))
+    }
+
+    pub fn find(&self, key: &Value) -> Option<usize> {
+        self.items.iter().position(|i| i.key.scalar_eq(key))
+    }
+
+    /// Keeps only the last of several items with the same key, at the place of
+    /// the first (what YAML tools do with duplicate keys in plain files).
+    pub fn override_duplicate_keys(&mut self) {
+        let mut out: Vec<MapItem> = Vec::with_capacity(self.items.len());
+        for item in std::mem::take(&mut self.items) {
+            match out.iter().position(|i| i.key.scalar_eq(&item.key)) {
+                Some(idx) => out[idx] = item,
+                None => out.push(item),
+            }
+        }
+        self.items = out;
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct MapItem {
+    pub key: Value,
+    pub value: Value,
+    pub pos: Pos,
+    pub meta: Meta,
+}
+
+impl MapItem {
+    /// The key as ytt prints it in paths and messages.
+    pub fn key_display(&self) -> String {
+        self.key.scalar_display()
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Array {
+    pub items: Vec<ArrayItem>,
+    pub pos: Pos,
+    pub meta: Meta,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ArrayItem {
+    pub value: Value,
+    pub pos: Pos,
+    pub meta: Meta,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Document {
+    pub value: Value,
+    pub pos: Pos,
+    pub meta: Meta,
+    /// Created by the parser to hold comments after the last document; never printed.
+    pub injected: bool,
+}
+
+impl Document {
+    /// ytt's `IsEmpty`: null, or an empty map or array.
+    pub fn is_empty(&self) -> bool {
+        match &self.value {
+            Value::Null => true,
+            Value::Map(m) => m.items.is_empty(),
+            Value::Array(a) => a.items.is_empty(),
+            _ => false,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DocSet {
+    pub docs: Vec<Document>,
+    pub pos: Pos,
+    pub meta: Meta,
+}
+
+/// A `#` comment in a YAML source: the text after `#` and where it is.
+#[derive(Clone, Debug)]
+pub struct Comment {
+    pub data: String,
+    pub pos: Pos,
+}
+
+/// What a node carries besides its value: comments (before templating) and
+/// annotations (after templating).
+#[derive(Clone, Debug, Default)]
+pub struct Meta {
+    pub comments: Vec<Comment>,
+    pub annotations: Vec<Annotation>,
+}
+
+impl Meta {
+    pub fn annotation(&self, name: &str) -> Option<&Annotation> {
+        self.annotations.iter().find(|a| a.name == name)
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.annotation(name).is_some()
+    }
+
+    /// Adds an annotation, replacing one of the same name (ytt keeps one per name).
+    pub fn set_annotation(&mut self, ann: Annotation) {
+        match self.annotations.iter_mut().find(|a| a.name == ann.name) {
+            Some(existing) => *existing = ann,
+            None => self.annotations.push(ann),
+        }
+    }
+
+    pub fn remove_annotation(&mut self, name: &str) {
+        self.annotations.retain(|a| a.name != name);
+    }
+}
+
+/// An evaluated annotation: `#@name args...` with its arguments.
+#[derive(Clone, Debug)]
+pub struct Annotation {
+    pub name: String,
+    pub pos: Pos,
+    pub args: Vec<AnnValue>,
+    pub kwargs: Vec<(String, AnnValue)>,
+}
+
+impl Annotation {
+    pub fn new(name: impl Into<String>, pos: Pos) -> Annotation {
+        Annotation {
+            name: name.into(),
+            pos,
+            args: Vec::new(),
+            kwargs: Vec::new(),
+        }
+    }
+
+    pub fn kwarg(&self, name: &str) -> Option<&AnnValue> {
+        self.kwargs.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
+}
+
+/// A Starlark value held by an annotation (a function for `by=`, a rule tuple
+/// for `@schema/validation`, ...).
+///
+/// Values made in Rust (the `missing_ok=True` that `--data-value` flags imply)
+/// need no Starlark heap; values from templates live in a frozen heap that this
+/// handle keeps alive, so trees can outlive the evaluation that built them and
+/// cross threads.
+#[derive(Clone)]
+pub enum AnnValue {
+    None,
+    Bool(bool),
+    Int(i64),
+    Str(String),
+    Frozen(OwnedFrozenValue),
+    /// Index into the value store of the evaluation that is building this tree;
+    /// only ever seen inside the template runtime.
+    Live(u32),
+}
+
+impl fmt::Debug for AnnValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnnValue::None => write!(f, "None"),
+            AnnValue::Bool(b) => write!(f, "{b}"),
+            AnnValue::Int(i) => write!(f, "{i}"),
+            AnnValue::Str(s) => write!(f, "{s:?}"),
+            AnnValue::Frozen(v) => write!(f, "{}", v.value()),
+            AnnValue::Live(i) => write!(f, "<live {i}>"),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.scalar_display())
+    }
+}

@@ -1,0 +1,877 @@
+//! YAML text -> [`DocSet`], with positions and comments attached the way ytt
+//! attaches them.
+//!
+//! Parsing is done by `granit-parser` (events with byte spans and comment
+//! events); this module only builds the tree. What it adds is ytt's behaviour:
+//!
+//! * a file that does not start with `---` is read as if `---\n` were prepended
+//!   (so comments above a first `---` belong to a leading empty document);
+//! * a map item is positioned at its key, an array item at its `-`;
+//! * a comment belongs to the last node on its line, else to the first node on
+//!   a following line of the same document, else to the next document;
+//! * aliases and `<<` merge keys are expanded, within a budget (ytt has none, so
+//!   a "billion laughs" file would exhaust memory there);
+//! * duplicate keys are kept (templates reject them later, plain files keep the
+//!   last one).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use granit_parser::{Event, Options, Parser, ScalarStyle};
+
+use super::node::{Array, ArrayItem, Comment, DocSet, Document, Map, MapItem, Meta, Value};
+use super::pos::{Pos, SourceFile};
+use super::scalar;
+
+/// Limits that keep hostile input from exhausting memory or the stack.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Deepest nesting of collections.
+    pub max_depth: usize,
+    /// Most nodes that alias expansion may create in one document.
+    pub max_alias_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 512,
+            max_alias_nodes: 200_000,
+        }
+    }
+}
+
+/// A YAML syntax error, worded as go-yaml words them (`yaml: line 3: ...`).
+#[derive(Debug, Clone)]
+pub struct ParseError {
+    /// 1-based line in the original file (0 when unknown).
+    pub line: u32,
+    pub col: u32,
+    pub message: String,
+}
+
+impl ParseError {
+    /// ytt's rendering: `yaml: line N: message`.
+    pub fn ytt_message(&self) -> String {
+        if self.line > 0 {
+            format!("yaml: line {}: {}", self.line, self.message)
+        } else {
+            format!("yaml: {}", self.message)
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.ytt_message())
+    }
+}
+
+/// Parses a YAML file the way ytt does. `with_comments` keeps comments (needed
+/// for templates and to detect annotations in plain files).
+pub fn parse(src: &Arc<SourceFile>, with_comments: bool) -> Result<DocSet, ParseError> {
+    parse_with_limits(src, with_comments, Limits::default())
+}
+
+pub fn parse_with_limits(
+    src: &Arc<SourceFile>,
+    with_comments: bool,
+    limits: Limits,
+) -> Result<DocSet, ParseError> {
+    let original = src.text();
+    let original = original.strip_prefix('\u{feff}').unwrap_or(original);
+    let starts_with_marker = starts_with_doc_marker(original);
+    let (text, line_shift): (std::borrow::Cow<str>, u32) = if starts_with_marker {
+        (original.into(), 0)
+    } else {
+        (format!("---\n{original}").into(), 1)
+    };
+    let raw = read_events(&text, line_shift, limits)?;
+    let mut builder = Builder {
+        src,
+        text: &text,
+        raw: &raw,
+        line_shift,
+        budget: limits.max_alias_nodes,
+        limits,
+    };
+    let mut docset = DocSet::default();
+    let mut carried: Vec<Comment> = Vec::new();
+    for (i, rdoc) in raw.docs.iter().enumerate() {
+        let doc_line = raw_line(rdoc.line, line_shift);
+        let first_unknown = i == 0 && doc_line == 0;
+        let doc_pos = if first_unknown {
+            Pos::unknown_in(src)
+        } else {
+            Pos::new(src, doc_line, 1)
+        };
+        let value = match rdoc.root {
+            Some(root) => builder.build(root, &doc_pos, 0, &mut HashMap::new())?,
+            None => Value::Null,
+        };
+        let mut doc = Document {
+            value,
+            pos: doc_pos,
+            meta: Meta {
+                comments: std::mem::take(&mut carried),
+                annotations: Vec::new(),
+            },
+            injected: false,
+        };
+        if with_comments {
+            let end = raw.docs.get(i + 1).map(|d| d.start).unwrap_or(usize::MAX);
+            let comments: Vec<Comment> = raw
+                .comments
+                .iter()
+                .filter(|c| c.offset >= rdoc.start && c.offset < end)
+                .map(|c| Comment {
+                    data: c.text.clone(),
+                    pos: Pos::new(src, raw_line(c.line, line_shift), c.col),
+                })
+                .collect();
+            carried = assign_comments(&mut doc, comments, first_unknown);
+        }
+        if first_unknown {
+            doc.pos = Pos::new(src, 1, 1);
+            fix_root_position(&mut doc);
+        }
+        docset.docs.push(doc);
+    }
+    if !carried.is_empty() {
+        docset.docs.push(Document {
+            value: Value::Null,
+            pos: Pos::unknown(),
+            meta: Meta {
+                comments: carried,
+                annotations: Vec::new(),
+            },
+            injected: true,
+        });
+    }
+    docset.pos = Pos::unknown();
+    Ok(docset)
+}
+
+/// go-yaml's `\A\s*---\s+` check.
+fn starts_with_doc_marker(text: &str) -> bool {
+    let t = text.trim_start_matches([' ', '\t', '\n', '\r', '\x0c']);
+    match t.strip_prefix("---") {
+        Some(rest) => rest
+            .chars()
+            .next()
+            .map(|c| matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c'))
+            .unwrap_or(false),
+        None => false,
+    }
+}
+
+fn raw_line(line: u32, shift: u32) -> u32 {
+    line.saturating_sub(shift)
+}
+
+// ------------------------------------------------------------------ raw events
+
+type RawId = usize;
+
+#[derive(Debug)]
+enum RawKind {
+    Scalar {
+        text: String,
+        style: ScalarStyle,
+        tag: Option<(String, String)>,
+    },
+    Seq {
+        items: Vec<RawId>,
+        block: bool,
+    },
+    Map {
+        entries: Vec<(RawId, RawId)>,
+    },
+    Alias(usize),
+}
+
+#[derive(Debug)]
+struct RawNode {
+    kind: RawKind,
+    /// 1-based line in the parsed text.
+    line: u32,
+    /// 1-based column.
+    col: u32,
+    /// Byte offset where the node's properties (anchor/tag) or content start.
+    start: usize,
+    anchor: usize,
+}
+
+struct RawDoc {
+    start: usize,
+    line: u32,
+    root: Option<RawId>,
+}
+
+struct RawComment {
+    offset: usize,
+    end: usize,
+    line: u32,
+    col: u32,
+    text: String,
+}
+
+struct Raw {
+    nodes: Vec<RawNode>,
+    docs: Vec<RawDoc>,
+    comments: Vec<RawComment>,
+    /// anchor id -> node, per document (granit ids are unique per stream).
+    anchors: HashMap<usize, RawId>,
+}
+
+enum Open {
+    Seq(RawId),
+    Map(RawId, Option<RawId>),
+}
+
+fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, ParseError> {
+    let mut options = Options::default();
+    options.emit_anchor_events = true;
+    options.block_scalar_eof_without_line_feed = true;
+    options.block_nesting_limit = options.block_nesting_limit.min(limits.max_depth + 8);
+    options.flow_nesting_limit = options.flow_nesting_limit.min(limits.max_depth + 8);
+    let parser = Parser::new_from_str_with_options(text, options);
+    let mut raw = Raw {
+        nodes: Vec::new(),
+        docs: Vec::new(),
+        comments: Vec::new(),
+        anchors: HashMap::new(),
+    };
+    let mut stack: Vec<Open> = Vec::new();
+    for ev in parser {
+        let (event, span) = ev.map_err(|e| {
+            let line = raw_line(e.marker().line() as u32, line_shift);
+            ParseError {
+                line,
+                col: e.marker().col() as u32 + 1,
+                message: e.info(),
+            }
+        })?;
+        let offset = span.start.byte_offset().unwrap_or(0);
+        let line = span.start.line() as u32;
+        let col = span.start.col() as u32 + 1;
+        let start = span
+            .tag_start()
+            .and_then(|m| m.byte_offset())
+            .map(|t| t.min(offset))
+            .unwrap_or(offset);
+        let mut new_node: Option<RawId> = None;
+        match event {
+            Event::StreamStart | Event::StreamEnd => {}
+            Event::DocumentStart(_, _) => raw.docs.push(RawDoc {
+                start: offset,
+                line,
+                root: None,
+            }),
+            Event::DocumentEnd => {}
+            Event::Comment(text, _) => raw.comments.push(RawComment {
+                offset,
+                end: span.end.byte_offset().unwrap_or(offset),
+                line,
+                col,
+                text: text.into_owned(),
+            }),
+            Event::Anchor(_, _) => {
+                // Metadata for the node just emitted: its properties start here.
+                if let Some(last) = raw.nodes.last_mut() {
+                    last.start = last.start.min(offset);
+                }
+            }
+            Event::Alias(id) => {
+                new_node = Some(push(&mut raw, RawKind::Alias(id), line, col, start, 0));
+            }
+            Event::UnresolvedAlias(name) => {
+                return Err(ParseError {
+                    line: raw_line(line, line_shift),
+                    col,
+                    message: format!("unknown anchor '{name}' referenced"),
+                })
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let tag = tag.map(|t| (t.handle().to_string(), t.suffix().to_string()));
+                let id = push(
+                    &mut raw,
+                    RawKind::Scalar {
+                        text: value.into_owned(),
+                        style,
+                        tag,
+                    },
+                    line,
+                    col,
+                    start,
+                    anchor,
+                );
+                new_node = Some(id);
+            }
+            Event::SequenceStart(style, anchor, _) => {
+                let block = matches!(style, granit_parser::StructureStyle::Block);
+                let id = push(
+                    &mut raw,
+                    RawKind::Seq {
+                        items: Vec::new(),
+                        block,
+                    },
+                    line,
+                    col,
+                    start,
+                    anchor,
+                );
+                attach(&mut raw, &mut stack, id);
+                stack.push(Open::Seq(id));
+                if stack.len() > limits.max_depth {
+                    return Err(depth_error(line, line_shift, limits));
+                }
+            }
+            Event::MappingStart(_, anchor, _) => {
+                let id = push(
+                    &mut raw,
+                    RawKind::Map {
+                        entries: Vec::new(),
+                    },
+                    line,
+                    col,
+                    start,
+                    anchor,
+                );
+                attach(&mut raw, &mut stack, id);
+                stack.push(Open::Map(id, None));
+                if stack.len() > limits.max_depth {
+                    return Err(depth_error(line, line_shift, limits));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                stack.pop();
+            }
+            // Events added by future parser versions carry no data we use.
+            _ => {}
+        }
+        if let Some(id) = new_node {
+            attach(&mut raw, &mut stack, id);
+        }
+    }
+    Ok(raw)
+}
+
+fn depth_error(line: u32, shift: u32, limits: Limits) -> ParseError {
+    ParseError {
+        line: raw_line(line, shift),
+        col: 0,
+        message: format!(
+            "exceeded max depth of {} nested collections",
+            limits.max_depth
+        ),
+    }
+}
+
+fn push(raw: &mut Raw, kind: RawKind, line: u32, col: u32, start: usize, anchor: usize) -> RawId {
+    let id = raw.nodes.len();
+    raw.nodes.push(RawNode {
+        kind,
+        line,
+        col,
+        start,
+        anchor,
+    });
+    if anchor != 0 {
+        raw.anchors.insert(anchor, id);
+    }
+    id
+}
+
+fn attach(raw: &mut Raw, stack: &mut [Open], id: RawId) {
+    match stack.last_mut() {
+        None => {
+            if let Some(doc) = raw.docs.last_mut() {
+                doc.root = Some(id);
+            }
+        }
+        Some(Open::Seq(seq)) => {
+            if let RawKind::Seq { items, .. } = &mut raw.nodes[*seq].kind {
+                items.push(id);
+            }
+        }
+        Some(Open::Map(map, pending)) => match pending.take() {
+            None => *pending = Some(id),
+            Some(key) => {
+                if let RawKind::Map { entries } = &mut raw.nodes[*map].kind {
+                    entries.push((key, id));
+                }
+            }
+        },
+    }
+}
+
+// ------------------------------------------------------------------ building
+
+struct Builder<'a> {
+    src: &'a Arc<SourceFile>,
+    text: &'a str,
+    raw: &'a Raw,
+    line_shift: u32,
+    budget: usize,
+    limits: Limits,
+}
+
+impl Builder<'_> {
+    fn pos(&self, line: u32, col: u32) -> Pos {
+        Pos::new(self.src, raw_line(line, self.line_shift), col)
+    }
+
+    fn err(&self, node: &RawNode, message: String) -> ParseError {
+        ParseError {
+            line: raw_line(node.line, self.line_shift),
+            col: node.col,
+            message,
+        }
+    }
+
+    /// Builds the value of raw node `id`; `parent` is the position collections
+    /// take (ytt positions maps and arrays at the item that holds them).
+    fn build(
+        &mut self,
+        id: RawId,
+        parent: &Pos,
+        depth: usize,
+        expanding: &mut HashMap<RawId, ()>,
+    ) -> Result<Value, ParseError> {
+        let node = &self.raw.nodes[id];
+        if depth > self.limits.max_depth {
+            return Err(self.err(
+                node,
+                format!(
+                    "exceeded max depth of {} nested collections",
+                    self.limits.max_depth
+                ),
+            ));
+        }
+        match &node.kind {
+            RawKind::Scalar { text, style, tag } => self.scalar(node, text, *style, tag),
+            RawKind::Alias(anchor) => {
+                let Some(&target) = self.raw.anchors.get(anchor) else {
+                    return Err(self.err(node, "unknown anchor referenced".to_string()));
+                };
+                if expanding.contains_key(&target) {
+                    return Err(self.err(node, "anchor refers to itself".to_string()));
+                }
+                let size = self.subtree_size(target);
+                if size > self.budget {
+                    return Err(self.err(
+                        node,
+                        format!(
+                            "document contains excessive aliasing (alias expansion would exceed {} nodes)",
+                            self.limits.max_alias_nodes
+                        ),
+                    ));
+                }
+                self.budget -= size;
+                expanding.insert(target, ());
+                let v = self.build(target, parent, depth, expanding);
+                expanding.remove(&target);
+                v
+            }
+            RawKind::Seq { items, block } => {
+                let mut arr = Array {
+                    items: Vec::with_capacity(items.len()),
+                    pos: parent.clone(),
+                    meta: Meta::default(),
+                };
+                for &item in items {
+                    let item_node = &self.raw.nodes[item];
+                    let (line, col) = if *block {
+                        self.dash_position(item_node.start)
+                            .unwrap_or((item_node.line, item_node.col))
+                    } else {
+                        (item_node.line, item_node.col)
+                    };
+                    let pos = self.pos(line, col);
+                    let value = self.build(item, &pos, depth + 1, expanding)?;
+                    arr.items.push(ArrayItem {
+                        value,
+                        pos,
+                        meta: Meta::default(),
+                    });
+                }
+                Ok(Value::Array(Box::new(arr)))
+            }
+            RawKind::Map { entries } => {
+                let mut map = Map {
+                    items: Vec::with_capacity(entries.len()),
+                    pos: parent.clone(),
+                    meta: Meta::default(),
+                };
+                for &(k, v) in entries {
+                    let key_node = &self.raw.nodes[k];
+                    if self.is_merge_key(key_node) {
+                        self.merge(&mut map, v, depth, expanding)?;
+                        continue;
+                    }
+                    let pos = self.pos(key_node.line, key_node.col);
+                    let key = match &key_node.kind {
+                        RawKind::Scalar { text, style, tag } => {
+                            self.scalar(key_node, text, *style, tag)?
+                        }
+                        RawKind::Alias(_) => {
+                            let key = self.build(k, &pos, depth + 1, expanding)?;
+                            if key.is_collection() {
+                                return Err(self.err(key_node, "invalid map key".to_string()));
+                            }
+                            key
+                        }
+                        _ => {
+                            return Err(self.err(
+                                key_node,
+                                "invalid map key: collections cannot be keys".to_string(),
+                            ))
+                        }
+                    };
+                    let value = self.build(v, &pos, depth + 1, expanding)?;
+                    map.items.push(MapItem {
+                        key,
+                        value,
+                        pos,
+                        meta: Meta::default(),
+                    });
+                }
+                Ok(Value::Map(Box::new(map)))
+            }
+        }
+    }
+
+    fn scalar(
+        &self,
+        node: &RawNode,
+        text: &str,
+        style: ScalarStyle,
+        tag: &Option<(String, String)>,
+    ) -> Result<Value, ParseError> {
+        match tag {
+            None => {
+                if matches!(style, ScalarStyle::Plain) {
+                    Ok(scalar::resolved_value(scalar::resolve_plain(text), text))
+                } else {
+                    Ok(Value::str(text))
+                }
+            }
+            Some((handle, suffix)) => {
+                if handle == "tag:yaml.org,2002:" {
+                    scalar::resolve_tagged(suffix, text).map_err(|m| self.err(node, m))
+                } else {
+                    Ok(Value::str(text))
+                }
+            }
+        }
+    }
+
+    fn is_merge_key(&self, node: &RawNode) -> bool {
+        match &node.kind {
+            RawKind::Scalar { text, style, tag } => {
+                text == "<<"
+                    && match tag {
+                        None => matches!(style, ScalarStyle::Plain),
+                        Some((h, s)) => h == "tag:yaml.org,2002:" && s == "merge",
+                    }
+            }
+            _ => false,
+        }
+    }
+
+    /// `<<: *base` / `<<: [*a, *b]`: the merged maps' items are appended in
+    /// place (earlier maps of a list take precedence, so they come last).
+    fn merge(
+        &mut self,
+        map: &mut Map,
+        value: RawId,
+        depth: usize,
+        expanding: &mut HashMap<RawId, ()>,
+    ) -> Result<(), ParseError> {
+        let node = &self.raw.nodes[value];
+        let targets: Vec<RawId> = match &node.kind {
+            RawKind::Seq { items, .. } => items.iter().rev().copied().collect(),
+            _ => vec![value],
+        };
+        for t in targets {
+            let pos = map.pos.clone();
+            let merged = self.build(t, &pos, depth + 1, expanding)?;
+            match merged {
+                Value::Map(m) => map.items.extend(m.items),
+                _ => {
+                    return Err(self.err(
+                        &self.raw.nodes[t],
+                        "map merge requires map or sequence of maps as the value".to_string(),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn subtree_size(&self, id: RawId) -> usize {
+        let mut count = 0usize;
+        let mut todo = vec![id];
+        let mut guard = 0usize;
+        while let Some(n) = todo.pop() {
+            count = count.saturating_add(1);
+            guard += 1;
+            if count > self.budget || guard > self.limits.max_alias_nodes * 4 {
+                return usize::MAX;
+            }
+            match &self.raw.nodes[n].kind {
+                RawKind::Seq { items, .. } => todo.extend(items.iter().copied()),
+                RawKind::Map { entries } => {
+                    for (k, v) in entries {
+                        todo.push(*k);
+                        todo.push(*v);
+                    }
+                }
+                RawKind::Alias(a) => {
+                    if let Some(&t) = self.raw.anchors.get(a) {
+                        todo.push(t);
+                    }
+                }
+                RawKind::Scalar { .. } => {}
+            }
+        }
+        count
+    }
+
+    /// The line and column of the `-` that introduces a block sequence item
+    /// whose content starts at `start` (go-yaml positions items there).
+    fn dash_position(&self, start: usize) -> Option<(u32, u32)> {
+        let bytes = self.text.as_bytes();
+        let mut i = start.min(bytes.len());
+        loop {
+            if i == 0 {
+                return None;
+            }
+            // skip a comment that ends here
+            if let Some(c) = self.raw.comments.iter().rev().find(|c| c.end == i) {
+                i = c.offset;
+                continue;
+            }
+            let b = bytes[i - 1];
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => i -= 1,
+                b'-' => {
+                    let off = i - 1;
+                    let line_start = self.text[..off].rfind('\n').map(|p| p + 1).unwrap_or(0);
+                    let line = self.text[..off].matches('\n').count() as u32 + 1;
+                    let col = self.text[line_start..off].chars().count() as u32 + 1;
+                    return Some((line, col));
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ comments
+
+/// Node positions of one document in the order ytt walks them.
+enum Slot {
+    Doc,
+    Path(Vec<usize>),
+}
+
+fn collect_lines(doc: &Document, include_doc: bool) -> Vec<(u32, Slot)> {
+    let mut out = Vec::new();
+    if include_doc && doc.pos.is_known() {
+        out.push((doc.pos.line(), Slot::Doc));
+    }
+    let mut path = Vec::new();
+    collect_value_lines(&doc.value, &mut path, &mut out);
+    out
+}
+
+fn collect_value_lines(v: &Value, path: &mut Vec<usize>, out: &mut Vec<(u32, Slot)>) {
+    match v {
+        Value::Map(m) => {
+            for (i, item) in m.items.iter().enumerate() {
+                path.push(i);
+                if item.pos.is_known() {
+                    out.push((item.pos.line(), Slot::Path(path.clone())));
+                }
+                collect_value_lines(&item.value, path, out);
+                path.pop();
+            }
+        }
+        Value::Array(a) => {
+            for (i, item) in a.items.iter().enumerate() {
+                path.push(i);
+                if item.pos.is_known() {
+                    out.push((item.pos.line(), Slot::Path(path.clone())));
+                }
+                collect_value_lines(&item.value, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn meta_at<'a>(doc: &'a mut Document, slot: &Slot) -> &'a mut Meta {
+    match slot {
+        Slot::Doc => &mut doc.meta,
+        Slot::Path(path) => {
+            let mut v = &mut doc.value;
+            let last = path.len() - 1;
+            for (depth, &i) in path.iter().enumerate() {
+                match v {
+                    Value::Map(m) => {
+                        if depth == last {
+                            return &mut m.items[i].meta;
+                        }
+                        v = &mut m.items[i].value;
+                    }
+                    Value::Array(a) => {
+                        if depth == last {
+                            return &mut a.items[i].meta;
+                        }
+                        v = &mut a.items[i].value;
+                    }
+                    _ => unreachable!("paths only lead through collections"),
+                }
+            }
+            unreachable!("empty path")
+        }
+    }
+}
+
+/// Attaches comments to the nodes of `doc` by line; returns the comments that
+/// found no node (they go to the next document).
+fn assign_comments(doc: &mut Document, comments: Vec<Comment>, doc_unknown: bool) -> Vec<Comment> {
+    if comments.is_empty() {
+        return Vec::new();
+    }
+    let slots = collect_lines(doc, !doc_unknown);
+    // line -> indices into slots (in walk order)
+    let mut by_line: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+    for (i, (line, _)) in slots.iter().enumerate() {
+        by_line.entry(*line).or_default().push(i);
+    }
+    let mut unassigned = Vec::new();
+    for comment in comments {
+        let line = comment.pos.line();
+        match by_line.range(line..).next() {
+            Some((&node_line, idxs)) => {
+                let idx = if node_line == line {
+                    *idxs.last().unwrap()
+                } else {
+                    idxs[0]
+                };
+                let slot = &slots[idx].1;
+                meta_at(doc, slot).comments.push(comment);
+            }
+            None => unassigned.push(comment),
+        }
+    }
+    unassigned
+}
+
+/// The root collection of the first document takes the document's line once it
+/// is known (ytt fixes the first document's position after assignment).
+fn fix_root_position(doc: &mut Document) {
+    let pos = doc.pos.clone();
+    match &mut doc.value {
+        Value::Map(m) if !m.pos.is_known() => m.pos = pos,
+        Value::Array(a) if !a.pos.is_known() => a.pos = pos,
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(text: &str) -> DocSet {
+        parse(&SourceFile::new("t.yml", text), true).unwrap()
+    }
+
+    #[test]
+    fn positions_of_items() {
+        let ds = p("a: 1\nb:\n- x\n-\n  y: 2\n");
+        assert_eq!(ds.docs.len(), 1);
+        let m = ds.docs[0].value.as_map().unwrap();
+        assert_eq!(m.items[0].pos.line(), 1);
+        assert_eq!(m.items[1].pos.line(), 2);
+        let arr = m.items[1].value.as_array().unwrap();
+        assert_eq!(arr.items[0].pos.line(), 3);
+        assert_eq!(arr.items[1].pos.line(), 4);
+        assert_eq!(arr.pos.line(), 2);
+        assert_eq!(ds.docs[0].pos.line(), 1);
+    }
+
+    #[test]
+    fn comments_attach_like_ytt() {
+        let ds = p("#@data/values\n---\n#@ x = 1\na: #@ x\nb: 2 #! note\n#@ end\n");
+        // leading empty document from the implied `---`
+        assert_eq!(ds.docs.len(), 3);
+        assert!(ds.docs[0].value.is_null());
+        assert_eq!(ds.docs[1].meta.comments[0].data, "@data/values");
+        let m = ds.docs[1].value.as_map().unwrap();
+        let a: Vec<_> = m.items[0].meta.comments.iter().map(|c| c.data.as_str()).collect();
+        assert_eq!(a, vec!["@ x = 1", "@ x"]);
+        assert_eq!(m.items[1].meta.comments[0].data, "! note");
+        assert!(ds.docs[2].injected);
+        assert_eq!(ds.docs[2].meta.comments[0].data, "@ end");
+    }
+
+    #[test]
+    fn hash_in_strings_is_not_a_comment() {
+        let ds = p("a: \"x # y\"\nb: |\n  # not a comment\n");
+        let m = ds.docs[0].value.as_map().unwrap();
+        assert!(m.items.iter().all(|i| i.meta.comments.is_empty()));
+        assert_eq!(m.items[1].value.as_str(), Some("# not a comment\n"));
+    }
+
+    #[test]
+    fn aliases_and_merge_keys() {
+        let ds = p("base: &b\n  x: 1\n  w: 2\nother:\n  <<: *b\n  z: 3\nlist: [*b]\n");
+        let m = ds.docs[0].value.as_map().unwrap();
+        let other = m.items[1].value.as_map().unwrap();
+        let keys: Vec<_> = other.items.iter().map(|i| i.key_display()).collect();
+        assert_eq!(keys, vec!["x", "w", "z"]);
+    }
+
+    #[test]
+    fn alias_bomb_is_refused() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            text.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n",
+                p = i - 1
+            ));
+        }
+        let err = parse(&SourceFile::new("bomb.yml", text), false).unwrap_err();
+        assert!(err.message.contains("excessive aliasing"), "{}", err.message);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let text = "[".repeat(10_000) + &"]".repeat(10_000);
+        let err = parse(&SourceFile::new("deep.yml", text), false).unwrap_err();
+        assert!(err.message.contains("depth") || err.message.contains("recursion"), "{}", err.message);
+        let text: String = (0..10_000).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+        assert!(parse(&SourceFile::new("deep2.yml", text), false).is_err());
+    }
+
+    #[test]
+    fn syntax_errors_have_lines() {
+        let err = parse(&SourceFile::new("bad.yml", "a: 1\nb: [1, 2\n"), false).unwrap_err();
+        assert!(err.line >= 2, "{err:?}");
+        let err = parse(&SourceFile::new("bad.yml", "a: 1\n  b: 2\n"), false).unwrap_err();
+        assert_eq!(err.line, 2, "{err:?}");
+    }
+
+    #[test]
+    fn keys_resolve_too() {
+        let ds = p("n: 1\n1: x\n");
+        let m = ds.docs[0].value.as_map().unwrap();
+        assert!(matches!(m.items[0].key, Value::Bool(false)));
+        assert!(matches!(m.items[1].key, Value::Int(1)));
+    }
+}
