@@ -1,3 +1,16 @@
 //! yttcheck: a fast, git-aware checker for Carvel ytt configuration.
+//!
+//! Data flows one way: files -> snapshot -> library/environment plan -> engine
+//! -> findings -> reports. The engine (`yaml`, `template`, `overlay`, `values`,
+//! `schema`, `validation`) knows nothing of git, terminals or reports.
 
+pub mod cli;
+pub mod files;
+pub mod overlay;
+pub mod schema;
+pub mod source;
+pub mod template;
+pub mod validation;
+pub mod values;
 pub mod yaml;
+pub mod ytt;

@@ -1,1 +1,15 @@
-fn main() {}
+//! The `yttcheck` binary.
+
+/// Evaluation recurses (YAML trees, Starlark): give it a deep stack.
+const STACK_SIZE: usize = 64 * 1024 * 1024;
+
+fn main() {
+    let code = std::thread::Builder::new()
+        .name("yttcheck".into())
+        .stack_size(STACK_SIZE)
+        .spawn(yttcheck::cli::main)
+        .expect("spawn main thread")
+        .join()
+        .unwrap_or(70);
+    std::process::exit(code);
+}

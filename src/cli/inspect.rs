@@ -1,0 +1,192 @@
+//! `yttcheck inspect`: ytt's `--data-values-inspect` and
+//! `--data-values-schema-inspect`, with ytt's flags and output.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::files::{LibraryCtx, LibraryTree};
+use crate::schema::export::{json_schema, openapi, OpenApiOpts};
+use crate::source::worktree::WorkTree;
+use crate::source::{collect_inputs, Stdin};
+use crate::template::{multi_line_error, CompileCache, EvalOpts, EvalSession};
+use crate::values::{library_schema, library_values, DataValuesFlags};
+use crate::yaml::print::print_docset;
+use crate::yaml::{DocSet, Value};
+
+/// ytt-compatible flags.
+#[derive(Args, Debug, Default)]
+pub struct InspectArgs {
+    /// File(s) or directories to process (ytt's -f; `name=path` and `-` work as in ytt)
+    #[arg(short = 'f', long = "file", value_name = "PATH")]
+    pub files: Vec<String>,
+
+    /// Set multiple data values via plain YAML files ([@lib:]path)
+    #[arg(long = "data-values-file", value_name = "PATH")]
+    pub data_values_file: Vec<String>,
+
+    /// Set a data value to a string (key.path=value)
+    #[arg(short = 'v', long = "data-value", value_name = "KV")]
+    pub data_value: Vec<String>,
+
+    /// Set a data value, parsed as YAML (key.path=value)
+    #[arg(long = "data-value-yaml", value_name = "KV")]
+    pub data_value_yaml: Vec<String>,
+
+    /// Set a data value to the contents of a file (key.path=path)
+    #[arg(long = "data-value-file", value_name = "KV")]
+    pub data_value_file: Vec<String>,
+
+    /// Data values (as strings) from env vars PREFIX_key__sub=value
+    #[arg(long = "data-values-env", value_name = "PREFIX")]
+    pub data_values_env: Vec<String>,
+
+    /// Data values (parsed as YAML) from env vars PREFIX_key__sub=value
+    #[arg(long = "data-values-env-yaml", value_name = "PREFIX")]
+    pub data_values_env_yaml: Vec<String>,
+
+    /// Print the final data values (the default; accepted for ytt compatibility)
+    #[arg(long = "data-values-inspect")]
+    pub data_values_inspect: bool,
+
+    /// Print the data values schema (with -o openapi-v3 or -o json-schema)
+    #[arg(long = "data-values-schema-inspect")]
+    pub schema_inspect: bool,
+
+    /// Output: yaml, json, openapi-v3, json-schema (yttcheck extension)
+    #[arg(short = 'o', long = "output", value_name = "TYPE", value_delimiter = ',')]
+    pub output: Vec<String>,
+
+    /// With -o openapi-v3: add validation keywords (minimum, maxLength, enum, ...) [yttcheck extension]
+    #[arg(long = "openapi-validations")]
+    pub openapi_validations: bool,
+
+    /// Skip validations (not recommended)
+    #[arg(long = "dangerous-data-values-disable-validation")]
+    pub skip_validation: bool,
+
+    /// Treat comments that are not '#@'/'#!' as plain comments
+    #[arg(long = "ignore-unknown-comments")]
+    pub ignore_unknown_comments: bool,
+
+    /// Allow map keys to be given twice in templates
+    #[arg(long = "implicit-map-key-overrides")]
+    pub implicit_map_key_overrides: bool,
+}
+
+const OUTPUT_FORMATS: &[&str] = &["yaml", "json", "pos"];
+const OUTPUT_SCHEMAS: &[&str] = &["openapi-v3", "json-schema"];
+
+fn output_kind(args: &InspectArgs, of: &[&str]) -> Result<Option<String>, String> {
+    for t in &args.output {
+        if !OUTPUT_FORMATS.contains(&t.as_str()) && !OUTPUT_SCHEMAS.contains(&t.as_str()) {
+            return Err(format!(
+                "Unknown output type '{t}' (expected one of: yaml, json, pos, openapi-v3, json-schema)"
+            ));
+        }
+    }
+    Ok(args.output.iter().find(|t| of.contains(&t.as_str())).cloned())
+}
+
+/// Runs `inspect`; returns the process exit code.
+pub fn run(args: &InspectArgs) -> i32 {
+    match inspect(args) {
+        Ok(out) => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(out.as_bytes());
+            let _ = stdout.flush();
+            0
+        }
+        Err(msg) => {
+            eprintln!("yttcheck: Error: {}", multi_line_error(&msg));
+            1
+        }
+    }
+}
+
+/// Computes what `ytt ... --data-values-inspect` prints, or ytt's error text.
+pub fn inspect(args: &InspectArgs) -> Result<String, String> {
+    let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
+    let snap = WorkTree::new(cwd);
+    let stdin = Stdin::default();
+    let files = collect_inputs(&snap, &args.files, &stdin)?;
+    let tree = Arc::new(LibraryTree::new(files));
+
+    let flags = DataValuesFlags {
+        env_from_strings: args.data_values_env.clone(),
+        env_from_yaml: args.data_values_env_yaml.clone(),
+        kvs_from_strings: args.data_value.clone(),
+        kvs_from_yaml: args.data_value_yaml.clone(),
+        kvs_from_files: args.data_value_file.clone(),
+        from_files: args.data_values_file.clone(),
+    };
+    let overlays = flags.as_overlays(&snap, &stdin, &crate::values::flags::environ())?;
+
+    let opts = EvalOpts {
+        ignore_unknown_comments: args.ignore_unknown_comments,
+        implicit_map_key_overrides: args.implicit_map_key_overrides,
+        ..EvalOpts::default()
+    };
+    let cache = CompileCache::new();
+    let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
+    let schema = library_schema(&session, LibraryCtx::ROOT, &[]).map_err(|e| e.message)?;
+
+    let schema_out = output_kind(args, OUTPUT_SCHEMAS)?;
+    if args.schema_inspect {
+        return match schema_out.as_deref() {
+            Some("openapi-v3") => {
+                let doc = openapi(
+                    &schema.schema,
+                    OpenApiOpts {
+                        with_validations: args.openapi_validations,
+                    },
+                );
+                Ok(crate::yaml::print::print_value(&doc))
+            }
+            Some("json-schema") => {
+                let v = json_schema(&schema.schema);
+                Ok(format!(
+                    "{}\n",
+                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
+                ))
+            }
+            _ => Err(
+                "Data values schema export only supported in OpenAPI v3 format; specify format with --output=openapi-v3 flag"
+                    .to_string(),
+            ),
+        };
+    }
+    if schema_out.is_some() {
+        return Err(
+            "Output type currently only supported for data values schema (i.e. include --data-values-schema-inspect)"
+                .to_string(),
+        );
+    }
+
+    let values = library_values(
+        &session,
+        LibraryCtx::ROOT,
+        &overlays.root,
+        &schema.schema,
+        args.skip_validation,
+    )
+    .map_err(|e| e.message)?;
+
+    let ds = DocSet {
+        docs: vec![values.doc],
+        ..DocSet::default()
+    };
+    match output_kind(args, OUTPUT_FORMATS)?.as_deref() {
+        Some("json") => {
+            let mut out = String::new();
+            for d in ds.docs.iter().filter(|d| !d.is_empty()) {
+                out.push_str(
+                    &crate::ytt::codec::json_encode(&d.value, 0, true).map_err(|e| e.to_string())?,
+                );
+            }
+            Ok(out)
+        }
+        _ => Ok(print_docset(&ds)),
+    }
+}

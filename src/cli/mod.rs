@@ -1,0 +1,38 @@
+//! The command line: `yttcheck <subcommand>`.
+
+pub mod inspect;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "yttcheck",
+    version,
+    about = "A fast, git-aware checker for Carvel ytt data values, schemas and validations",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the final data values (or schema) exactly as `ytt --data-values-inspect` does
+    Inspect(inspect::InspectArgs),
+}
+
+/// Runs the command line; returns the exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Inspect(args) => inspect::run(&args),
+    }
+}

@@ -1,0 +1,855 @@
+//! ytt's overlay engine (`@overlay/...` annotations), as data values and
+//! schemas use it.
+//!
+//! The right-hand side is walked node by node; each node says what to do with
+//! the matching left-hand nodes: merge (the default), replace, remove, insert,
+//! append or assert. `@overlay/match` says which nodes match (`by=`) and how
+//! many must (`expects=`, `missing_ok=`, `when=`); `@overlay/match-child-defaults`
+//! sets those for descendants. Messages are ytt's, so users can search them.
+
+pub mod compare;
+pub mod expects;
+
+use starlark::eval::Evaluator;
+use starlark::values::Value as SValue;
+
+use crate::template::convert::{from_yaml, to_yaml, MapAs};
+use crate::template::eval::ann_value;
+use crate::template::values::{FragmentTree, YamlFragment};
+use crate::ytt::assert::go_type_name;
+use crate::yaml::{Annotation, Array, ArrayItem, DocSet, Document, Map, MapItem, Meta, Pos, Value};
+
+use expects::{Expects, NumMatchError};
+
+pub const MERGE: &str = "overlay/merge";
+pub const REMOVE: &str = "overlay/remove";
+pub const REPLACE: &str = "overlay/replace";
+pub const INSERT: &str = "overlay/insert";
+pub const APPEND: &str = "overlay/append";
+pub const ASSERT: &str = "overlay/assert";
+pub const MATCH: &str = "overlay/match";
+pub const MATCH_CHILD_DEFAULTS: &str = "overlay/match-child-defaults";
+
+const ALL_OPS: &[&str] = &[MERGE, REMOVE, REPLACE, INSERT, APPEND, ASSERT];
+
+/// An overlay failure: ytt's message.
+pub type OverlayError = String;
+
+/// Applies overlays; calls into Starlark (matchers, `via=`) with `ev`.
+pub struct Op<'e, 'v, 'a, 'x> {
+    pub ev: &'e mut Evaluator<'v, 'a, 'x>,
+    /// Data values and schemas overlay exactly one document on one document.
+    pub exact_match: bool,
+}
+
+fn which_op(meta: &Meta) -> Result<&'static str, OverlayError> {
+    let mut found: Option<&'static str> = None;
+    for op in ALL_OPS {
+        if meta.has(op) {
+            if found.is_some() {
+                return Err("Expected to find only one overlay operation".to_string());
+            }
+            found = Some(op);
+        }
+    }
+    Ok(found.unwrap_or(MERGE))
+}
+
+/// Removes `overlay/...` annotations from a tree (what ytt does after applying).
+pub fn remove_overlay_annotations(v: &mut Value) {
+    fn meta(m: &mut Meta) {
+        m.annotations.retain(|a| !a.name.starts_with("overlay/"));
+    }
+    match v {
+        Value::Map(m) => {
+            meta(&mut m.meta);
+            for i in &mut m.items {
+                meta(&mut i.meta);
+                remove_overlay_annotations(&mut i.value);
+            }
+        }
+        Value::Array(a) => {
+            meta(&mut a.meta);
+            for i in &mut a.items {
+                meta(&mut i.meta);
+                remove_overlay_annotations(&mut i.value);
+            }
+        }
+        _ => {}
+    }
+}
+
+impl<'v> Op<'_, 'v, '_, '_> {
+    fn sval(&self, a: &crate::yaml::AnnValue) -> SValue<'v> {
+        ann_value(a, self.ev)
+    }
+
+    /// Starlark view of a YAML value for matcher arguments (collections as fragments).
+    pub fn yaml_arg(&self, v: &Value) -> SValue<'v> {
+        let heap = self.ev.heap();
+        match v {
+            Value::Map(m) => heap.alloc(YamlFragment {
+                tree: std::sync::Arc::new(FragmentTree::Map((**m).clone())),
+                store: SValue::new_none(),
+            }),
+            Value::Array(a) => heap.alloc(YamlFragment {
+                tree: std::sync::Arc::new(FragmentTree::Array((**a).clone())),
+                store: SValue::new_none(),
+            }),
+            other => from_yaml(other, heap, MapAs::Dict).unwrap_or_else(|_| SValue::new_none()),
+        }
+    }
+
+    fn call_bool(&mut self, f: SValue<'v>, args: &[SValue<'v>]) -> Result<bool, OverlayError> {
+        let r = self
+            .ev
+            .eval_function(f, args, &[])
+            .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
+        r.unpack_bool()
+            .ok_or_else(|| format!("expected starlark.Bool, but was {}", go_type_name(r)))
+    }
+
+    fn call_value(&mut self, f: SValue<'v>, args: &[SValue<'v>]) -> Result<Value, OverlayError> {
+        let r = self
+            .ev
+            .eval_function(f, args, &[])
+            .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
+        let store = crate::template::runtime::current_store(self.ev);
+        to_yaml(r, store).map_err(|e| e.to_string())
+    }
+
+    // ------------------------------------------------------------------ values
+
+    /// Overlays `right` onto `left`; `Ok(true)` means "replace left with right"
+    /// (scalars and mismatched leaves).
+    pub fn apply(&mut self, left: &mut Value, right: &Value, defaults: &Expects) -> Result<bool, OverlayError> {
+        match right {
+            Value::Map(rmap) => {
+                let Value::Map(lmap) = left else {
+                    return Err(format!("Expected map, but was {}", left.type_name()));
+                };
+                for item in &rmap.items {
+                    let item = item.clone();
+                    let r = which_op(&item.meta).and_then(|op| match op {
+                        MERGE => self.merge_map_item(lmap, item.clone(), defaults),
+                        REMOVE => self.remove_map_item(lmap, &item, defaults),
+                        REPLACE => self.replace_map_item(lmap, &item, defaults),
+                        ASSERT => self.assert_map_item(lmap, &item, defaults),
+                        op => Err(format!(
+                            "Found @{op} on map item ({}); only array items can be annotated with @{op}",
+                            item.pos.compact()
+                        )),
+                    });
+                    if let Err(e) = r {
+                        return Err(format!(
+                            "Map item (key '{}') on {}: {}",
+                            item.key_display(),
+                            item.pos.as_line_string(),
+                            e
+                        ));
+                    }
+                }
+                Ok(false)
+            }
+            Value::Array(rarr) => {
+                let Value::Array(larr) = left else {
+                    return Err(format!("Expected array, but was {}", left.type_name()));
+                };
+                for item in &rarr.items {
+                    let item = item.clone();
+                    let r = which_op(&item.meta).and_then(|op| match op {
+                        MERGE => self.merge_array_item(larr, &item, defaults),
+                        REMOVE => self.remove_array_item(larr, &item, defaults),
+                        REPLACE => self.replace_array_item(larr, &item, defaults),
+                        INSERT => self.insert_array_item(larr, &item, defaults),
+                        APPEND => {
+                            larr.items.push(item.clone());
+                            Ok(())
+                        }
+                        ASSERT => self.assert_array_item(larr, &item, defaults),
+                        op => Err(format!("Overlay op {op} is not supported on array item")),
+                    });
+                    if let Err(e) = r {
+                        return Err(format!("Array item on {}: {}", item.pos.as_line_string(), e));
+                    }
+                }
+                Ok(false)
+            }
+            _ => Ok(true),
+        }
+    }
+
+    fn child_defaults(&mut self, meta: &Meta, parent: &Expects) -> Result<Expects, OverlayError> {
+        let mut e = Expects::default();
+        if let Some(ann) = meta.annotation(MATCH_CHILD_DEFAULTS) {
+            for (k, v) in &ann.kwargs {
+                match k.as_str() {
+                    "expects" => e.expects = Some(v.clone()),
+                    "missing_ok" => e.missing_ok = Some(v.clone()),
+                    "when" => e.when = Some(v.clone()),
+                    other => {
+                        return Err(format!(
+                            "Unknown '{MATCH_CHILD_DEFAULTS}' annotation keyword argument '{other}'"
+                        ))
+                    }
+                }
+            }
+        }
+        e.fill_defaults(parent);
+        Ok(e)
+    }
+
+    /// Parses `@overlay/match` kwargs: (matcher, expects).
+    fn match_kwargs(
+        &mut self,
+        meta: &Meta,
+        defaults: &Expects,
+    ) -> Result<(Option<crate::yaml::AnnValue>, Expects), OverlayError> {
+        let mut by = None;
+        let mut e = Expects::default();
+        if let Some(ann) = meta.annotation(MATCH) {
+            for (k, v) in &ann.kwargs {
+                match k.as_str() {
+                    "by" => by = Some(v.clone()),
+                    "expects" => e.expects = Some(v.clone()),
+                    "missing_ok" => e.missing_ok = Some(v.clone()),
+                    "when" => e.when = Some(v.clone()),
+                    other => {
+                        return Err(format!(
+                            "Unknown '{MATCH}' annotation keyword argument '{other}'"
+                        ))
+                    }
+                }
+            }
+        }
+        e.fill_defaults(defaults);
+        Ok((by, e))
+    }
+
+    /// Turns `by=` into a callable (a string means `overlay.map_key(string)`).
+    fn matcher_fn(&mut self, by: &crate::yaml::AnnValue, for_docs: bool) -> Result<SValue<'v>, OverlayError> {
+        let v = self.sval(by);
+        if !for_docs {
+            if let Some(s) = v.unpack_str() {
+                return Ok(crate::ytt::overlay::map_key_matcher(s, self.ev.heap()));
+            }
+        }
+        if crate::ytt::assert::is_callable(v) {
+            return Ok(v);
+        }
+        if for_docs {
+            return Err(format!(
+                "Expected '{MATCH}' annotation keyword argument 'by' to be function, but was {}",
+                go_type_name(v)
+            ));
+        }
+        Err(format!(
+            "Expected '{MATCH}' annotation keyword argument 'by' to be either string (for map key) or function, but was {}",
+            go_type_name(v)
+        ))
+    }
+
+    fn check(&mut self, e: &Expects, matches: &[Pos]) -> Result<bool, OverlayError> {
+        match e.check(matches, self) {
+            Ok(()) => Ok(true),
+            Err(NumMatchError { message, conditional }) => {
+                if conditional {
+                    Ok(false)
+                } else {
+                    Err(message)
+                }
+            }
+        }
+    }
+
+    /// Indexes of left map items matching `item`; `None` when a `when=`
+    /// condition says to skip.
+    fn map_indexes(&mut self, left: &Map, item: &MapItem, defaults: &Expects) -> Result<Option<Vec<usize>>, OverlayError> {
+        let (by, e) = self.match_kwargs(&item.meta, defaults)?;
+        let mut idxs = Vec::new();
+        let mut matches = Vec::new();
+        match by {
+            None => {
+                for (i, li) in left.items.iter().enumerate() {
+                    if li.key.scalar_eq(&item.key) {
+                        idxs.push(i);
+                        matches.push(li.pos.clone());
+                    }
+                }
+            }
+            Some(by) => {
+                let f = self.matcher_fn(&by, false)?;
+                let right = self.yaml_arg(&item.value);
+                for (i, li) in left.items.iter().enumerate() {
+                    let k = self.yaml_arg(&li.key);
+                    let l = self.yaml_arg(&li.value);
+                    if self.call_bool(f, &[k, l, right])? {
+                        idxs.push(i);
+                        matches.push(li.pos.clone());
+                    }
+                }
+            }
+        }
+        Ok(if self.check(&e, &matches)? { Some(idxs) } else { None })
+    }
+
+    fn merge_map_item(&mut self, left: &mut Map, item: MapItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let child = self.child_defaults(&item.meta, defaults)?;
+        let Some(idxs) = self.map_indexes(left, &item, defaults)? else {
+            return Ok(());
+        };
+        if idxs.is_empty() {
+            left.items.push(item);
+            return Ok(());
+        }
+        for i in idxs {
+            let mut replace = true;
+            if !left.items[i].value.is_null() {
+                replace = self.apply(&mut left.items[i].value, &item.value, &child)?;
+            }
+            if replace {
+                left.items[i].value = item.value.clone();
+                left.items[i].pos = item.pos.clone();
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_map_item(&mut self, left: &mut Map, item: &MapItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let Some(idxs) = self.map_indexes(left, item, defaults)? else {
+            return Ok(());
+        };
+        let mut i = 0;
+        left.items.retain(|_| {
+            let keep = !idxs.contains(&i);
+            i += 1;
+            keep
+        });
+        Ok(())
+    }
+
+    fn replace_map_item(&mut self, left: &mut Map, item: &MapItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let via = self.replace_kwargs(&item.meta)?;
+        let Some(idxs) = self.map_indexes(left, item, defaults)? else {
+            return Ok(());
+        };
+        for &i in &idxs {
+            let new_val = self.replace_value(&via, Some(&left.items[i].value), &item.value)?;
+            let mut n = item.clone();
+            n.value = new_val;
+            left.items[i] = n;
+        }
+        if idxs.is_empty() && via.or_add {
+            let new_val = self.replace_value(&via, None, &item.value)?;
+            let mut n = item.clone();
+            n.value = new_val;
+            left.items.push(n);
+        }
+        Ok(())
+    }
+
+    fn assert_map_item(&mut self, left: &mut Map, item: &MapItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let child = self.child_defaults(&item.meta, defaults)?;
+        let via = self.assert_kwargs(&item.meta)?;
+        let Some(idxs) = self.map_indexes(left, item, defaults)? else {
+            return Ok(());
+        };
+        for i in idxs {
+            self.assert_check(&via, &left.items[i].value, &item.value)?;
+            self.apply(&mut left.items[i].value, &item.value, &child)?;
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ arrays
+
+    fn array_indexes(&mut self, left: &Array, item: &ArrayItem, defaults: &Expects) -> Result<Option<Vec<usize>>, OverlayError> {
+        if !item.meta.has(MATCH) {
+            // an unannotated array item matches nothing: it is appended
+            let e = Expects {
+                expects: Some(crate::yaml::AnnValue::Int(0)),
+                ..Expects::default()
+            };
+            return Ok(if self.check(&e, &[])? { Some(Vec::new()) } else { None });
+        }
+        let ann = item.meta.annotation(MATCH).expect("checked above");
+        if ann.kwargs.is_empty() {
+            return Err(format!(
+                "Expected '{MATCH}' annotation to have at least one keyword argument (by=..., expects=...)"
+            ));
+        }
+        let (by, e) = self.match_kwargs(&item.meta, defaults)?;
+        let Some(by) = by else {
+            return Err(format!("Expected '{MATCH}' annotation keyword argument 'by' to be specified"));
+        };
+        let f = self.matcher_fn(&by, false)?;
+        let right = self.yaml_arg(&item.value);
+        let mut idxs = Vec::new();
+        let mut matches = Vec::new();
+        for (i, li) in left.items.iter().enumerate() {
+            let idx = self.ev.heap().alloc(i as i64);
+            let l = self.yaml_arg(&li.value);
+            if self.call_bool(f, &[idx, l, right])? {
+                idxs.push(i);
+                matches.push(li.pos.clone());
+            }
+        }
+        Ok(if self.check(&e, &matches)? { Some(idxs) } else { None })
+    }
+
+    fn merge_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let child = self.child_defaults(&item.meta, defaults)?;
+        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
+            return Ok(());
+        };
+        if idxs.is_empty() {
+            left.items.push(item.clone());
+            return Ok(());
+        }
+        for i in idxs {
+            let mut replace = true;
+            if !left.items[i].value.is_null() {
+                replace = self.apply(&mut left.items[i].value, &item.value, &child)?;
+            }
+            if replace {
+                left.items[i].value = item.value.clone();
+                left.items[i].pos = item.pos.clone();
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
+            return Ok(());
+        };
+        let mut i = 0;
+        left.items.retain(|_| {
+            let keep = !idxs.contains(&i);
+            i += 1;
+            keep
+        });
+        Ok(())
+    }
+
+    fn replace_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let via = self.replace_kwargs(&item.meta)?;
+        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
+            return Ok(());
+        };
+        for &i in &idxs {
+            let new_val = self.replace_value(&via, Some(&left.items[i].value), &item.value)?;
+            let mut n = item.clone();
+            n.value = new_val;
+            left.items[i] = n;
+        }
+        if idxs.is_empty() && via.or_add {
+            let new_val = self.replace_value(&via, None, &item.value)?;
+            let mut n = item.clone();
+            n.value = new_val;
+            left.items.push(n);
+        }
+        Ok(())
+    }
+
+    fn insert_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
+            return Ok(());
+        };
+        let ins = self.insert_kwargs(&item.meta)?;
+        let mut out = Vec::with_capacity(left.items.len() + idxs.len());
+        for (i, li) in std::mem::take(&mut left.items).into_iter().enumerate() {
+            if idxs.contains(&i) {
+                let v = self.via_value(ins.via, Some(&li.value), &item.value)?;
+                let mut n = item.clone();
+                n.value = v;
+                if ins.before {
+                    out.push(n.clone());
+                }
+                out.push(li);
+                if ins.after {
+                    out.push(n);
+                }
+            } else {
+                out.push(li);
+            }
+        }
+        left.items = out;
+        Ok(())
+    }
+
+    fn assert_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+        let child = self.child_defaults(&item.meta, defaults)?;
+        let via = self.assert_kwargs(&item.meta)?;
+        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
+            return Ok(());
+        };
+        for i in idxs {
+            self.assert_check(&via, &left.items[i].value, &item.value)?;
+            self.apply(&mut left.items[i].value, &item.value, &child)?;
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ documents
+
+    /// Overlays a document set onto document sets (ytt keeps several left sets
+    /// to remember which file a document came from).
+    pub fn apply_docsets(&mut self, left: &mut [DocSet], right: &DocSet, defaults: &Expects) -> Result<(), OverlayError> {
+        for doc in &right.docs {
+            let doc = doc.clone();
+            let r = which_op(&doc.meta).and_then(|op| match op {
+                MERGE => self.merge_document(left, &doc, defaults),
+                REMOVE => self.remove_document(left, &doc, defaults),
+                REPLACE => self.replace_document(left, &doc, defaults),
+                INSERT => self.insert_document(left, &doc, defaults),
+                APPEND => {
+                    if let Some(last) = left.last_mut() {
+                        last.docs.push(doc.clone());
+                    }
+                    Ok(())
+                }
+                ASSERT => self.assert_document(left, &doc, defaults),
+                op => Err(format!("Overlay op {op} is not supported on document")),
+            });
+            if let Err(e) = r {
+                return Err(format!("Document on {}: {}", doc.pos.as_line_string(), e));
+            }
+        }
+        Ok(())
+    }
+
+    fn doc_indexes(&mut self, left: &[DocSet], doc: &Document, defaults: &Expects) -> Result<Option<Vec<(usize, usize)>>, OverlayError> {
+        let kwargs_empty = doc
+            .meta
+            .annotation(MATCH)
+            .map(|a| a.kwargs.is_empty())
+            .unwrap_or(true);
+        if !self.exact_match && kwargs_empty {
+            return Err(format!(
+                "Expected '{MATCH}' annotation to have at least one keyword argument (by=..., expects=...)"
+            ));
+        }
+        let (by, e) = self.match_kwargs(&doc.meta, defaults)?;
+        if self.exact_match {
+            if left.len() != 1 && left.first().map(|d| d.docs.len()) != Some(1) {
+                return Err("Expected to find exactly one left document when merging exactly two documents".to_string());
+            }
+            let pos = left[0].docs.first().map(|d| d.pos.clone()).unwrap_or_default();
+            return Ok(if self.check(&e, &[pos])? { Some(vec![(0, 0)]) } else { None });
+        }
+        let Some(by) = by else {
+            return Err(format!("Expected '{MATCH}' annotation keyword argument 'by'  to be specified"));
+        };
+        let f = self.matcher_fn(&by, true)?;
+        let right = self.yaml_arg(&doc.value);
+        let mut idxs = Vec::new();
+        let mut matches = Vec::new();
+        let mut combined = 0i64;
+        for (i, ds) in left.iter().enumerate() {
+            for (j, d) in ds.docs.iter().enumerate() {
+                let idx = self.ev.heap().alloc(combined);
+                let l = self.yaml_arg(&d.value);
+                if self.call_bool(f, &[idx, l, right])? {
+                    idxs.push((i, j));
+                    matches.push(d.pos.clone());
+                }
+                combined += 1;
+            }
+        }
+        Ok(if self.check(&e, &matches)? { Some(idxs) } else { None })
+    }
+
+    fn merge_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+        let child = self.child_defaults(&doc.meta, defaults)?;
+        let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
+            return Ok(());
+        };
+        for (i, j) in idxs {
+            let mut replace = true;
+            if !left[i].docs[j].value.is_null() {
+                replace = self.apply(&mut left[i].docs[j].value, &doc.value, &child)?;
+            }
+            if replace {
+                left[i].docs[j].value = doc.value.clone();
+            }
+        }
+        Ok(())
+    }
+
+    fn remove_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+        let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
+            return Ok(());
+        };
+        for (i, ds) in left.iter_mut().enumerate() {
+            let mut j = 0;
+            ds.docs.retain(|_| {
+                let keep = !idxs.contains(&(i, j));
+                j += 1;
+                keep
+            });
+        }
+        Ok(())
+    }
+
+    fn replace_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+        let via = self.replace_kwargs(&doc.meta)?;
+        let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
+            return Ok(());
+        };
+        for &(i, j) in &idxs {
+            let v = self.replace_value(&via, Some(&left[i].docs[j].value), &doc.value)?;
+            let mut n = doc.clone();
+            n.value = v;
+            left[i].docs[j] = n;
+        }
+        if idxs.is_empty() && via.or_add {
+            let v = self.replace_value(&via, None, &doc.value)?;
+            let mut n = doc.clone();
+            n.value = v;
+            if let Some(first) = left.first_mut() {
+                first.docs.push(n);
+            }
+        }
+        Ok(())
+    }
+
+    fn insert_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+        let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
+            return Ok(());
+        };
+        let ins = self.insert_kwargs(&doc.meta)?;
+        for (i, ds) in left.iter_mut().enumerate() {
+            let mut out = Vec::new();
+            for (j, d) in std::mem::take(&mut ds.docs).into_iter().enumerate() {
+                if idxs.contains(&(i, j)) {
+                    let v = self.via_value(ins.via, Some(&d.value), &doc.value)?;
+                    let mut n = doc.clone();
+                    n.value = v;
+                    if ins.before {
+                        out.push(n.clone());
+                    }
+                    out.push(d);
+                    if ins.after {
+                        out.push(n);
+                    }
+                } else {
+                    out.push(d);
+                }
+            }
+            ds.docs = out;
+        }
+        Ok(())
+    }
+
+    fn assert_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+        let child = self.child_defaults(&doc.meta, defaults)?;
+        let via = self.assert_kwargs(&doc.meta)?;
+        let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
+            return Ok(());
+        };
+        for (i, j) in idxs {
+            self.assert_check(&via, &left[i].docs[j].value, &doc.value)?;
+            self.apply(&mut left[i].docs[j].value, &doc.value, &child)?;
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ replace / insert / assert
+
+    fn replace_kwargs(&mut self, meta: &Meta) -> Result<ReplaceKw<'v>, OverlayError> {
+        let mut out = ReplaceKw { via: None, or_add: false };
+        if let Some(ann) = meta.annotation(REPLACE) {
+            for (k, v) in &ann.kwargs {
+                match k.as_str() {
+                    "via" => {
+                        let f = self.sval(v);
+                        if !crate::ytt::assert::is_callable(f) {
+                            return Err(format!(
+                                "Expected '{REPLACE}' annotation keyword argument 'via' to be function, but was {}",
+                                go_type_name(f)
+                            ));
+                        }
+                        out.via = Some(f);
+                    }
+                    "or_add" => {
+                        let b = self.sval(v);
+                        out.or_add = b.unpack_bool().ok_or_else(|| {
+                            format!("expected starlark.Bool, but was {}", go_type_name(b))
+                        })?;
+                    }
+                    other => {
+                        return Err(format!(
+                            "Unknown '{REPLACE}' annotation keyword argument '{other}'"
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn replace_value(&mut self, kw: &ReplaceKw<'v>, existing: Option<&Value>, new: &Value) -> Result<Value, OverlayError> {
+        self.via_value(kw.via, existing, new)
+    }
+
+    fn via_value(&mut self, via: Option<SValue<'v>>, existing: Option<&Value>, new: &Value) -> Result<Value, OverlayError> {
+        match via {
+            None => Ok(new.clone()),
+            Some(f) => {
+                let e = match existing {
+                    Some(v) => self.yaml_arg(v),
+                    None => SValue::new_none(),
+                };
+                let n = self.yaml_arg(new);
+                self.call_value(f, &[e, n])
+            }
+        }
+    }
+
+    fn insert_kwargs(&mut self, meta: &Meta) -> Result<InsertKw<'v>, OverlayError> {
+        let Some(ann) = meta.annotation(INSERT) else {
+            return Err(format!("Expected item to have '{INSERT}' annotation"));
+        };
+        if ann.kwargs.is_empty() {
+            return Err(format!(
+                "Expected '{INSERT}' annotation to have at least one keyword argument (before=..., after=...)"
+            ));
+        }
+        let ann: Annotation = ann.clone();
+        let mut out = InsertKw {
+            before: false,
+            after: false,
+            via: None,
+        };
+        for (k, v) in &ann.kwargs {
+            let sv = self.sval(v);
+            match k.as_str() {
+                "before" => {
+                    out.before = sv.unpack_bool().ok_or_else(|| {
+                        format!("expected starlark.Bool, but was {}", go_type_name(sv))
+                    })?
+                }
+                "after" => {
+                    out.after = sv.unpack_bool().ok_or_else(|| {
+                        format!("expected starlark.Bool, but was {}", go_type_name(sv))
+                    })?
+                }
+                "via" => {
+                    if !crate::ytt::assert::is_callable(sv) {
+                        return Err(format!(
+                            "Expected '{INSERT}' annotation keyword argument 'via' to be function, but was {}",
+                            go_type_name(sv)
+                        ));
+                    }
+                    out.via = Some(sv);
+                }
+                other => {
+                    return Err(format!(
+                        "Unknown '{INSERT}' annotation keyword argument '{other}'"
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn assert_kwargs(&mut self, meta: &Meta) -> Result<Option<SValue<'v>>, OverlayError> {
+        let mut via = None;
+        if let Some(ann) = meta.annotation(ASSERT) {
+            for (k, v) in &ann.kwargs {
+                match k.as_str() {
+                    "via" => via = Some(self.sval(v)),
+                    other => {
+                        return Err(format!(
+                            "Unknown '{ASSERT}' annotation keyword argument '{other}'"
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(via)
+    }
+
+    fn assert_check(&mut self, via: &Option<SValue<'v>>, existing: &Value, new: &Value) -> Result<(), OverlayError> {
+        let Some(f) = via else {
+            let (ok, desc) = compare::compare(existing, new);
+            if !ok {
+                return Err(format!("Expected objects to equal, but did not: {desc}"));
+            }
+            return Ok(());
+        };
+        if !crate::ytt::assert::is_callable(*f) {
+            return Err(format!(
+                "Expected '{ASSERT}' annotation keyword argument 'via' to be function, but was {}",
+                go_type_name(*f)
+            ));
+        }
+        let e = self.yaml_arg(existing);
+        let n = self.yaml_arg(new);
+        let r = self
+            .ev
+            .eval_function(*f, &[e, n], &[])
+            .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
+        if r.is_none() {
+            return Ok(());
+        }
+        if let Some(b) = r.unpack_bool() {
+            if !b {
+                return Err("Expected via invocation to return true, but was false".to_string());
+            }
+            return Ok(());
+        }
+        let store = crate::template::runtime::current_store(self.ev);
+        if let Ok(Value::Array(a)) = to_yaml(r, store) {
+            if a.items.len() == 2 {
+                if let (Value::Bool(ok), Value::Str(msg)) = (&a.items[0].value, &a.items[1].value) {
+                    if !ok {
+                        return Err(format!(
+                            "Expected via invocation to return true, but was false with message: {msg}"
+                        ));
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        Err("Expected via invocation to return NoneType, Bool or Tuple(Bool,String), but returned neither of those".to_string())
+    }
+}
+
+struct ReplaceKw<'v> {
+    via: Option<SValue<'v>>,
+    or_add: bool,
+}
+
+struct InsertKw<'v> {
+    before: bool,
+    after: bool,
+    via: Option<SValue<'v>>,
+}
+
+/// Overlays one data values (or schema) document onto another, as ytt's data
+/// values pre-processing does (exact document match), and strips overlay
+/// annotations from the result.
+pub fn overlay_document(ev: &mut Evaluator, left: Document, right: &Document) -> Result<Document, OverlayError> {
+    let mut sets = [DocSet {
+        docs: vec![left],
+        pos: Pos::unknown(),
+        meta: Meta::default(),
+    }];
+    let right_set = DocSet {
+        docs: vec![right.clone()],
+        pos: Pos::unknown(),
+        meta: Meta::default(),
+    };
+    let mut op = Op {
+        ev,
+        exact_match: true,
+    };
+    op.apply_docsets(&mut sets, &right_set, &Expects::default())?;
+    let [set] = sets;
+    let mut doc = set.docs.into_iter().next().unwrap_or_default();
+    remove_overlay_annotations(&mut doc.value);
+    doc.meta.annotations.retain(|a| !a.name.starts_with("overlay/"));
+    Ok(doc)
+}

@@ -1,0 +1,237 @@
+//! Type-checking data values against a schema, as ytt does it: first assign
+//! types to the tree (filling in defaults of missing keys, reporting structural
+//! mismatches), then, if the structure fits, check every typed node (unknown
+//! keys, scalar kinds), in document order.
+
+use crate::yaml::{Document, Meta, Pos, Value};
+
+use super::error::Violation;
+use super::types::{DocType, MapType, Type};
+
+/// Follows `Null` to the type that describes a non-null value.
+pub fn resolve(t: &Type) -> &Type {
+    match t {
+        Type::Null(n) => resolve(&n.value_type),
+        other => other,
+    }
+}
+
+fn mismatch(t: &Type, found: &str, pos: &Pos) -> Violation {
+    let def = t.pos();
+    let expected_type = if def.is_known() { t.name() } else { String::new() };
+    Violation {
+        pos: pos.clone(),
+        expected: format!("{expected_type} (by {})", def.compact()),
+        found: found.to_string(),
+        ..Violation::default()
+    }
+}
+
+// ------------------------------------------------------------------ assignment
+
+/// Assigns `t` to a collection value, filling in defaults; `holder_pos` is the
+/// position of the item or document holding it.
+fn assign(t: &Type, v: &mut Value, out: &mut Vec<Violation>) {
+    match (resolve(t), v) {
+        (Type::Any(_), _) => {}
+        (Type::Map(mt), Value::Map(m)) => {
+            let mut found: Vec<usize> = Vec::new();
+            for item in m.items.iter_mut() {
+                if let Some(idx) = mt.items.iter().position(|it| it.key.scalar_eq(&item.key)) {
+                    found.push(idx);
+                    if item.value.is_collection() {
+                        assign(&mt.items[idx].value_type, &mut item.value, out);
+                    }
+                }
+            }
+            for (idx, it) in mt.items.iter().enumerate() {
+                if found.contains(&idx) {
+                    continue;
+                }
+                let mut value = it.default.clone();
+                if value.is_collection() {
+                    assign(&it.value_type, &mut value, out);
+                }
+                m.items.push(crate::yaml::MapItem {
+                    key: it.key.clone(),
+                    value,
+                    pos: it.pos.clone(),
+                    meta: Meta::default(),
+                });
+            }
+        }
+        (Type::Array(at), Value::Array(a)) => {
+            for item in a.items.iter_mut() {
+                if item.value.is_collection() {
+                    assign(&at.item_type.value_type, &mut item.value, out);
+                }
+            }
+        }
+        (t, v) => {
+            let pos = v.pos().cloned().unwrap_or_default();
+            out.push(mismatch(t, v.type_name(), &pos));
+        }
+    }
+}
+
+// ------------------------------------------------------------------ checking
+
+fn scalar_ok(t: &Type, value: &Value) -> bool {
+    match t {
+        Type::Null(n) => value.is_null() || scalar_ok(&n.value_type, value),
+        Type::Any(_) => true,
+        Type::Scalar(s) => {
+            use super::types::ScalarKind::*;
+            matches!(
+                (s.kind, value),
+                (String, Value::Str(_))
+                    | (Float, Value::Float(_))
+                    | (Float, Value::Int(_))
+                    | (Float, Value::UInt(_))
+                    | (Int, Value::Int(_))
+                    | (Int, Value::UInt(_))
+                    | (Bool, Value::Bool(_))
+            )
+        }
+        Type::Map(_) | Type::Array(_) => false,
+    }
+}
+
+/// CheckType of a holder (map item, array item, document) whose value is a
+/// scalar.
+pub(crate) fn check_scalar(t: &Type, value: &Value, pos: &Pos) -> Vec<Violation> {
+    if scalar_ok(t, value) {
+        return Vec::new();
+    }
+    vec![mismatch(resolve(t), value.type_name(), pos)]
+}
+
+fn check_holder(t: &Type, value: &Value, pos: &Pos, out: &mut Vec<Violation>) {
+    if value.is_collection() {
+        check_node(resolve(t), value, out);
+    } else {
+        out.extend(check_scalar(t, value, pos));
+    }
+}
+
+fn check_node(t: &Type, v: &Value, out: &mut Vec<Violation>) {
+    match (t, v) {
+        (Type::Map(mt), Value::Map(m)) => {
+            for item in &m.items {
+                if !mt.items.iter().any(|it| it.key.scalar_eq(&item.key)) {
+                    out.push(unexpected_key(item, mt));
+                }
+            }
+            for item in &m.items {
+                if let Some(it) = mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {
+                    check_holder(&it.value_type, &item.value, &item.pos, out);
+                }
+            }
+        }
+        (Type::Array(at), Value::Array(a)) => {
+            for item in &a.items {
+                check_holder(&at.item_type.value_type, &item.value, &item.pos, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// ytt's "Given data value is not declared in schema".
+fn unexpected_key(item: &crate::yaml::MapItem, mt: &MapType) -> Violation {
+    let key = item.key_display();
+    let mut allowed: Vec<String> = mt.items.iter().map(|i| i.key.scalar_display()).collect();
+    allowed.sort();
+    let def = mt.pos.compact();
+    let expected = match allowed.len() {
+        1 => format!("a map item with the key named \"{}\" (from {def})", allowed[0]),
+        2..=9 => format!("one of {{ {} }} (from {def})", allowed.join(", ")),
+        _ => format!("a key declared in map (from {def})"),
+    };
+    let mut hints = Vec::new();
+    if let Some(near) = nearest(&key, &allowed) {
+        hints.push(format!("did you mean \"{near}\"?"));
+    }
+    Violation {
+        pos: item.pos.clone(),
+        description: "Given data value is not declared in schema".into(),
+        expected,
+        found: key,
+        hints,
+        ..Violation::default()
+    }
+}
+
+/// starlark-go's `spell.Nearest`: the candidate within 50% edit distance
+/// (ignoring case and underscores), if any.
+pub fn nearest(x: &str, candidates: &[String]) -> Option<String> {
+    let fold = |s: &str| -> Vec<u8> {
+        s.chars()
+            .filter(|c| *c != '_')
+            .flat_map(|c| c.to_lowercase())
+            .collect::<String>()
+            .into_bytes()
+    };
+    let x = fold(x);
+    let mut best: Option<String> = None;
+    let mut best_d = (x.len() + 1) / 2;
+    for c in candidates {
+        let d = levenshtein(&x, &fold(c));
+        if d < best_d {
+            best_d = d;
+            best = Some(c.clone());
+        }
+    }
+    best
+}
+
+fn levenshtein(a: &[u8], b: &[u8]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j - 1] + cost).min(prev[j] + 1).min(cur[j - 1] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+// ------------------------------------------------------------------ entry points
+
+/// Assigns and checks a standalone collection (a default or example value).
+pub(crate) fn assign_and_check_value(t: &Type, v: &mut Value) -> Vec<Violation> {
+    let mut out = Vec::new();
+    assign(t, v, &mut out);
+    if !out.is_empty() {
+        return out;
+    }
+    check_node(resolve(t), v, &mut out);
+    out
+}
+
+/// Type-checks a data values document, completing it with defaults.
+pub fn check_document(dt: &DocType, doc: &mut Document) -> Vec<Violation> {
+    let mut out = Vec::new();
+    if doc.value.is_collection() {
+        assign(&dt.value_type, &mut doc.value, &mut out);
+    }
+    if !out.is_empty() {
+        return out;
+    }
+    check_holder(&dt.value_type, &doc.value, &doc.pos, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spelling_hints() {
+        let c = vec!["replicas".to_string(), "name".to_string()];
+        assert_eq!(nearest("replica", &c), Some("replicas".into()));
+        assert_eq!(nearest("zzz", &c), None);
+    }
+}

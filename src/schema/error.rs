@@ -1,0 +1,130 @@
+//! Schema errors and type-check violations, rendered as ytt renders them.
+
+use crate::yaml::Pos;
+
+/// One assertion failure (ytt's `schemaAssertionError`).
+#[derive(Debug, Clone, Default)]
+pub struct Violation {
+    /// Positions of the annotations involved (shown above the node line).
+    pub ann_positions: Vec<Pos>,
+    /// Where the offending node is.
+    pub pos: Pos,
+    pub description: String,
+    pub expected: String,
+    pub found: String,
+    pub hints: Vec<String>,
+}
+
+/// A schema error: a summary and its violations (or a plain message).
+#[derive(Debug, Clone)]
+pub struct SchemaError {
+    pub summary: String,
+    pub violations: Vec<Violation>,
+    pub misc: String,
+}
+
+impl SchemaError {
+    pub fn new(summary: impl Into<String>, violations: Vec<Violation>) -> SchemaError {
+        SchemaError {
+            summary: summary.into(),
+            violations,
+            misc: String::new(),
+        }
+    }
+
+    /// An error that is only a message (ytt's plain `fmt.Errorf` errors).
+    pub fn plain(message: impl Into<String>) -> SchemaError {
+        SchemaError {
+            summary: String::new(),
+            violations: Vec::new(),
+            misc: message.into(),
+        }
+    }
+
+    pub fn message(&self) -> String {
+        if self.summary.is_empty() && self.violations.is_empty() {
+            return self.misc.clone();
+        }
+        render(&self.summary, &self.violations, &self.misc)
+    }
+}
+
+/// ytt's schema error report for `summary` and `violations`.
+pub fn render_violations(summary: &str, violations: &[Violation]) -> String {
+    render(summary, violations, "")
+}
+
+fn render(summary: &str, violations: &[Violation], misc: &str) -> String {
+    let max_pos = violations
+        .iter()
+        .map(|v| int_string(&v.pos).len())
+        .max()
+        .unwrap_or(0);
+    let pad = |delim: &str, pos: &str| format!("  {pos:>max_pos$} {delim}");
+    let mut out = String::new();
+    if !summary.is_empty() {
+        out.push('\n');
+        out.push_str(summary);
+        out.push('\n');
+        out.push_str(&"=".repeat(summary.len()));
+        out.push('\n');
+    }
+    for v in violations {
+        if !v.description.is_empty() {
+            out.push('\n');
+            out.push_str(&v.description);
+        }
+        out.push('\n');
+        out.push_str(v.pos.file_name());
+        out.push(':');
+        out.push('\n');
+        out.push_str(&pad("|", ""));
+        let mut anns = v.ann_positions.clone();
+        anns.sort_by_key(|p| if p.is_known() { p.line() as i64 } else { -1 });
+        let mut all = anns;
+        all.push(v.pos.clone());
+        for (i, p) in all.iter().enumerate() {
+            if i > 0 && !p.is_next_to(&all[i - 1]) {
+                out.push('\n');
+                out.push_str(&pad("|", ""));
+                out.push_str(" ...");
+            }
+            out.push('\n');
+            out.push_str(&pad("|", &int_string(p)));
+            out.push(' ');
+            out.push_str(p.line_text().unwrap_or(""));
+        }
+        out.push('\n');
+        out.push_str(&pad("|", ""));
+        out.push('\n');
+        if !v.found.is_empty() {
+            out.push_str(&pad("=", ""));
+            out.push_str(" found: ");
+            out.push_str(&v.found);
+        }
+        out.push('\n');
+        if !v.expected.is_empty() {
+            out.push_str(&pad("=", ""));
+            out.push_str(" expected: ");
+            out.push_str(&v.expected);
+        }
+        for h in &v.hints {
+            out.push('\n');
+            out.push_str(&pad("=", ""));
+            out.push_str(" hint: ");
+            out.push_str(h);
+        }
+        out.push('\n');
+    }
+    out.push_str(misc);
+    out.push('\n');
+    out
+}
+
+fn int_string(p: &Pos) -> String {
+    if p.is_known() {
+        p.line().to_string()
+    } else {
+        "?".to_string()
+    }
+}

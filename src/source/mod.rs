@@ -1,0 +1,262 @@
+//! Where files come from: the work tree, the git index or a git tree.
+//!
+//! Everything above this module reads files through a [`Snapshot`], so
+//! checking what is staged, or a commit, needs no checkout. This module also
+//! turns ytt's `-f` arguments into the ordered list of input files ytt would
+//! process ([`collect_inputs`]).
+
+pub mod worktree;
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::files::InputFile;
+use crate::yaml::SourceFile;
+
+/// Largest file yttcheck reads (larger ones are reported, not read).
+pub const MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+}
+
+/// A read failure, worded like Go's `os` errors where ytt shows them.
+#[derive(Debug, Clone)]
+pub struct SourceError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for SourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.message)
+    }
+}
+
+/// A read-only view of a file tree.
+pub trait Snapshot: Send + Sync {
+    /// What is at `path` (without following symlinks).
+    fn kind(&self, path: &str) -> Result<EntryKind, SourceError>;
+    /// Names in a directory.
+    fn list(&self, dir: &str) -> Result<Vec<String>, SourceError>;
+    /// File contents.
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError>;
+    /// Where a symlink points, resolved within the snapshot, if it stays inside.
+    fn resolve_symlink(&self, path: &str) -> Option<String>;
+    /// A short description for messages (`work tree`, `index`, `HEAD~1`).
+    fn describe(&self) -> String;
+}
+
+/// Decodes file bytes as UTF-8 text, with a message that says what to do.
+pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return Err(SourceError {
+            path: path.to_string(),
+            message: format!(
+                "file '{path}' is {} bytes, more than the {} MiB yttcheck reads (is it generated or binary?)",
+                bytes.len(),
+                MAX_FILE_SIZE / 1024 / 1024
+            ),
+        });
+    }
+    if bytes.contains(&0) {
+        return Err(SourceError {
+            path: path.to_string(),
+            message: format!("file '{path}' looks binary (contains NUL bytes); ytt inputs must be text"),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| SourceError {
+        path: path.to_string(),
+        message: format!(
+            "file '{path}' is not valid UTF-8 (invalid byte at offset {}); save it as UTF-8",
+            e.utf8_error().valid_up_to()
+        ),
+    })
+}
+
+/// Reads standard input at most once per process (ytt's rule for `-`).
+pub struct Stdin {
+    used: std::sync::Mutex<bool>,
+}
+
+impl Default for Stdin {
+    fn default() -> Self {
+        Stdin {
+            used: std::sync::Mutex::new(false),
+        }
+    }
+}
+
+impl Stdin {
+    pub fn read(&self) -> Result<Vec<u8>, String> {
+        let mut used = self.used.lock().expect("stdin lock");
+        if *used {
+            return Err(
+                "Standard input has already been read, has the '-' argument been used in more than one flag?"
+                    .to_string(),
+            );
+        }
+        *used = true;
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|e| e.to_string())?;
+        Ok(buf)
+    }
+}
+
+/// A file as ytt's `NewSortedFilesFromPaths` finds it.
+pub struct FoundFile {
+    /// Path to read (in the snapshot).
+    pub path: String,
+    /// ytt's relative path: base name for a named file, path under the
+    /// directory for a walked one, or the `rel=` override.
+    pub rel_path: String,
+    pub implied: bool,
+    /// Contents already read (stdin).
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// Finds the files of one `-f`-style argument (`path`, `rel=path`, `-`),
+/// sorted by relative path as ytt sorts them.
+pub fn find_files(snap: &dyn Snapshot, arg: &str, stdin: &Stdin) -> Result<Vec<FoundFile>, String> {
+    let pieces: Vec<&str> = arg.split('=').collect();
+    let (rel_override, path) = match pieces.len() {
+        1 => (None, arg),
+        2 => (Some(pieces[0]), pieces[1]),
+        _ => {
+            return Err(format!(
+                "Expected file '{arg}' to only have single '=' sign to for relative path assignment"
+            ))
+        }
+    };
+    let mut out = Vec::new();
+    if path == "-" {
+        let bytes = stdin.read()?;
+        out.push(FoundFile {
+            path: "-".to_string(),
+            rel_path: rel_override.unwrap_or("stdin.yml").to_string(),
+            implied: false,
+            bytes: Some(bytes),
+        });
+        return Ok(out);
+    }
+    if path.starts_with("http://") || path.starts_with("https://") {
+        return Err(format!(
+            "Checking file '{path}': yttcheck does not fetch URLs (inputs must be in the repository)"
+        ));
+    }
+    let kind = snap
+        .kind(path)
+        .map_err(|e| format!("Checking file '{path}': {}", e.message))?;
+    match kind {
+        EntryKind::Dir => {
+            let mut stack = vec![path.trim_end_matches('/').to_string()];
+            let root = path.trim_end_matches('/');
+            while let Some(dir) = stack.pop() {
+                let names = snap
+                    .list(&dir)
+                    .map_err(|e| format!("Listing files '{path}': {}", e.message))?;
+                for name in names {
+                    let p = if dir.is_empty() || dir == "." {
+                        name.clone()
+                    } else {
+                        format!("{dir}/{name}")
+                    };
+                    let k = snap
+                        .kind(&p)
+                        .map_err(|e| format!("Listing files '{path}': {}", e.message))?;
+                    let rel = relative_to(root, &p);
+                    match k {
+                        EntryKind::Dir => stack.push(p),
+                        EntryKind::File => out.push(FoundFile {
+                            implied: rel.contains('/'),
+                            path: p,
+                            rel_path: rel,
+                            bytes: None,
+                        }),
+                        EntryKind::Symlink => match snap.resolve_symlink(&p) {
+                            Some(target) if matches!(snap.kind(&target), Ok(EntryKind::File)) => {
+                                out.push(FoundFile {
+                                    implied: rel.contains('/'),
+                                    path: target,
+                                    rel_path: rel,
+                                    bytes: None,
+                                })
+                            }
+                            _ => {
+                                return Err(format!(
+                                    "Listing files '{path}': Expected symlink file '{p}' to point to a file inside the repository, but it does not (symlinks out of the repository are refused as a security measure)"
+                                ))
+                            }
+                        },
+                    }
+                }
+            }
+        }
+        EntryKind::File => out.push(FoundFile {
+            path: path.to_string(),
+            rel_path: rel_override
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| crate::files::base_name(path).to_string()),
+            implied: false,
+            bytes: None,
+        }),
+        EntryKind::Symlink => match snap.resolve_symlink(path) {
+            Some(target) => out.push(FoundFile {
+                path: target,
+                rel_path: rel_override
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| crate::files::base_name(path).to_string()),
+                implied: false,
+                bytes: None,
+            }),
+            None => {
+                return Err(format!(
+                    "Expected symlink file '{path}' to point inside the repository, but it does not (symlinks out of the repository are refused as a security measure)"
+                ))
+            }
+        },
+    }
+    out.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+    Ok(out)
+}
+
+fn relative_to(root: &str, p: &str) -> String {
+    if root.is_empty() || root == "." {
+        return p.to_string();
+    }
+    p.strip_prefix(root)
+        .map(|s| s.trim_start_matches('/').to_string())
+        .unwrap_or_else(|| p.to_string())
+}
+
+/// Reads a found file into an [`InputFile`] named `display` in messages.
+pub fn load_file(snap: &dyn Snapshot, f: FoundFile, order: usize) -> Result<Arc<InputFile>, SourceError> {
+    let bytes = match f.bytes {
+        Some(b) => b,
+        None => snap.read(&f.path)?,
+    };
+    let text = decode_text(&f.path, bytes)?;
+    Ok(Arc::new(InputFile {
+        src: SourceFile::new(f.rel_path.clone(), text),
+        rel_path: f.rel_path,
+        implied: f.implied,
+        order,
+    }))
+}
+
+/// ytt's `-f` handling: all files of all arguments, in order.
+pub fn collect_inputs(snap: &dyn Snapshot, args: &[String], stdin: &Stdin) -> Result<Vec<Arc<InputFile>>, String> {
+    let mut out = Vec::new();
+    let mut order = 1;
+    for arg in args {
+        for f in find_files(snap, arg, stdin)? {
+            let file = load_file(snap, f, order).map_err(|e| e.message)?;
+            out.push(file);
+            order += 1;
+        }
+    }
+    Ok(out)
+}

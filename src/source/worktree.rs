@@ -1,0 +1,109 @@
+//! The work tree: files on disk, relative to a root directory.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::{EntryKind, Snapshot, SourceError};
+
+/// Files under `root` (paths are relative to it; absolute paths are allowed
+/// for command-line arguments, as ytt allows them).
+pub struct WorkTree {
+    root: PathBuf,
+}
+
+impl WorkTree {
+    pub fn new(root: impl Into<PathBuf>) -> WorkTree {
+        WorkTree { root: root.into() }
+    }
+
+    fn full(&self, path: &str) -> PathBuf {
+        let p = Path::new(path);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            self.root.join(p)
+        }
+    }
+}
+
+/// Go's wording of common I/O errors (`lstat x: no such file or directory`).
+pub fn go_io_error(op: &str, path: &str, e: &io::Error) -> String {
+    let what = match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_string(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_lowercase(),
+                None => s,
+            }
+        }
+    };
+    format!("{op} {path}: {what}")
+}
+
+impl Snapshot for WorkTree {
+    fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
+        let md = fs::symlink_metadata(self.full(path)).map_err(|e| SourceError {
+            path: path.to_string(),
+            message: go_io_error("lstat", path, &e),
+        })?;
+        Ok(if md.file_type().is_symlink() {
+            EntryKind::Symlink
+        } else if md.is_dir() {
+            EntryKind::Dir
+        } else {
+            EntryKind::File
+        })
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
+        let rd = fs::read_dir(self.full(dir)).map_err(|e| SourceError {
+            path: dir.to_string(),
+            message: go_io_error("open", dir, &e),
+        })?;
+        let mut names = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| SourceError {
+                path: dir.to_string(),
+                message: go_io_error("readdir", dir, &e),
+            })?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        let full = self.full(path);
+        if let Ok(md) = fs::metadata(&full) {
+            if md.len() > super::MAX_FILE_SIZE {
+                return Err(SourceError {
+                    path: path.to_string(),
+                    message: format!(
+                        "file '{path}' is {} bytes, more than the {} MiB yttcheck reads",
+                        md.len(),
+                        super::MAX_FILE_SIZE / 1024 / 1024
+                    ),
+                });
+            }
+        }
+        fs::read(&full).map_err(|e| SourceError {
+            path: path.to_string(),
+            message: go_io_error("open", path, &e),
+        })
+    }
+
+    fn resolve_symlink(&self, path: &str) -> Option<String> {
+        let full = self.full(path);
+        let target = fs::canonicalize(&full).ok()?;
+        let root = fs::canonicalize(&self.root).ok()?;
+        let rel = target.strip_prefix(&root).ok()?;
+        Some(rel.to_string_lossy().into_owned())
+    }
+
+    fn describe(&self) -> String {
+        "work tree".to_string()
+    }
+}

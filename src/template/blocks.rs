@@ -1,0 +1,738 @@
+//! ytt's `end`-closed Starlark -> indentation-based Starlark.
+//!
+//! ytt runs a fork of starlark-go whose scanner ignores indentation: a line
+//! ending in `:` opens a block, `end` closes it, `else`/`elif` close and reopen.
+//! starlark-rust only knows indentation, so this module re-indents the program.
+//! Along the way it does what ytt does to the program AST:
+//!
+//! * a `def` whose body builds YAML nodes is a *fragment function*: it gets a
+//!   `start_ctx` at its start, `return end_ctx()` at its end, and its `return x`
+//!   statements become `return end_ctx(x)`;
+//! * `pass` is rejected (ytt reserves it);
+//!
+//! and it smooths over starlark-rust's differences:
+//!
+//! * `assert` is a reserved word there but ytt code names its module `assert`:
+//!   the identifier is renamed (and renamed back in messages);
+//! * `while` is not supported there: `while c:` becomes a bounded `for` loop that
+//!   breaks when `c` is false (the evaluation budget still stops endless loops).
+//!
+//! Every output line remembers the template position it came from, so errors
+//! point at the template, not at generated code.
+
+use crate::yaml::Pos;
+
+use super::compile::{CodeLine, LineKind, END_CTX, NODES_GLOBAL, START_CTX};
+
+/// The identifier `assert` is renamed to this in generated code.
+pub const ASSERT_RENAMED: &str = "__ytt_assert";
+
+/// Indented Starlark source with, for each line, the template position it maps to.
+#[derive(Debug, Clone)]
+pub struct Program {
+    pub source: String,
+    /// `line_map[i]` is the position for line `i + 1` of `source`.
+    pub line_map: Vec<Option<Pos>>,
+    /// The original (ytt-dialect) text of each output line, for "(generated)"
+    /// messages.
+    pub line_text: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct BlockError {
+    pub pos: Option<Pos>,
+    pub message: String,
+}
+
+// ------------------------------------------------------------------ scanning
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Ident(String),
+    Str,
+    Colon,
+    Dot,
+    Open,
+    Close,
+    Comment,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    tok: Tok,
+    /// index of the physical line within the logical line
+    line: usize,
+    start: usize,
+    end: usize,
+}
+
+#[derive(Default, Clone, Copy)]
+struct ScanState {
+    depth: usize,
+    /// inside a string: (quote, triple)
+    string: Option<(char, bool)>,
+    string_start: Option<(usize, usize)>,
+}
+
+/// Scans one physical line, continuing `state`; returns tokens and whether the
+/// line ends with a backslash continuation.
+fn scan_line(text: &str, line_idx: usize, state: &mut ScanState, out: &mut Vec<Token>) -> bool {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut i = 0;
+    let byte_at = |i: usize| chars.get(i).map(|c| c.0).unwrap_or(text.len());
+    while i < chars.len() {
+        if let Some((q, triple)) = state.string {
+            let c = chars[i].1;
+            if c == '\\' {
+                i += 2;
+                continue;
+            }
+            if c == q {
+                if triple {
+                    if i + 2 < chars.len() + 0 && chars.get(i + 1).map(|x| x.1) == Some(q)
+                        && chars.get(i + 2).map(|x| x.1) == Some(q)
+                    {
+                        i += 3;
+                        state.string = None;
+                        let (sl, sb) = state.string_start.take().unwrap_or((line_idx, 0));
+                        out.push(Token {
+                            tok: Tok::Str,
+                            line: sl,
+                            start: sb,
+                            end: byte_at(i),
+                        });
+                        continue;
+                    }
+                } else {
+                    i += 1;
+                    state.string = None;
+                    let (sl, sb) = state.string_start.take().unwrap_or((line_idx, 0));
+                    out.push(Token {
+                        tok: Tok::Str,
+                        line: sl,
+                        start: sb,
+                        end: byte_at(i),
+                    });
+                    continue;
+                }
+            }
+            i += 1;
+            continue;
+        }
+        let (b, c) = chars[i];
+        match c {
+            ' ' | '\t' | '\r' => i += 1,
+            '#' => {
+                out.push(Token {
+                    tok: Tok::Comment,
+                    line: line_idx,
+                    start: b,
+                    end: text.len(),
+                });
+                return false;
+            }
+            '\\' if i + 1 == chars.len() => return true,
+            '"' | '\'' => {
+                let triple = chars.get(i + 1).map(|x| x.1) == Some(c)
+                    && chars.get(i + 2).map(|x| x.1) == Some(c);
+                state.string = Some((c, triple));
+                state.string_start = Some((line_idx, b));
+                i += if triple { 3 } else { 1 };
+            }
+            '(' | '[' | '{' => {
+                state.depth += 1;
+                out.push(Token {
+                    tok: Tok::Open,
+                    line: line_idx,
+                    start: b,
+                    end: b + 1,
+                });
+                i += 1;
+            }
+            ')' | ']' | '}' => {
+                state.depth = state.depth.saturating_sub(1);
+                out.push(Token {
+                    tok: Tok::Close,
+                    line: line_idx,
+                    start: b,
+                    end: b + 1,
+                });
+                i += 1;
+            }
+            ':' => {
+                out.push(Token {
+                    tok: Tok::Colon,
+                    line: line_idx,
+                    start: b,
+                    end: b + 1,
+                });
+                i += 1;
+            }
+            '.' if !chars.get(i + 1).map(|x| x.1.is_ascii_digit()).unwrap_or(false) => {
+                out.push(Token {
+                    tok: Tok::Dot,
+                    line: line_idx,
+                    start: b,
+                    end: b + 1,
+                });
+                i += 1;
+            }
+            c if c.is_alphabetic() || c == '_' => {
+                let start = i;
+                while i < chars.len() && (chars[i].1.is_alphanumeric() || chars[i].1 == '_') {
+                    i += 1;
+                }
+                // string prefixes such as r"..." are part of the string
+                let word: String = chars[start..i].iter().map(|x| x.1).collect();
+                if i < chars.len()
+                    && (chars[i].1 == '"' || chars[i].1 == '\'')
+                    && matches!(word.as_str(), "r" | "b" | "rb" | "br")
+                {
+                    continue;
+                }
+                out.push(Token {
+                    tok: Tok::Ident(word),
+                    line: line_idx,
+                    start: b,
+                    end: byte_at(i),
+                });
+            }
+            c if c.is_ascii_digit() => {
+                let start = b;
+                while i < chars.len() && (chars[i].1.is_alphanumeric() || chars[i].1 == '.' || chars[i].1 == '_') {
+                    i += 1;
+                }
+                out.push(Token {
+                    tok: Tok::Other,
+                    line: line_idx,
+                    start,
+                    end: byte_at(i),
+                });
+            }
+            _ => {
+                out.push(Token {
+                    tok: Tok::Other,
+                    line: line_idx,
+                    start: b,
+                    end: b + c.len_utf8(),
+                });
+                i += 1;
+            }
+        }
+    }
+    false
+}
+
+// ------------------------------------------------------------------ logical lines
+
+#[derive(Debug)]
+struct Logical {
+    lines: Vec<String>,
+    srcs: Vec<Option<Pos>>,
+    tokens: Vec<Token>,
+    kind: LineKind,
+}
+
+impl Logical {
+    fn significant(&self) -> impl DoubleEndedIterator<Item = &Token> {
+        self.tokens.iter().filter(|t| t.tok != Tok::Comment)
+    }
+    fn first_ident(&self) -> Option<&str> {
+        match self.significant().next().map(|t| &t.tok) {
+            Some(Tok::Ident(s)) => Some(s),
+            _ => None,
+        }
+    }
+    fn ends_with_colon(&self) -> bool {
+        matches!(self.significant().next_back().map(|t| &t.tok), Some(Tok::Colon))
+    }
+    fn src(&self) -> Option<Pos> {
+        self.srcs.iter().flatten().next().cloned()
+    }
+}
+
+fn logical_lines(code: &[CodeLine]) -> Result<Vec<Logical>, BlockError> {
+    let mut out = Vec::new();
+    let mut cur: Option<Logical> = None;
+    let mut state = ScanState::default();
+    let mut prev_backslash = false;
+    for line in code {
+        let text = if prev_backslash {
+            line.text.clone()
+        } else {
+            line.text.trim_start().to_string()
+        };
+        let lg = cur.get_or_insert_with(|| Logical {
+            lines: Vec::new(),
+            srcs: Vec::new(),
+            tokens: Vec::new(),
+            kind: line.kind,
+        });
+        let idx = lg.lines.len();
+        let backslash = scan_line(&text, idx, &mut state, &mut lg.tokens);
+        lg.lines.push(text);
+        lg.srcs.push(line.src.clone());
+        prev_backslash = backslash;
+        if state.depth == 0 && state.string.is_none() && !backslash {
+            out.push(cur.take().expect("current logical line"));
+        }
+    }
+    if let Some(lg) = cur {
+        if state.string.is_some() {
+            return Err(BlockError {
+                pos: lg.src(),
+                message: "unterminated string literal".to_string(),
+            });
+        }
+        out.push(lg);
+    }
+    Ok(out)
+}
+
+// ------------------------------------------------------------------ blocks
+
+struct OpenBlock {
+    is_def: bool,
+    def_id: Option<usize>,
+    body_lines: usize,
+    src: Option<Pos>,
+}
+
+#[derive(Debug)]
+enum Entry {
+    Line {
+        depth: usize,
+        text: String,
+        src: Option<Pos>,
+        orig: String,
+    },
+    DefStart {
+        def_id: usize,
+        depth: usize,
+    },
+    DefEnd {
+        def_id: usize,
+        depth: usize,
+    },
+    Return {
+        depth: usize,
+        def_id: usize,
+        lg: usize,
+    },
+}
+
+/// Converts ytt-dialect code into indented Starlark.
+pub fn convert(code: &[CodeLine]) -> Result<Program, BlockError> {
+    let logicals = logical_lines(code)?;
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut stack: Vec<OpenBlock> = Vec::new();
+    let mut def_count = 0usize;
+    let mut def_uses_tpl: Vec<bool> = Vec::new();
+    let mut while_count = 0usize;
+
+    let current_def = |stack: &[OpenBlock]| stack.iter().rev().find(|b| b.is_def).and_then(|b| b.def_id);
+
+    for (li, lg) in logicals.iter().enumerate() {
+        let first = lg.first_ident().map(|s| s.to_string());
+        // `pass` is reserved in ytt
+        if let Some(t) = lg
+            .significant()
+            .find(|t| matches!(&t.tok, Tok::Ident(s) if s == "pass"))
+        {
+            let _ = t;
+            return Err(BlockError {
+                pos: lg.src(),
+                message: "use of reserved keyword 'pass' is not allowed".to_string(),
+            });
+        }
+        if first.as_deref() == Some("end") && lg.significant().count() == 1 {
+            let Some(block) = stack.pop() else {
+                return Err(BlockError {
+                    pos: lg.src(),
+                    message: "unexpected end".to_string(),
+                });
+            };
+            close_block(&mut entries, &block, stack.len());
+            continue;
+        }
+        if matches!(first.as_deref(), Some("else") | Some("elif")) && lg.ends_with_colon() {
+            let Some(block) = stack.pop() else {
+                return Err(BlockError {
+                    pos: lg.src(),
+                    message: "unexpected end".to_string(),
+                });
+            };
+            close_block(&mut entries, &block, stack.len());
+            let depth = stack.len();
+            push_logical(&mut entries, lg, depth);
+            stack.push(OpenBlock {
+                is_def: false,
+                def_id: None,
+                body_lines: 0,
+                src: lg.src(),
+            });
+            continue;
+        }
+        if let Some(b) = stack.last_mut() {
+            b.body_lines += 1;
+        }
+        let depth = stack.len();
+        if let LineKind::Instr { node: true } = lg.kind {
+            if let Some(d) = current_def(&stack) {
+                def_uses_tpl[d] = true;
+            }
+        }
+        if first.as_deref() == Some("return") {
+            if let Some(d) = current_def(&stack) {
+                entries.push(Entry::Return {
+                    depth,
+                    def_id: d,
+                    lg: li,
+                });
+                continue;
+            }
+        }
+        if lg.ends_with_colon() {
+            let is_def = first.as_deref() == Some("def");
+            if first.as_deref() == Some("while") {
+                while_count += 1;
+                push_while(&mut entries, lg, depth, while_count);
+                stack.push(OpenBlock {
+                    is_def: false,
+                    def_id: None,
+                    body_lines: 1,
+                    src: lg.src(),
+                });
+                continue;
+            }
+            push_logical(&mut entries, lg, depth);
+            let def_id = if is_def {
+                def_count += 1;
+                def_uses_tpl.push(false);
+                entries.push(Entry::DefStart {
+                    def_id: def_count - 1,
+                    depth: depth + 1,
+                });
+                Some(def_count - 1)
+            } else {
+                None
+            };
+            stack.push(OpenBlock {
+                is_def,
+                def_id,
+                body_lines: 0,
+                src: lg.src(),
+            });
+            continue;
+        }
+        push_logical(&mut entries, lg, depth);
+    }
+    if let Some(b) = stack.last() {
+        return Err(BlockError {
+            pos: b.src.clone(),
+            message: "mismatched set of block openings (if/else/elif/for/def) and closing (end)"
+                .to_string(),
+        });
+    }
+
+    // emit
+    let mut source = String::new();
+    let mut line_map = Vec::new();
+    let mut line_text = Vec::new();
+    let mut emit = |depth: usize, text: &str, src: Option<Pos>, orig: &str| {
+        for _ in 0..depth {
+            source.push_str("  ");
+        }
+        source.push_str(text);
+        source.push('\n');
+        line_map.push(src);
+        line_text.push(orig.to_string());
+    };
+    for e in &entries {
+        match e {
+            Entry::Line {
+                depth,
+                text,
+                src,
+                orig,
+            } => emit(*depth, text, src.clone(), orig),
+            Entry::DefStart { def_id, depth } => {
+                if def_uses_tpl[*def_id] {
+                    let t = format!("{START_CTX}({NODES_GLOBAL})");
+                    emit(*depth, &t, None, &t);
+                }
+            }
+            Entry::DefEnd { def_id, depth } => {
+                if def_uses_tpl[*def_id] {
+                    let t = format!("return {END_CTX}()");
+                    emit(*depth, &t, None, &t);
+                }
+            }
+            Entry::Return { depth, def_id, lg } => {
+                let lg = &logicals[*lg];
+                if def_uses_tpl[*def_id] {
+                    for (i, text) in rewrite_return(lg).into_iter().enumerate() {
+                        emit(if i == 0 { *depth } else { 0 }, &text, lg.srcs[i].clone(), &lg.lines[i]);
+                    }
+                } else {
+                    for (i, text) in rewrite_tokens(lg).into_iter().enumerate() {
+                        emit(if i == 0 { *depth } else { 0 }, &text, lg.srcs[i].clone(), &lg.lines[i]);
+                    }
+                }
+            }
+        }
+    }
+    Ok(Program {
+        source,
+        line_map,
+        line_text,
+    })
+}
+
+fn close_block(entries: &mut Vec<Entry>, block: &OpenBlock, depth: usize) {
+    if block.body_lines == 0 && !(block.is_def) {
+        entries.push(Entry::Line {
+            depth: depth + 1,
+            text: "pass".to_string(),
+            src: None,
+            orig: "end".to_string(),
+        });
+    }
+    if let Some(d) = block.def_id {
+        if block.body_lines == 0 {
+            // an empty def still needs a body; `return end_ctx()` may be absent
+            entries.push(Entry::Line {
+                depth: depth + 1,
+                text: "pass".to_string(),
+                src: None,
+                orig: "end".to_string(),
+            });
+        }
+        entries.push(Entry::DefEnd {
+            def_id: d,
+            depth: depth + 1,
+        });
+    }
+}
+
+fn push_logical(entries: &mut Vec<Entry>, lg: &Logical, depth: usize) {
+    for (i, text) in rewrite_tokens(lg).into_iter().enumerate() {
+        entries.push(Entry::Line {
+            depth: if i == 0 { depth } else { 0 },
+            text,
+            src: lg.srcs[i].clone(),
+            orig: lg.lines[i].clone(),
+        });
+    }
+}
+
+/// `while cond:` -> `for _ in range(MAX):` + `if not (cond): break`.
+fn push_while(entries: &mut Vec<Entry>, lg: &Logical, depth: usize, n: usize) {
+    let lines = rewrite_tokens(lg);
+    let mut joined = lines.join("\n");
+    // drop the leading `while` and the trailing `:`
+    joined = joined.trim_start().trim_start_matches("while").to_string();
+    if let Some(idx) = joined.rfind(':') {
+        joined.truncate(idx);
+    }
+    entries.push(Entry::Line {
+        depth,
+        text: format!("for __ytt_while_{n} in range(2147483647):"),
+        src: lg.src(),
+        orig: lg.lines[0].clone(),
+    });
+    let cond_lines: Vec<&str> = joined.split('\n').collect();
+    let last = cond_lines.len() - 1;
+    for (i, l) in cond_lines.iter().enumerate() {
+        let mut text = String::new();
+        if i == 0 {
+            text.push_str("if not (");
+        }
+        text.push_str(l);
+        if i == last {
+            text.push_str("): break");
+        }
+        entries.push(Entry::Line {
+            depth: if i == 0 { depth + 1 } else { 0 },
+            text,
+            src: lg.srcs.get(i).cloned().flatten(),
+            orig: lg.lines.get(i).cloned().unwrap_or_default(),
+        });
+    }
+}
+
+/// Applies token-level renames (`assert`) to a logical line's physical lines.
+fn rewrite_tokens(lg: &Logical) -> Vec<String> {
+    let mut lines = lg.lines.clone();
+    let is_load = lg.first_ident() == Some("load");
+    // collect replacements per line: (start, end, text), applied right to left
+    let mut repl: Vec<Vec<(usize, usize, String)>> = vec![Vec::new(); lines.len()];
+    let sig: Vec<&Token> = lg.significant().collect();
+    for (i, t) in sig.iter().enumerate() {
+        match &t.tok {
+            Tok::Ident(s) if s == "assert" => {
+                let after_dot = i > 0 && sig[i - 1].tok == Tok::Dot;
+                if !after_dot {
+                    repl[t.line].push((t.start, t.end, ASSERT_RENAMED.to_string()));
+                }
+            }
+            Tok::Str if is_load && t.line < lines.len() => {
+                let text = &lines[t.line][t.start..t.end.min(lines[t.line].len())];
+                let prev_is_eq = i > 0 && matches!(&sig[i - 1].tok, Tok::Other) && {
+                    let p = sig[i - 1];
+                    &lines[p.line][p.start..p.end] == "="
+                };
+                if (text == "\"assert\"" || text == "'assert'") && !prev_is_eq {
+                    repl[t.line].push((t.start, t.end, format!("{ASSERT_RENAMED}={text}")));
+                }
+            }
+            _ => {}
+        }
+    }
+    for (li, r) in repl.iter_mut().enumerate() {
+        r.sort_by_key(|x| std::cmp::Reverse(x.0));
+        for (s, e, text) in r.iter() {
+            lines[li].replace_range(*s..*e, text);
+        }
+    }
+    lines
+}
+
+/// `return x` -> `return __ytt_end_ctx(x)` inside fragment functions.
+fn rewrite_return(lg: &Logical) -> Vec<String> {
+    let mut lines = rewrite_tokens(lg);
+    // the rewritten first line starts with `return`
+    let first = &lines[0];
+    let rest = first.trim_start().strip_prefix("return").unwrap_or("");
+    let has_value = lg.significant().count() > 1;
+    if !has_value {
+        lines[0] = format!("return {END_CTX}()");
+        return lines;
+    }
+    lines[0] = format!("return {END_CTX}({}", rest.trim_start());
+    // close the call before a trailing comment of the last line
+    let last = lines.len() - 1;
+    let comment_start = lg
+        .tokens
+        .iter()
+        .filter(|t| t.tok == Tok::Comment && t.line == last)
+        .map(|t| t.start)
+        .next();
+    match comment_start {
+        Some(cs) if last > 0 => {
+            let l = &mut lines[last];
+            l.insert(cs.min(l.len()), ')');
+        }
+        Some(_) => {
+            // single line: find the comment in the rewritten text
+            let l = &mut lines[0];
+            if let Some(idx) = l.find('#') {
+                l.insert(idx, ')');
+            } else {
+                l.push(')');
+            }
+        }
+        None => lines[last].push(')'),
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(code: &[(&str, LineKind)]) -> Vec<CodeLine> {
+        code.iter()
+            .map(|(t, k)| CodeLine {
+                text: t.to_string(),
+                kind: *k,
+                src: None,
+            })
+            .collect()
+    }
+
+    const U: LineKind = LineKind::User;
+    const N: LineKind = LineKind::Instr { node: true };
+
+    #[test]
+    fn reindents_blocks() {
+        let p = convert(&lines(&[
+            ("if x:", U),
+            ("a = 1", U),
+            ("elif y:", U),
+            ("else:", U),
+            ("b = [", U),
+            ("  1,", U),
+            ("]", U),
+            ("end", U),
+            ("for i in range(3):", U),
+            ("end", U),
+        ]))
+        .unwrap();
+        assert_eq!(
+            p.source,
+            "if x:\n  a = 1\nelif y:\n  pass\nelse:\n  b = [\n1,\n]\nfor i in range(3):\n  pass\n"
+        );
+        assert_eq!(p.line_map.len(), 10);
+    }
+
+    #[test]
+    fn fragment_functions_get_contexts() {
+        let p = convert(&lines(&[
+            ("def f(x):", U),
+            ("if x:", U),
+            ("return 1 # early", U),
+            ("end", U),
+            ("__ytt_start_node(3)", N),
+            ("end", U),
+            ("def g():", U),
+            ("return 2", U),
+            ("end", U),
+        ]))
+        .unwrap();
+        assert_eq!(
+            p.source,
+            "def f(x):\n  __ytt_start_ctx(__ytt_nodes)\n  if x:\n    return __ytt_end_ctx(1 )# early\n  __ytt_start_node(3)\n  return __ytt_end_ctx()\ndef g():\n  return 2\n"
+        );
+    }
+
+    #[test]
+    fn assert_and_while() {
+        let p = convert(&lines(&[
+            ("load(\"@ytt:assert\", \"assert\")", U),
+            ("assert.fail(\"x\")", U),
+            ("while n < 3:", U),
+            ("n += 1", U),
+            ("end", U),
+        ]))
+        .unwrap();
+        assert_eq!(
+            p.source,
+            "load(\"@ytt:assert\", __ytt_assert=\"assert\")\n__ytt_assert.fail(\"x\")\nfor __ytt_while_1 in range(2147483647):\n  if not ( n < 3): break\n  n += 1\n"
+        );
+    }
+
+    #[test]
+    fn errors() {
+        assert!(convert(&lines(&[("if x:", U)])).unwrap_err().message.contains("mismatched"));
+        assert!(convert(&lines(&[("end", U)])).unwrap_err().message.contains("unexpected end"));
+        assert!(convert(&lines(&[("pass", U)])).unwrap_err().message.contains("pass"));
+    }
+
+    #[test]
+    fn strings_and_colons() {
+        let p = convert(&lines(&[
+            ("x = {\"a\": 1}", U),
+            ("s = \"\"\"multi", U),
+            ("line: with colon", U),
+            ("\"\"\"", U),
+            ("f = lambda v: v", U),
+        ]))
+        .unwrap();
+        assert_eq!(
+            p.source,
+            "x = {\"a\": 1}\ns = \"\"\"multi\nline: with colon\n\"\"\"\nf = lambda v: v\n"
+        );
+    }
+}

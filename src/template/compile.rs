@@ -1,0 +1,469 @@
+//! Annotated YAML -> ytt-dialect code.
+//!
+//! As in ytt, a template becomes a program that rebuilds the document node by
+//! node: each node contributes the code written above it, its annotations
+//! (evaluated as call arguments), a `start_node` instruction and either its
+//! value expression or its children. Nodes are referred to by a tag, an index
+//! into the [`NodeTable`] that the runtime copies nodes from.
+//!
+//! The code produced here still closes blocks with `end` (ytt's dialect);
+//! [`super::blocks`] turns it into indentation-based Starlark.
+
+use std::sync::Arc;
+
+use crate::yaml::{DocSet, Document, Meta, Pos, Value};
+
+use super::metas::{self, MetaKind};
+
+pub type NodeTag = u32;
+pub const ROOT_TAG: NodeTag = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKind {
+    DocSet,
+    Document,
+    Map,
+    MapItem,
+    Array,
+    ArrayItem,
+}
+
+/// A node of the template, as the runtime copies it when the program reaches
+/// its `start_node`.
+#[derive(Debug, Clone)]
+pub struct NodeTemplate {
+    pub kind: NodeKind,
+    pub parent: NodeTag,
+    pub pos: Pos,
+    /// Map item key.
+    pub key: Value,
+    /// The scalar written in the template (for items and documents).
+    pub scalar: Value,
+    /// Annotations declared on the node (name, position of the comment).
+    pub annotations: Vec<(String, Pos)>,
+    pub injected: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct NodeTable {
+    pub nodes: Vec<NodeTemplate>,
+}
+
+impl NodeTable {
+    pub fn get(&self, tag: NodeTag) -> Option<&NodeTemplate> {
+        self.nodes.get(tag as usize)
+    }
+
+    pub fn parent(&self, tag: NodeTag) -> NodeTag {
+        self.get(tag).map(|n| n.parent).unwrap_or(ROOT_TAG)
+    }
+
+    /// Tags from the root down to (excluding) `tag`.
+    pub fn ancestors(&self, tag: NodeTag) -> Vec<NodeTag> {
+        let mut out = Vec::new();
+        let mut t = tag;
+        loop {
+            let p = self.parent(t);
+            out.push(p);
+            if p == ROOT_TAG {
+                break;
+            }
+            t = p;
+        }
+        out.reverse();
+        out
+    }
+
+    /// ytt's `FindCommonParentTag`.
+    pub fn common_parent(&self, curr: NodeTag, new: NodeTag) -> NodeTag {
+        let mut curr_anc = self.ancestors(curr);
+        curr_anc.push(curr);
+        let new_anc = self.ancestors(new);
+        let mut common = ROOT_TAG;
+        for (a, b) in curr_anc.iter().zip(new_anc.iter()) {
+            if a == b {
+                common = *a;
+            } else {
+                break;
+            }
+        }
+        common
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// Code written by the user in `#@` comments.
+    User,
+    /// An instruction; `node` when it builds nodes (`start_node`/`set_node`),
+    /// which makes an enclosing `def` a fragment function.
+    Instr { node: bool },
+    /// The `end` implied by `#@for/end` and friends.
+    ImpliedEnd,
+}
+
+#[derive(Debug, Clone)]
+pub struct CodeLine {
+    pub text: String,
+    pub kind: LineKind,
+    /// Template position shown when an error points at this line.
+    pub src: Option<Pos>,
+}
+
+/// A compiled template: ytt-dialect code plus the node table.
+#[derive(Debug)]
+pub struct TemplateCode {
+    pub name: String,
+    pub lines: Vec<CodeLine>,
+    pub nodes: Arc<NodeTable>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct CompileOpts {
+    pub ignore_unknown_comments: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct CompileError {
+    pub pos: Pos,
+    pub message: String,
+}
+
+pub const START_NODE: &str = "__ytt_start_node";
+pub const SET_NODE: &str = "__ytt_set_node";
+pub const SET_KEY: &str = "__ytt_set_key";
+pub const ANNOTATION: &str = "__ytt_ann";
+pub const START_CTX: &str = "__ytt_start_ctx";
+pub const END_CTX: &str = "__ytt_end_ctx";
+pub const NODES_GLOBAL: &str = "__ytt_nodes";
+
+/// Compiles a parsed template file.
+pub fn compile(name: &str, ds: &DocSet, opts: &CompileOpts) -> Result<TemplateCode, CompileError> {
+    let mut c = Compiler {
+        opts,
+        nodes: Vec::new(),
+        lines: Vec::new(),
+    };
+    c.build_docset(ds)?;
+    Ok(TemplateCode {
+        name: name.to_string(),
+        lines: c.lines,
+        nodes: Arc::new(NodeTable { nodes: c.nodes }),
+    })
+}
+
+struct Metas {
+    blocks: Vec<(String, Pos)>,
+    values: Vec<(String, Pos)>,
+    annotations: Vec<(String, String, Pos)>,
+    needs_ends: usize,
+}
+
+const NODE_SPECIFIC: &[(&str, &str)] = &[
+    ("if/end", "if"),
+    ("else/end", "else"),
+    ("elif/end", "elif"),
+    ("for/end", "for"),
+    ("def/end", "def"),
+];
+
+struct Compiler<'a> {
+    opts: &'a CompileOpts,
+    nodes: Vec<NodeTemplate>,
+    lines: Vec<CodeLine>,
+}
+
+impl Compiler<'_> {
+    fn add(&mut self, kind: NodeKind, parent: NodeTag, pos: Pos) -> NodeTag {
+        let tag = self.nodes.len() as NodeTag;
+        self.nodes.push(NodeTemplate {
+            kind,
+            parent,
+            pos,
+            key: Value::Null,
+            scalar: Value::Null,
+            annotations: Vec::new(),
+            injected: false,
+        });
+        tag
+    }
+
+    fn line(&mut self, text: String, kind: LineKind, src: Option<&Pos>) {
+        self.lines.push(CodeLine {
+            text,
+            kind,
+            src: src.filter(|p| p.is_known()).cloned(),
+        });
+    }
+
+    fn extract(&self, meta: &Meta, node_pos: &Pos, has_value: bool) -> Result<Metas, CompileError> {
+        let mut m = Metas {
+            blocks: Vec::new(),
+            values: Vec::new(),
+            annotations: Vec::new(),
+            needs_ends: 0,
+        };
+        for comment in &meta.comments {
+            let kind = metas::classify(comment, node_pos, self.opts.ignore_unknown_comments)
+                .map_err(|e| CompileError {
+                    pos: e.pos,
+                    message: e.message,
+                })?;
+            match kind {
+                MetaKind::Comment => {}
+                MetaKind::Value(code) => {
+                    if has_value {
+                        return Err(CompileError {
+                            pos: comment.pos.clone(),
+                            message: format!(
+                                "Expected YAML node at {} to have either computed or YAML value, but found both",
+                                comment.pos.as_line_string()
+                            ),
+                        });
+                    }
+                    m.values.push((code, comment.pos.clone()));
+                }
+                MetaKind::Code(code) => {
+                    if m.needs_ends > 0 {
+                        return Err(CompileError {
+                            pos: comment.pos.clone(),
+                            message: format!(
+                                "Unexpected code at {} after use of '*/end', expected YAML node",
+                                comment.pos.as_line_string()
+                            ),
+                        });
+                    }
+                    let prefix_len = code.len() - code.trim_start().len();
+                    let (prefix, rest) = code.split_at(prefix_len);
+                    let mut code_out = code.clone();
+                    for (kw, replacement) in NODE_SPECIFIC {
+                        if rest.starts_with(kw) {
+                            m.needs_ends += 1;
+                            code_out = format!("{prefix}{replacement}{}", &rest[kw.len()..]);
+                            break;
+                        }
+                    }
+                    m.blocks.push((code_out, comment.pos.clone()));
+                }
+                MetaKind::Annotation { name, content } => {
+                    m.annotations.push((name, content, comment.pos.clone()));
+                }
+            }
+        }
+        Ok(m)
+    }
+
+    /// Emits the code, annotations and `start_node` of a node; returns its tag.
+    fn open(
+        &mut self,
+        kind: NodeKind,
+        parent: NodeTag,
+        pos: &Pos,
+        meta: &Meta,
+        has_value: bool,
+    ) -> Result<(NodeTag, Metas), CompileError> {
+        let m = self.extract(meta, pos, has_value)?;
+        let tag = self.add(kind, parent, pos.clone());
+        for (code, cpos) in &m.blocks {
+            self.line(code.clone(), LineKind::User, Some(cpos));
+        }
+        for (name, content, apos) in &m.annotations {
+            self.nodes[tag as usize]
+                .annotations
+                .push((name.clone(), apos.clone()));
+            let args = if content.trim().is_empty() {
+                String::new()
+            } else {
+                format!(", {content}")
+            };
+            self.line(
+                format!("{ANNOTATION}({tag}, {:?}{args})", name),
+                LineKind::Instr { node: false },
+                Some(apos),
+            );
+        }
+        self.line(
+            format!("{START_NODE}({tag})"),
+            LineKind::Instr { node: true },
+            Some(pos),
+        );
+        Ok((tag, m))
+    }
+
+    fn close(&mut self, m: &Metas) {
+        // one `end`, however many `*/end` keywords (a second one is an error above)
+        if m.needs_ends > 0 {
+            self.line("end".to_string(), LineKind::ImpliedEnd, None);
+        }
+    }
+
+    fn values(&mut self, tag: NodeTag, m: &Metas) {
+        for (code, vpos) in &m.values {
+            self.line(
+                format!("{SET_NODE}({tag}, ({code}))"),
+                LineKind::Instr { node: true },
+                Some(vpos),
+            );
+        }
+    }
+
+    fn build_docset(&mut self, ds: &DocSet) -> Result<(), CompileError> {
+        let (tag, m) = self.open(NodeKind::DocSet, ROOT_TAG, &ds.pos, &ds.meta, false)?;
+        for doc in &ds.docs {
+            self.build_doc(doc, tag)?;
+        }
+        self.close(&m);
+        Ok(())
+    }
+
+    fn build_doc(&mut self, doc: &Document, parent: NodeTag) -> Result<(), CompileError> {
+        let has_value = !doc.value.is_null();
+        let (tag, m) = self.open(NodeKind::Document, parent, &doc.pos, &doc.meta, has_value)?;
+        self.nodes[tag as usize].injected = doc.injected;
+        if m.values.is_empty() {
+            self.build_value(&doc.value, tag, &doc.pos)?;
+        } else {
+            self.values(tag, &m);
+        }
+        self.close(&m);
+        Ok(())
+    }
+
+    fn build_value(&mut self, v: &Value, parent: NodeTag, parent_pos: &Pos) -> Result<(), CompileError> {
+        match v {
+            Value::Map(map) => {
+                let (tag, m) = self.open(NodeKind::Map, parent, &map.pos, &map.meta, false)?;
+                for item in &map.items {
+                    let has_value = !item.value.is_null();
+                    let (itag, im) =
+                        self.open(NodeKind::MapItem, tag, &item.pos, &item.meta, has_value)?;
+                    self.nodes[itag as usize].key = item.key.clone();
+                    if im.values.is_empty() {
+                        self.build_value(&item.value, itag, &item.pos)?;
+                    } else {
+                        self.values(itag, &im);
+                    }
+                    self.close(&im);
+                }
+                self.close(&m);
+            }
+            Value::Array(arr) => {
+                let (tag, m) = self.open(NodeKind::Array, parent, &arr.pos, &arr.meta, false)?;
+                for item in &arr.items {
+                    let has_value = !item.value.is_null();
+                    let (itag, im) =
+                        self.open(NodeKind::ArrayItem, tag, &item.pos, &item.meta, has_value)?;
+                    if im.values.is_empty() {
+                        self.build_value(&item.value, itag, &item.pos)?;
+                    } else {
+                        self.values(itag, &im);
+                    }
+                    self.close(&im);
+                }
+                self.close(&m);
+            }
+            scalar => {
+                self.nodes[parent as usize].scalar = scalar.clone();
+                self.line(
+                    format!("{SET_NODE}({parent})"),
+                    LineKind::Instr { node: true },
+                    Some(parent_pos),
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether any node of a parsed file carries templating (ytt treats files
+/// without any as plain YAML).
+pub fn has_templating(ds: &DocSet) -> bool {
+    fn meta_has(m: &Meta) -> bool {
+        m.comments.iter().any(metas::is_templating)
+    }
+    fn value_has(v: &Value) -> bool {
+        match v {
+            Value::Map(m) => {
+                meta_has(&m.meta)
+                    || m
+                        .items
+                        .iter()
+                        .any(|i| meta_has(&i.meta) || value_has(&i.value))
+            }
+            Value::Array(a) => {
+                meta_has(&a.meta)
+                    || a
+                        .items
+                        .iter()
+                        .any(|i| meta_has(&i.meta) || value_has(&i.value))
+            }
+            _ => false,
+        }
+    }
+    meta_has(&ds.meta)
+        || ds
+            .docs
+            .iter()
+            .any(|d| meta_has(&d.meta) || value_has(&d.value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{parse::parse, SourceFile};
+
+    fn code(text: &str) -> Vec<String> {
+        let ds = parse(&SourceFile::new("t.yml", text), true).unwrap();
+        compile("t.yml", &ds, &CompileOpts::default())
+            .unwrap()
+            .lines
+            .into_iter()
+            .map(|l| l.text)
+            .collect()
+    }
+
+    #[test]
+    fn compiles_values_code_and_annotations() {
+        let c = code("#@ x = 1\na: #@ x\n#@overlay/match by=\"name\"\nb:\n- 1\n");
+        assert_eq!(
+            c,
+            vec![
+                "__ytt_start_node(0)",
+                "__ytt_start_node(1)",
+                "__ytt_start_node(2)",
+                "x = 1",
+                "__ytt_start_node(3)",
+                "__ytt_set_node(3, (x))",
+                "__ytt_ann(4, \"overlay/match\", by=\"name\")",
+                "__ytt_start_node(4)",
+                "__ytt_start_node(5)",
+                "__ytt_start_node(6)",
+                "__ytt_set_node(6)",
+            ]
+        );
+    }
+
+    #[test]
+    fn node_specific_end() {
+        let c = code("#@ for/end i in range(2):\n- #@ i\n");
+        assert!(c.contains(&"for i in range(2):".to_string()), "{c:?}");
+        assert_eq!(c.last().unwrap(), "end");
+    }
+
+    #[test]
+    fn both_values_is_an_error() {
+        let ds = parse(&SourceFile::new("t.yml", "a: 1 #@ 2\n"), true).unwrap();
+        let err = compile("t.yml", &ds, &CompileOpts::default()).unwrap_err();
+        assert!(err.message.contains("either computed or YAML value"));
+    }
+
+    #[test]
+    fn common_parents() {
+        let ds = parse(&SourceFile::new("t.yml", "a: 1\nb: 2\n"), true).unwrap();
+        let t = compile("t.yml", &ds, &CompileOpts::default()).unwrap();
+        // 0 docset, 1 doc, 2 map, 3 a, 4 b
+        assert_eq!(t.nodes.common_parent(3, 4), 2);
+        assert_eq!(t.nodes.common_parent(2, 3), 2);
+        assert_eq!(t.nodes.ancestors(3), vec![ROOT_TAG, 0, 1, 2]);
+    }
+}

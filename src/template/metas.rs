@@ -1,0 +1,204 @@
+//! What a comment means in a ytt template.
+//!
+//! * `#! text` is a comment;
+//! * `#@ code` above a node is Starlark code, on the node's own line it is the
+//!   node's value (`key: #@ expr`);
+//! * `#@name args` is an annotation on the node below (`#@overlay/match by=...`);
+//! * `#@if/end cond:` (and `for/end`, `def/end`, `else/end`, `elif/end`) is code
+//!   whose block ends right after the node;
+//! * any other `#` comment is an error in a template (ytt's rule, unless
+//!   `--ignore-unknown-comments`).
+
+use crate::yaml::{Comment, Pos};
+
+pub const ANN_CODE: &str = "template/code";
+pub const ANN_VALUE: &str = "template/value";
+pub const ANN_COMMENT: &str = "comment";
+
+/// A comment, classified.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MetaKind {
+    Comment,
+    Code(String),
+    Value(String),
+    Annotation { name: String, content: String },
+}
+
+/// Why a comment could not be read.
+#[derive(Debug, Clone)]
+pub struct MetaError {
+    pub pos: Pos,
+    pub message: String,
+}
+
+/// Classifies `comment`, attached to a node at `node_pos`.
+pub fn classify(comment: &Comment, node_pos: &Pos, ignore_unknown: bool) -> Result<MetaKind, MetaError> {
+    let data = comment.data.as_str();
+    if let Some(rest) = data.strip_prefix('!') {
+        let _ = rest;
+        return Ok(MetaKind::Comment);
+    }
+    if let Some(rest) = data.strip_prefix('@') {
+        let (name, content) = match rest.split_once(' ') {
+            Some((n, c)) => (n, c),
+            None => (rest, ""),
+        };
+        if name.is_empty() {
+            let same_line = node_pos.is_known() && comment.pos.line() == node_pos.line();
+            return Ok(if same_line {
+                MetaKind::Value(content.to_string())
+            } else {
+                MetaKind::Code(content.to_string())
+            });
+        }
+        return Ok(match name {
+            ANN_CODE => MetaKind::Code(content.to_string()),
+            ANN_VALUE => MetaKind::Value(content.to_string()),
+            ANN_COMMENT => MetaKind::Comment,
+            _ => MetaKind::Annotation {
+                name: name.to_string(),
+                content: content.to_string(),
+            },
+        });
+    }
+    if ignore_unknown {
+        return Ok(MetaKind::Comment);
+    }
+    Err(MetaError {
+        pos: comment.pos.clone(),
+        message: format!(
+            "Failed to parse line {}: '#{}': Expected ytt-formatted string (use '#@' for annotations or code, '#!' for comments)",
+            if comment.pos.is_known() {
+                comment.pos.line().to_string()
+            } else {
+                "?".to_string()
+            },
+            data
+        ),
+    })
+}
+
+/// Whether a node's comments make its file a template (anything but `#!`/plain
+/// comments). Plain YAML files skip templating entirely, as in ytt.
+pub fn is_templating(comment: &Comment) -> bool {
+    comment.data.starts_with('@')
+        && !matches!(
+            classify(comment, &Pos::unknown(), true),
+            Ok(MetaKind::Comment)
+        )
+}
+
+/// The annotation namespaces ytt itself defines. An unknown name inside one of
+/// them (`@schema/nullabel`) is almost surely a typo: ytt ignores it silently,
+/// yttcheck reports it.
+pub const KNOWN_ANNOTATIONS: &[&str] = &[
+    "data/values",
+    "data/values-schema",
+    "library/ref",
+    "schema/nullable",
+    "schema/type",
+    "schema/default",
+    "schema/desc",
+    "schema/title",
+    "schema/examples",
+    "schema/deprecated",
+    "schema/validation",
+    "schema/removed",
+    "schema/validation-defaults-for-strings",
+    "assert/validate",
+    "overlay/merge",
+    "overlay/remove",
+    "overlay/replace",
+    "overlay/insert",
+    "overlay/append",
+    "overlay/assert",
+    "overlay/match",
+    "overlay/match-child-defaults",
+    "yaml/map-key-override",
+    "yaml/text-templated-strings",
+    "text/trim-left",
+    "text/trim-right",
+    "template/code",
+    "template/value",
+];
+
+const KNOWN_NAMESPACES: &[&str] = &[
+    "data/", "library/", "schema/", "assert/", "overlay/", "yaml/", "text/", "template/",
+];
+
+/// `Some(suggestion)` when `name` is in a ytt namespace but is not a ytt annotation.
+pub fn unknown_in_known_namespace(name: &str) -> Option<Option<&'static str>> {
+    if !KNOWN_NAMESPACES.iter().any(|ns| name.starts_with(ns)) {
+        return None;
+    }
+    if KNOWN_ANNOTATIONS.contains(&name) {
+        return None;
+    }
+    let best = KNOWN_ANNOTATIONS
+        .iter()
+        .map(|k| (strsim(name, k), *k))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k);
+    Some(best)
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+pub fn strsim(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::SourceFile;
+
+    fn c(data: &str, line: u32) -> Comment {
+        let src = SourceFile::new("t.yml", "x\ny\nz\n");
+        Comment {
+            data: data.to_string(),
+            pos: Pos::new(&src, line, 1),
+        }
+    }
+
+    #[test]
+    fn classification() {
+        let src = SourceFile::new("t.yml", "x\ny\nz\n");
+        let node = Pos::new(&src, 2, 1);
+        assert_eq!(classify(&c("! hi", 1), &node, false).unwrap(), MetaKind::Comment);
+        assert_eq!(classify(&c("@ x = 1", 1), &node, false).unwrap(), MetaKind::Code("x = 1".into()));
+        assert_eq!(classify(&c("@ x", 2), &node, false).unwrap(), MetaKind::Value("x".into()));
+        assert_eq!(
+            classify(&c("@overlay/match by=1", 1), &node, false).unwrap(),
+            MetaKind::Annotation {
+                name: "overlay/match".into(),
+                content: "by=1".into()
+            }
+        );
+        assert_eq!(classify(&c("@data/values", 1), &node, false).unwrap(), MetaKind::Annotation {
+            name: "data/values".into(),
+            content: "".into()
+        });
+        let err = classify(&c(" plain", 3), &node, false).unwrap_err();
+        assert!(err.message.contains("Failed to parse line 3"), "{}", err.message);
+        assert_eq!(classify(&c(" plain", 3), &node, true).unwrap(), MetaKind::Comment);
+    }
+
+    #[test]
+    fn typo_detection() {
+        assert_eq!(unknown_in_known_namespace("schema/nullabel"), Some(Some("schema/nullable")));
+        assert_eq!(unknown_in_known_namespace("schema/nullable"), None);
+        assert_eq!(unknown_in_known_namespace("mycompany/thing"), None);
+    }
+}

@@ -1,0 +1,22 @@
+//! ytt's template language on starlark-rust: annotated YAML is compiled into a
+//! Starlark program that rebuilds the document, then evaluated.
+//!
+//! * [`metas`] — what each `#@`/`#!` comment means;
+//! * [`compile`] — annotated YAML -> ytt-dialect code and a node table;
+//! * [`blocks`] — ytt's `end`-closed blocks -> indented Starlark;
+//! * [`runtime`] — the instructions that build nodes while the program runs;
+//! * [`eval`] — sessions, caches, loading, limits;
+//! * [`convert`], [`values`] — Starlark <-> YAML values;
+//! * [`error`] — errors with template positions, worded as ytt words them.
+
+pub mod blocks;
+pub mod compile;
+pub mod convert;
+pub mod error;
+pub mod eval;
+pub mod metas;
+pub mod runtime;
+pub mod values;
+
+pub use error::{multi_line_error, TemplateError, TemplateErrorKind};
+pub use eval::{CompileCache, EvalOpts, EvalSession, Host};

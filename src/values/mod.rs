@@ -1,0 +1,12 @@
+//! The data values pipeline: a library's schema and final data values, from
+//! every source ytt accepts, in ytt's order.
+
+pub mod envelope;
+pub mod flags;
+pub mod pipeline;
+pub mod schema_pipeline;
+
+pub use envelope::{Envelope, LibRef};
+pub use flags::DataValuesFlags;
+pub use pipeline::{library_values, LibraryValues, ValuesError, ValuesErrorKind};
+pub use schema_pipeline::{library_schema, LibrarySchema};

@@ -1,0 +1,302 @@
+//! Computing a library's final data values, in ytt's order.
+//!
+//! 1. schema defaults;
+//! 2. `@data/values` documents of the library's files, in file order (each
+//!    file is a template, evaluated with empty `data.values`);
+//! 3. overlays from outside: flags of the ytt invocation, or values sent by a
+//!    parent library;
+//!
+//! each merged onto the previous result as an overlay, and type-checked against
+//! the schema after every step. Documents addressed to other libraries are set
+//! aside for them.
+
+use crate::files::{FileType, LibraryCtx};
+use crate::overlay::overlay_document;
+use crate::template::eval::{call_in_fresh_evaluator, EvalSession};
+use crate::template::metas::{classify, MetaKind};
+use crate::template::TemplateError;
+use crate::yaml::{DocSet, Document, Meta, Pos, Value};
+
+use super::envelope::{Envelope, ANN_DATA_VALUES};
+
+/// Why data values could not be computed. `message` is ytt's text.
+#[derive(Debug, Clone)]
+pub struct ValuesError {
+    pub message: String,
+    pub kind: ValuesErrorKind,
+}
+
+#[derive(Debug, Clone)]
+pub enum ValuesErrorKind {
+    /// A file failed to parse, compile or evaluate.
+    Template(TemplateError),
+    /// An overlay could not be applied.
+    Overlay,
+    /// Values do not conform to the schema.
+    Schema(Vec<crate::schema::Violation>),
+    /// Validation rules failed.
+    Validation(Vec<crate::validation::Invalidation>),
+    /// Anything else (bad annotations, misplaced documents).
+    Other { pos: Option<Pos> },
+}
+
+impl ValuesError {
+    pub fn other(message: impl Into<String>, pos: Option<Pos>) -> ValuesError {
+        ValuesError {
+            message: message.into(),
+            kind: ValuesErrorKind::Other { pos },
+        }
+    }
+
+    fn wrap(mut self, prefix: &str) -> ValuesError {
+        self.message = format!("{prefix}{}", self.message);
+        self
+    }
+}
+
+/// The result for one library.
+#[derive(Debug, Clone)]
+pub struct LibraryValues {
+    pub doc: Document,
+    /// Documents for private libraries (addressed with `@library/ref`).
+    pub for_libraries: Vec<Envelope>,
+    /// The files that contributed values, in order (for messages).
+    pub files: Vec<String>,
+}
+
+/// What the schema contributes to the pipeline.
+pub trait ValuesSchema {
+    /// Default values (`None` when there is no schema).
+    fn defaults(&self) -> Option<Document>;
+    /// Type-checks (and completes, e.g. defaults of new array items) a values
+    /// document; returns violations.
+    fn check(&self, doc: &mut Document) -> Vec<crate::schema::Violation>;
+}
+
+/// A document-level annotation check, ytt's `DocExtractor.checkNonDocs`.
+pub fn check_annotation_only_on_docs(ds: &DocSet, ann: &str) -> Result<(), ValuesError> {
+    fn meta_has(meta: &Meta, pos: &Pos, ann: &str) -> bool {
+        meta.comments.iter().any(|c| {
+            matches!(classify(c, pos, true), Ok(MetaKind::Annotation { ref name, .. }) if name == ann)
+        }) || meta.has(ann)
+    }
+    fn walk(v: &Value, ann: &str) -> Result<(), ValuesError> {
+        let fail = |kind: &str, pos: &Pos| {
+            ValuesError::other(
+                format!(
+                    "Found @{ann} on {kind} ({}); only documents (---) can be annotated with @{ann}",
+                    pos.compact()
+                ),
+                Some(pos.clone()),
+            )
+        };
+        match v {
+            Value::Map(m) => {
+                if meta_has(&m.meta, &m.pos, ann) {
+                    return Err(fail("map", &m.pos));
+                }
+                for i in &m.items {
+                    if meta_has(&i.meta, &i.pos, ann) {
+                        return Err(fail("map item", &i.pos));
+                    }
+                    walk(&i.value, ann)?;
+                }
+            }
+            Value::Array(a) => {
+                if meta_has(&a.meta, &a.pos, ann) {
+                    return Err(fail("array", &a.pos));
+                }
+                for i in &a.items {
+                    if meta_has(&i.meta, &i.pos, ann) {
+                        return Err(fail("array item", &i.pos));
+                    }
+                    walk(&i.value, ann)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+    for d in &ds.docs {
+        walk(&d.value, ann)?;
+    }
+    Ok(())
+}
+
+/// Splits documents into (annotated with `ann`, others), ytt's `DocExtractor`.
+pub fn extract_docs(ds: DocSet, ann: &str, use_comments: bool) -> Result<(Vec<Document>, Vec<Document>), ValuesError> {
+    check_annotation_only_on_docs(&ds, ann)?;
+    let mut matched = Vec::new();
+    let mut others = Vec::new();
+    for d in ds.docs {
+        let count = if use_comments {
+            d.meta
+                .comments
+                .iter()
+                .filter(|c| {
+                    matches!(classify(c, &d.pos, true), Ok(MetaKind::Annotation { ref name, .. }) if name == ann)
+                })
+                .count()
+        } else {
+            usize::from(d.meta.has(ann))
+        };
+        if count > 1 {
+            return Err(ValuesError::other(
+                format!("{ann} annotation may only be used once per document"),
+                Some(d.pos.clone()),
+            ));
+        }
+        if count == 1 {
+            matched.push(d);
+        } else {
+            others.push(d);
+        }
+    }
+    Ok((matched, others))
+}
+
+/// Files of a library that hold documents annotated with `ann` (ytt's
+/// `filesByAnnotation`), in order.
+pub fn files_with_annotation(
+    session: &EvalSession,
+    lib: LibraryCtx,
+    ann: &str,
+) -> Result<Vec<crate::files::FileInLibrary>, ValuesError> {
+    let mut out = Vec::new();
+    for f in session.tree.accessible_files(lib.current) {
+        if f.file.file_type() != FileType::Yaml || !f.file.is_template() {
+            continue;
+        }
+        let raw = session.cache.raw_yaml(&f.file);
+        let ds = match &*raw {
+            Ok(ds) => ds.clone(),
+            Err(e) => {
+                return Err(ValuesError {
+                    message: e.message.clone(),
+                    kind: ValuesErrorKind::Template(e.clone()),
+                })
+            }
+        };
+        let (docs, _) = extract_docs(ds, ann, true)?;
+        if !docs.is_empty() {
+            out.push(f);
+        }
+    }
+    Ok(out)
+}
+
+/// Computes the data values of the library rooted at `lib`, and validates
+/// them (unless `skip_validation`, ytt's
+/// `--dangerous-data-values-disable-validation`).
+pub fn library_values(
+    session: &EvalSession,
+    lib: LibraryCtx,
+    overlays: &[Envelope],
+    schema: &crate::schema::Schema,
+    skip_validation: bool,
+) -> Result<LibraryValues, ValuesError> {
+    let files = files_with_annotation(session, lib, ANN_DATA_VALUES)?;
+    let mut descs: Vec<String> = files.iter().map(|f| f.rel_path.clone()).collect();
+    if !overlays.is_empty() {
+        descs.push("additional data values".to_string());
+    }
+    let prefix = format!("Overlaying data values (in following order: {}): ", descs.join(", "));
+    let (doc, for_libraries) = apply(session, lib, &files, overlays, schema).map_err(|e| e.wrap(&prefix))?;
+    if !skip_validation {
+        let invalidations = crate::validation::run(&doc, schema.doc_type.as_ref(), session.opts).map_err(|e| {
+            ValuesError::other(format!("Validating final data values:\n{}", e.message), e.pos)
+        })?;
+        if !invalidations.is_empty() {
+            return Err(ValuesError {
+                message: format!(
+                    "Validating final data values:\n{}",
+                    crate::validation::render(&invalidations)
+                ),
+                kind: ValuesErrorKind::Validation(invalidations),
+            });
+        }
+    }
+    Ok(LibraryValues {
+        doc,
+        for_libraries,
+        files: files.iter().map(|f| f.rel_path.clone()).collect(),
+    })
+}
+
+fn apply(
+    session: &EvalSession,
+    lib: LibraryCtx,
+    files: &[crate::files::FileInLibrary],
+    overlays: &[Envelope],
+    schema: &dyn ValuesSchema,
+) -> Result<(Document, Vec<Envelope>), ValuesError> {
+    let mut all: Vec<Envelope> = Vec::new();
+    if let Some(defaults) = schema.defaults() {
+        all.push(Envelope::new(defaults).map_err(|e| ValuesError::other(e, None))?);
+    }
+    for f in files {
+        let file_lib = LibraryCtx {
+            current: f.dir,
+            root: lib.root,
+        };
+        let result = session.eval_yaml(f, file_lib).map_err(|e| ValuesError {
+            message: format!("Templating file '{}': {}", f.rel_path, e.message),
+            kind: ValuesErrorKind::Template(e),
+        })?;
+        let (docs, others) = extract_docs(result.docset, ANN_DATA_VALUES, false).map_err(|e| {
+            let mut e = e;
+            e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
+            e
+        })?;
+        if others.iter().any(|d| !d.is_empty()) {
+            return Err(ValuesError::other(
+                format!(
+                    "Templating file '{}': Expected data values file '{}' to only have data values documents",
+                    f.rel_path, f.file.rel_path
+                ),
+                Some(Pos::unknown_in(&f.file.src)),
+            ));
+        }
+        for d in docs {
+            all.push(Envelope::new(d).map_err(|e| ValuesError::other(e, None))?);
+        }
+    }
+    all.extend(overlays.iter().cloned());
+
+    let mut for_libraries = Vec::new();
+    let mut current: Option<Document> = None;
+    for env in all {
+        if env.intended_for_another_library() {
+            for_libraries.push(env);
+            continue;
+        }
+        let next = match current.take() {
+            None => env.doc,
+            Some(left) => {
+                let right = env.doc;
+                call_in_fresh_evaluator(session.opts, |ev| Ok(overlay_document(ev, left, &right)))
+                    .map_err(|e| ValuesError::other(session.starlark_error(&e).message, None))?
+                    .map_err(|m| ValuesError {
+                        message: m,
+                        kind: ValuesErrorKind::Overlay,
+                    })?
+            }
+        };
+        let mut next = next;
+        let violations = schema.check(&mut next);
+        if !violations.is_empty() {
+            return Err(ValuesError {
+                message: crate::schema::render_violations("One or more data values were invalid", &violations),
+                kind: ValuesErrorKind::Schema(violations),
+            });
+        }
+        current = Some(next);
+    }
+    let doc = current.unwrap_or_else(|| Document {
+        value: Value::new_map(Pos::unknown()),
+        pos: Pos::unknown(),
+        meta: Meta::default(),
+        injected: false,
+    });
+    Ok((doc, for_libraries))
+}

@@ -1,0 +1,72 @@
+//! ytt's standard library: the `@ytt:` modules.
+//!
+//! Modules that depend on nothing are built once per process and shared
+//! (frozen modules are `Send + Sync`); `@ytt:data` depends on the data values
+//! of the evaluation and is built per session.
+
+use std::sync::OnceLock;
+
+use starlark::environment::{FrozenModule, GlobalsBuilder};
+
+use crate::template::eval::EvalSession;
+use crate::template::{TemplateError, TemplateErrorKind};
+
+pub mod assert;
+pub mod codec;
+pub mod data;
+pub mod misc;
+pub mod overlay;
+pub mod structs;
+
+/// The `@ytt:<name>` module for a `load()`.
+pub fn module(name: &str, session: &EvalSession) -> Result<FrozenModule, TemplateError> {
+    let m = match name {
+        "data" => return session.data_module(),
+        "assert" => assert::module(),
+        "struct" => structs::module(),
+        "yaml" => codec::yaml_module(),
+        "json" => codec::json_module(),
+        "base64" => codec::base64_module(),
+        "sha256" => codec::sha256_module(),
+        "md5" => codec::md5_module(),
+        "regexp" => misc::regexp_module(),
+        "math" => misc::math_module(),
+        "url" => misc::url_module(),
+        "ip" => misc::ip_module(),
+        "version" => misc::version_module(),
+        "template" => misc::template_module(),
+        "overlay" => overlay::module(),
+        "library" => {
+            return Err(TemplateError::new(
+                TemplateErrorKind::Load,
+                "@ytt:library is only available when rendering templates, which yttcheck does not do (data values, schemas and validations do not need it)",
+                None,
+            ))
+        }
+        _ => {
+            return Err(TemplateError::new(
+                TemplateErrorKind::Load,
+                format!("builtin ytt library does not have module '{name}'"),
+                None,
+            ))
+        }
+    };
+    Ok(m.clone())
+}
+
+/// Builds (once) a frozen module from a globals builder.
+pub(crate) fn static_module(
+    cell: &'static OnceLock<FrozenModule>,
+    build: impl FnOnce(&mut GlobalsBuilder),
+) -> &'static FrozenModule {
+    cell.get_or_init(|| {
+        let mut b = GlobalsBuilder::new();
+        build(&mut b);
+        let globals = b.build();
+        FrozenModule::from_globals(&globals).expect("ytt module freezes")
+    })
+}
+
+pub(crate) fn err(msg: impl Into<String>) -> starlark::Error {
+    starlark::Error::new_other(anyhow::anyhow!("{}", msg.into()))
+}
