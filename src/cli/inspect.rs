@@ -70,6 +70,10 @@ pub struct InspectArgs {
     #[arg(long = "ignore-unknown-comments")]
     pub ignore_unknown_comments: bool,
 
+    /// Only accept unambiguous YAML scalars (ytt's --strict)
+    #[arg(short = 's', long = "strict")]
+    pub strict: bool,
+
     /// Allow map keys to be given twice in templates
     #[arg(long = "implicit-map-key-overrides")]
     pub implicit_map_key_overrides: bool,
@@ -121,10 +125,11 @@ pub fn inspect(args: &InspectArgs) -> Result<String, String> {
         kvs_from_files: args.data_value_file.clone(),
         from_files: args.data_values_file.clone(),
     };
-    let overlays = flags.as_overlays(&snap, &stdin, &crate::values::flags::environ())?;
+    let overlays = flags.as_overlays(&snap, &stdin, &crate::values::flags::environ(), args.strict)?;
 
     let opts = EvalOpts {
         ignore_unknown_comments: args.ignore_unknown_comments,
+        strict: args.strict,
         implicit_map_key_overrides: args.implicit_map_key_overrides,
         ..EvalOpts::default()
     };

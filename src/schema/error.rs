@@ -21,6 +21,8 @@ pub struct SchemaError {
     pub summary: String,
     pub violations: Vec<Violation>,
     pub misc: String,
+    /// Violations reported inside `misc`.
+    pub nested_violations: Vec<Violation>,
 }
 
 impl SchemaError {
@@ -29,6 +31,7 @@ impl SchemaError {
             summary: summary.into(),
             violations,
             misc: String::new(),
+            nested_violations: Vec::new(),
         }
     }
 
@@ -38,7 +41,22 @@ impl SchemaError {
             summary: String::new(),
             violations: Vec::new(),
             misc: message.into(),
+            nested_violations: Vec::new(),
         }
+    }
+
+    /// Marks an error whose violations are already inside `misc` (ytt nests
+    /// one report in another); the violations stay for findings.
+    pub fn nested(mut self) -> SchemaError {
+        self.nested_violations = std::mem::take(&mut self.violations);
+        self
+    }
+
+    /// Every violation, including nested ones.
+    pub fn all_violations(&self) -> Vec<Violation> {
+        let mut v = self.violations.clone();
+        v.extend(self.nested_violations.iter().cloned());
+        v
     }
 
     pub fn message(&self) -> String {
@@ -96,7 +114,7 @@ fn render(summary: &str, violations: &[Violation], misc: &str) -> String {
         }
         out.push('\n');
         out.push_str(&pad("|", ""));
-        out.push('\n');
+        out.push_str("\n\n");
         if !v.found.is_empty() {
             out.push_str(&pad("=", ""));
             out.push_str(" found: ");

@@ -291,18 +291,28 @@ fn ann_to_yaml(v: &AnnValue, pos: &Pos) -> Value {
 }
 
 fn set_positions(v: &mut Value, pos: &Pos) {
+    // ytt's convertToAST: nodes made from plain values (unknown positions) get
+    // `pos`; nodes from fragments keep theirs.
     match v {
         Value::Map(m) => {
-            m.pos = pos.clone();
+            if !m.pos.is_known() {
+                m.pos = pos.clone();
+            }
             for i in &mut m.items {
-                i.pos = pos.clone();
+                if !i.pos.is_known() {
+                    i.pos = pos.clone();
+                }
                 set_positions(&mut i.value, pos);
             }
         }
         Value::Array(a) => {
-            a.pos = pos.clone();
+            if !a.pos.is_known() {
+                a.pos = pos.clone();
+            }
             for i in &mut a.items {
-                i.pos = pos.clone();
+                if !i.pos.is_known() {
+                    i.pos = pos.clone();
+                }
                 set_positions(&mut i.value, pos);
             }
         }
@@ -685,7 +695,8 @@ fn type_check_value(t: &Type, v: &mut Value, pos: &Pos) -> Vec<Violation> {
 fn get_default(node: &NodeView, t: &Type) -> Result<Value, SchemaError> {
     if let Some(ann) = node.meta.annotation(ANN_DEFAULT) {
         if node.kind == NodeKind::ArrayItem {
-            return Err(SchemaError::new(
+            // ytt nests this report inside an "Invalid schema" one
+            let inner = SchemaError::new(
                 format!("Invalid schema - @{ANN_DEFAULT} not supported on array item"),
                 vec![Violation {
                     ann_positions: vec![ann.pos.clone()],
@@ -696,7 +707,14 @@ fn get_default(node: &NodeView, t: &Type) -> Result<Value, SchemaError> {
                     ],
                     ..Violation::default()
                 }],
-            ));
+            );
+            return Err(SchemaError {
+                summary: "Invalid schema".into(),
+                violations: inner.violations.clone(),
+                misc: format!("{} \n", inner.message()),
+                nested_violations: Vec::new(),
+            }
+            .nested());
         }
         let expected = format!("{} (by {})", t.name(), t.pos().compact());
         let syntax = |found: String, hints: Vec<String>| {

@@ -180,7 +180,7 @@ fn frame_lines(e: &starlark::Error) -> Vec<FrameLine> {
                 line: resolved.begin.line as u32 + 1,
             });
         }
-        context = f.name.clone();
+        context = crate::ytt::assert::short_function_name(&f.name).to_string();
     }
     if let Some(span) = e.span() {
         let resolved = span.resolve_span();

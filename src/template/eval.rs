@@ -21,7 +21,7 @@ use starlark::values::{OwnedFrozenValue, Value as SValue};
 use starlark::PrintHandler;
 
 use crate::files::{FileInLibrary, FileType, InputFile, LibraryCtx, LibraryTree};
-use crate::yaml::parse::parse;
+use crate::yaml::parse::parse_opts;
 use crate::yaml::{AnnValue, DocSet, Meta, Pos, Value};
 
 use super::blocks::{self, Program};
@@ -34,6 +34,8 @@ use super::values::{store_get, NodeTableValue, ValueStore};
 #[derive(Debug, Clone)]
 pub struct EvalOpts {
     pub ignore_unknown_comments: bool,
+    /// ytt's `--strict`: only unambiguous YAML scalars.
+    pub strict: bool,
     pub implicit_map_key_overrides: bool,
     /// Deepest Starlark call stack.
     pub max_call_depth: usize,
@@ -49,6 +51,7 @@ impl Default for EvalOpts {
     fn default() -> Self {
         EvalOpts {
             ignore_unknown_comments: false,
+            strict: false,
             implicit_map_key_overrides: false,
             max_call_depth: 256,
             max_steps: 200_000_000,
@@ -132,12 +135,17 @@ impl CompileCache {
 
     /// The file parsed with comments (for annotation discovery), not templated.
     pub fn raw_yaml(&self, file: &Arc<InputFile>) -> Arc<Result<DocSet, TemplateError>> {
+        self.raw_yaml_opts(file, false)
+    }
+
+    /// [`Self::raw_yaml`], optionally with `--strict` scalars.
+    pub fn raw_yaml_opts(&self, file: &Arc<InputFile>, strict: bool) -> Arc<Result<DocSet, TemplateError>> {
         let key = Arc::as_ptr(file) as usize;
         if let Some((_, r)) = self.raw.lock().expect("cache lock").get(&key) {
             return r.clone();
         }
         let with_comments = file.is_template() || file.is_library();
-        let r = Arc::new(parse(&file.src, with_comments).map_err(|e| {
+        let r = Arc::new(parse_opts(&file.src, with_comments, strict).map_err(|e| {
             TemplateError::new(
                 TemplateErrorKind::Yaml,
                 format!(
@@ -172,7 +180,7 @@ impl CompileCache {
         match file.file_type() {
             FileType::Starlark => compile_starlark(file),
             FileType::Yaml => {
-                let raw = self.raw_yaml(file);
+                let raw = self.raw_yaml_opts(file, opts.strict);
                 let ds = match &*raw {
                     Ok(ds) => ds.clone(),
                     Err(e) => return Err(e.clone()),

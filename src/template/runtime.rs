@@ -508,18 +508,28 @@ pub fn replace_current<'v>(eval: &Evaluator<'v, '_, '_>, value: Value<'v>) -> st
 
 /// Gives nodes converted from plain values the position of the node they replace.
 fn set_positions(v: &mut YValue, pos: &Pos) {
+    // ytt's convertToAST: nodes made from plain values (unknown positions) get
+    // `pos`; nodes from fragments keep theirs.
     match v {
         YValue::Map(m) => {
-            m.pos = pos.clone();
+            if !m.pos.is_known() {
+                m.pos = pos.clone();
+            }
             for i in &mut m.items {
-                i.pos = pos.clone();
+                if !i.pos.is_known() {
+                    i.pos = pos.clone();
+                }
                 set_positions(&mut i.value, pos);
             }
         }
         YValue::Array(a) => {
-            a.pos = pos.clone();
+            if !a.pos.is_known() {
+                a.pos = pos.clone();
+            }
             for i in &mut a.items {
-                i.pos = pos.clone();
+                if !i.pos.is_known() {
+                    i.pos = pos.clone();
+                }
                 set_positions(&mut i.value, pos);
             }
         }

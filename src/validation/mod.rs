@@ -767,9 +767,28 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
         };
         match self.ev.eval_function(f, &[value], &[]) {
             Ok(r) => Ok(r.unpack_bool() == Some(true)),
-            Err(e) => Err(crate::ytt::assert::go_error_text(&e)),
+            Err(e) => {
+                let op = match &rule.check {
+                    Check::Assertion { factory: "assert.min", .. } => Some(">="),
+                    Check::Assertion { factory: "assert.max", .. } => Some("<="),
+                    _ => None,
+                };
+                Err(go_compare_text(&crate::ytt::assert::go_error_text(&e), op))
+            }
         }
     }
+}
+
+/// go-starlark's wording of unsupported comparisons (`dict <= int not
+/// implemented`) in ytt's `min`/`max` rules.
+fn go_compare_text(msg: &str, op: Option<&str>) -> String {
+    let Some(op) = op else { return msg.to_string() };
+    if let Some(rest) = msg.strip_prefix("Operation `compare` not supported for types `") {
+        if let Some((a, b)) = rest.trim_end_matches('`').split_once("` and `") {
+            return format!("{a} {op} {b} not implemented");
+        }
+    }
+    msg.to_string()
 }
 
 /// Number of parameters of a `when=` function (None when it is not a

@@ -11,7 +11,7 @@
 use std::sync::Arc;
 
 use crate::source::{find_files, load_file, Snapshot, Stdin};
-use crate::yaml::parse::parse;
+use crate::yaml::parse::parse_opts;
 use crate::yaml::{AnnValue, Annotation, DocSet, Document, Map, MapItem, Meta, Pos, SourceFile, Value};
 
 use super::envelope::Envelope;
@@ -50,11 +50,12 @@ impl DataValuesFlags {
         snap: &dyn Snapshot,
         stdin: &Stdin,
         environ: &[(String, String)],
+        strict: bool,
     ) -> Result<Overlays, String> {
         let mut all: Vec<Envelope> = Vec::new();
         for f in &self.from_files {
             let vals = self
-                .file(snap, stdin, f)
+                .file(snap, stdin, f, strict)
                 .map_err(|e| format!("Extracting data value from file: {e}"))?;
             all.extend(vals);
         }
@@ -63,7 +64,7 @@ impl DataValuesFlags {
             (&self.env_from_yaml, true, "data-values-env-yaml"),
         ] {
             for prefix in prefixes {
-                let vals = env(prefix, yaml, name, environ).map_err(|e| {
+                let vals = env(prefix, yaml, name, environ, strict).map_err(|e| {
                     format!("Extracting data values from env under prefix '{prefix}': {e}")
                 })?;
                 all.extend(vals);
@@ -74,7 +75,7 @@ impl DataValuesFlags {
             (&self.kvs_from_yaml, true, "data-value-yaml"),
         ] {
             for kv in kvs {
-                let v = kv_flag(kv, yaml, name).map_err(|e| format!("Extracting data value from KV: {e}"))?;
+                let v = kv_flag(kv, yaml, name, strict).map_err(|e| format!("Extracting data value from KV: {e}"))?;
                 all.push(v);
             }
         }
@@ -88,7 +89,7 @@ impl DataValuesFlags {
         Ok(Overlays { root, libraries })
     }
 
-    fn file(&self, snap: &dyn Snapshot, stdin: &Stdin, full: &str) -> Result<Vec<Envelope>, String> {
+    fn file(&self, snap: &dyn Snapshot, stdin: &Stdin, full: &str, strict: bool) -> Result<Vec<Envelope>, String> {
         let (lib_ref, path) = lib_ref_and_remainder(full)?;
         let found = find_files(snap, path, stdin).map_err(|e| format!("Find files '{path}': {e}"))?;
         let mut out = Vec::new();
@@ -98,7 +99,7 @@ impl DataValuesFlags {
             }
             let rel = f.rel_path.clone();
             let file = load_file(snap, f, 0).map_err(|e| format!("Reading file '{rel}': {}", e.message))?;
-            let ds = parse(&file.src, true).map_err(|e| {
+            let ds = parse_opts(&file.src, true, strict).map_err(|e| {
                 format!(
                     "Unmarshaling YAML data values file '{}': {}",
                     file.rel_path,
@@ -138,7 +139,13 @@ impl DataValuesFlags {
     }
 }
 
-fn env(prefix_arg: &str, yaml: bool, name: &str, environ: &[(String, String)]) -> Result<Vec<Envelope>, String> {
+fn env(
+    prefix_arg: &str,
+    yaml: bool,
+    name: &str,
+    environ: &[(String, String)],
+    strict: bool,
+) -> Result<Vec<Envelope>, String> {
     let (lib_ref, prefix) = lib_ref_and_key(prefix_arg)?;
     let mut out = Vec::new();
     let want = format!("{prefix}_");
@@ -147,7 +154,7 @@ fn env(prefix_arg: &str, yaml: bool, name: &str, environ: &[(String, String)]) -
             continue;
         };
         let value = if yaml {
-            parse_yaml_value(v).map_err(|e| {
+            parse_yaml_value(v, strict).map_err(|e| {
                 format!("Extracting data value from env variable '{k}': Deserializing YAML value: {e}")
             })?
         } else {
@@ -161,12 +168,12 @@ fn env(prefix_arg: &str, yaml: bool, name: &str, environ: &[(String, String)]) -
     Ok(out)
 }
 
-fn kv_flag(kv: &str, yaml: bool, name: &str) -> Result<Envelope, String> {
+fn kv_flag(kv: &str, yaml: bool, name: &str, strict: bool) -> Result<Envelope, String> {
     let Some((key_part, raw)) = kv.split_once('=') else {
         return Err("Expected format key=value".to_string());
     };
     let value = if yaml {
-        parse_yaml_value(raw).map_err(|e| {
+        parse_yaml_value(raw, strict).map_err(|e| {
             format!("Deserializing value for key '{key_part}': Deserializing YAML value: {e}")
         })?
     } else {
@@ -180,9 +187,9 @@ fn kv_flag(kv: &str, yaml: bool, name: &str) -> Result<Envelope, String> {
 
 /// Parses a `--data-value-yaml` value (first document; positions keep an
 /// empty file name, as in ytt: `from: 1`).
-pub fn parse_yaml_value(raw: &str) -> Result<Value, String> {
+pub fn parse_yaml_value(raw: &str, strict: bool) -> Result<Value, String> {
     let src = SourceFile::new("", raw);
-    let ds = parse(&src, false).map_err(|e| e.ytt_message())?;
+    let ds = parse_opts(&src, false, strict).map_err(|e| e.ytt_message())?;
     Ok(ds.docs.into_iter().next().map(|d| d.value).unwrap_or(Value::Null))
 }
 

@@ -167,7 +167,7 @@ pub fn files_with_annotation(
         if f.file.file_type() != FileType::Yaml || !f.file.is_template() {
             continue;
         }
-        let raw = session.cache.raw_yaml(&f.file);
+        let raw = session.cache.raw_yaml_opts(&f.file, session.opts.strict);
         let ds = match &*raw {
             Ok(ds) => ds.clone(),
             Err(e) => {

@@ -120,7 +120,7 @@ pub fn library_schema(
         Some(doc) => Schema::from_document(doc).map_err(|e| {
             wrap(ValuesError {
                 message: e.message(),
-                kind: ValuesErrorKind::Schema(e.violations.clone()),
+                kind: ValuesErrorKind::Schema(e.all_violations()),
             })
         })?,
     };

@@ -48,12 +48,15 @@ pub struct ParseError {
     pub line: u32,
     pub col: u32,
     pub message: String,
+    /// Scanner errors name their line in ytt's text; decoding errors
+    /// (scalar resolution, aliases) do not.
+    pub line_in_message: bool,
 }
 
 impl ParseError {
     /// ytt's rendering: `yaml: line N: message`.
     pub fn ytt_message(&self) -> String {
-        if self.line > 0 {
+        if self.line > 0 && self.line_in_message {
             format!("yaml: line {}: {}", self.line, self.message)
         } else {
             format!("yaml: {}", self.message)
@@ -73,10 +76,24 @@ pub fn parse(src: &Arc<SourceFile>, with_comments: bool) -> Result<DocSet, Parse
     parse_with_limits(src, with_comments, Limits::default())
 }
 
+/// [`parse`] with ytt's `--strict` scalar rules when `strict`.
+pub fn parse_opts(src: &Arc<SourceFile>, with_comments: bool, strict: bool) -> Result<DocSet, ParseError> {
+    parse_inner(src, with_comments, Limits::default(), strict)
+}
+
 pub fn parse_with_limits(
     src: &Arc<SourceFile>,
     with_comments: bool,
     limits: Limits,
+) -> Result<DocSet, ParseError> {
+    parse_inner(src, with_comments, limits, false)
+}
+
+fn parse_inner(
+    src: &Arc<SourceFile>,
+    with_comments: bool,
+    limits: Limits,
+    strict: bool,
 ) -> Result<DocSet, ParseError> {
     let original = src.text();
     let original = original.strip_prefix('\u{feff}').unwrap_or(original);
@@ -94,6 +111,7 @@ pub fn parse_with_limits(
         line_shift,
         budget: limits.max_alias_nodes,
         limits,
+        strict,
     };
     let mut docset = DocSet::default();
     let mut carried: Vec<Comment> = Vec::new();
@@ -199,6 +217,8 @@ struct RawNode {
     col: u32,
     /// Byte offset where the node's properties (anchor/tag) or content start.
     start: usize,
+    /// Anchor id (kept for debugging output).
+    #[allow(dead_code)]
     anchor: usize,
 }
 
@@ -250,6 +270,7 @@ fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, Parse
                 line,
                 col: e.marker().col() as u32 + 1,
                 message: e.info(),
+                line_in_message: true,
             }
         })?;
         let offset = span.start.byte_offset().unwrap_or(0);
@@ -290,6 +311,7 @@ fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, Parse
                     line: raw_line(line, line_shift),
                     col,
                     message: format!("unknown anchor '{name}' referenced"),
+                    line_in_message: false,
                 })
             }
             Event::Scalar(value, style, anchor, tag) => {
@@ -365,6 +387,7 @@ fn depth_error(line: u32, shift: u32, limits: Limits) -> ParseError {
             "exceeded max depth of {} nested collections",
             limits.max_depth
         ),
+        line_in_message: true,
     }
 }
 
@@ -415,6 +438,7 @@ struct Builder<'a> {
     line_shift: u32,
     budget: usize,
     limits: Limits,
+    strict: bool,
 }
 
 impl Builder<'_> {
@@ -427,6 +451,7 @@ impl Builder<'_> {
             line: raw_line(node.line, self.line_shift),
             col: node.col,
             message,
+            line_in_message: false,
         }
     }
 
@@ -552,7 +577,12 @@ impl Builder<'_> {
         match tag {
             None => {
                 if matches!(style, ScalarStyle::Plain) {
-                    Ok(scalar::resolved_value(scalar::resolve_plain(text), text))
+                    let r = if self.strict {
+                        scalar::resolve_strict(text).map_err(|m| self.err(node, m))?
+                    } else {
+                        scalar::resolve_plain(text)
+                    };
+                    Ok(scalar::resolved_value(r, text))
                 } else {
                     Ok(Value::str(text))
                 }

@@ -103,6 +103,92 @@ fn lookup(s: &str) -> Option<Resolved> {
     })
 }
 
+/// ytt's `--strict` resolution of an untagged plain scalar: only the YAML
+/// forms nobody misreads are accepted; anything ambiguous is an error.
+pub fn resolve_strict(s: &str) -> Result<Resolved, String> {
+    let native = resolve_plain(s);
+    let conservative = match s {
+        "" => Resolved::Null,
+        "true" => Resolved::Bool(true),
+        "false" => Resolved::Bool(false),
+        _ if is_strict_int(s) => match s.parse::<i64>() {
+            Ok(i) => Resolved::Int(i),
+            Err(_) => match s.parse::<u64>() {
+                Ok(u) => Resolved::UInt(u),
+                Err(e) => return Err(format!("Strict parsing: Parsing int '{s}': {e}")),
+            },
+        },
+        _ if is_strict_float(s) => match s.parse::<f64>() {
+            Ok(f) if f.is_finite() => Resolved::Float(f),
+            _ => return Err(format!("Strict parsing: Parsing float '{s}': value out of range")),
+        },
+        _ if s.chars().any(char::is_whitespace) => {
+            return Err(format!(
+                "Strict parsing: Strings with whitespace must be explicitly quoted: '{s}'"
+            ))
+        }
+        _ if s.contains(':') => {
+            return Err(format!(
+                "Strict parsing: Strings with colon must be explicitly quoted: '{s}'"
+            ))
+        }
+        _ if s.contains("---") => {
+            return Err(format!(
+                "Strict parsing: Strings with triple-dash must be explicitly quoted: '{s}'"
+            ))
+        }
+        _ => Resolved::Str,
+    };
+    let tag = |r: &Resolved| match r {
+        Resolved::Null => "!!null",
+        Resolved::Bool(_) => "!!bool",
+        Resolved::Int(_) | Resolved::UInt(_) => "!!int",
+        Resolved::Float(_) => "!!float",
+        Resolved::Timestamp => "!!timestamp",
+        Resolved::Str => "!!str",
+    };
+    if tag(&conservative) != tag(&native) {
+        return Err(format!(
+            "Strict parsing: Found '{s}' ambigious (could be {} or {})",
+            tag(&conservative),
+            tag(&native)
+        ));
+    }
+    if conservative != native {
+        return Err(format!(
+            "Strict parsing: Found '{s}' ambigious (could be '{s}' or '{s}')"
+        ));
+    }
+    Ok(conservative)
+}
+
+fn is_strict_int(s: &str) -> bool {
+    let d = s.strip_prefix('-').unwrap_or(s);
+    d == "0" || (!d.is_empty() && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn is_strict_float(s: &str) -> bool {
+    let d = s.strip_prefix('-').unwrap_or(s);
+    let (int_part, rest) = match d.find(['.', 'e', 'E']) {
+        Some(i) => (&d[..i], &d[i..]),
+        None => (d, ""),
+    };
+    if !is_strict_int(int_part) || int_part.starts_with('-') {
+        return false;
+    }
+    let rest = match rest.strip_prefix('.') {
+        Some(r) => {
+            let n = r.bytes().take_while(|b| b.is_ascii_digit()).count();
+            if n == 0 {
+                return false;
+            }
+            &r[n..]
+        }
+        None => rest,
+    };
+    is_exponent_or_end(rest)
+}
+
 /// Turns a resolution into a value (timestamps and merge keys keep their text).
 pub fn resolved_value(r: Resolved, text: &str) -> Value {
     match r {
@@ -536,6 +622,17 @@ mod tests {
         for p in ["hello", "yes please", "1.2.3", "v1"] {
             assert!(!string_needs_quotes(p), "{p}");
         }
+    }
+
+    #[test]
+    fn strict_mode() {
+        assert!(resolve_strict("yes").unwrap_err().contains("could be !!str or !!bool"));
+        assert!(resolve_strict("0777").is_err());
+        assert!(resolve_strict("a b").unwrap_err().contains("whitespace"));
+        assert_eq!(resolve_strict("12").unwrap(), Resolved::Int(12));
+        assert_eq!(resolve_strict("1.5e3").unwrap(), Resolved::Float(1500.0));
+        assert_eq!(resolve_strict("true").unwrap(), Resolved::Bool(true));
+        assert_eq!(resolve_strict("hello").unwrap(), Resolved::Str);
     }
 
     #[test]

@@ -261,6 +261,16 @@ fn int_arg<'v>(name: &str, v: Value<'v>, heap: Heap<'v>) -> starlark::Result<Val
     }
 }
 
+/// starlark-rust qualifies lambdas with their module (`assert.max.lambda`);
+/// go-starlark calls them `lambda`.
+pub fn short_function_name(name: &str) -> &str {
+    if name.ends_with(".lambda") {
+        "lambda"
+    } else {
+        name
+    }
+}
+
 /// Go-starlark's wording for common starlark-rust errors (ytt users and ytt's
 /// own tests see these strings, e.g. through `assert.try_to`).
 pub fn go_error_text(e: &starlark::Error) -> String {
@@ -268,7 +278,7 @@ pub fn go_error_text(e: &starlark::Error) -> String {
     let raw = raw.trim().replace(crate::template::blocks::ASSERT_RENAMED, "assert");
     if let Some(rest) = raw.strip_prefix("Missing parameter `") {
         if let Some((param, tail)) = rest.split_once("` for call to `") {
-            let func = tail.trim_end_matches('`');
+            let func = short_function_name(tail.trim_end_matches('`'));
             return format!("function {func} missing 1 argument ({param})");
         }
     }
