@@ -109,7 +109,10 @@ pub struct LibraryCtx {
 }
 
 impl LibraryCtx {
-    pub const ROOT: LibraryCtx = LibraryCtx { current: 0, root: 0 };
+    pub const ROOT: LibraryCtx = LibraryCtx {
+        current: 0,
+        root: 0,
+    };
 }
 
 /// A file found in a library, with the path it has from that library's root.
@@ -188,9 +191,9 @@ impl LibraryTree {
         let (dirs, name) = split_path(path);
         let mut cur = from;
         if !dirs.is_empty() {
-            cur = self.find_library(from, &dirs.join("/")).map_err(|e| {
-                format!("Expected to find file '{path}', but did not: {e}")
-            })?;
+            cur = self
+                .find_library(from, &dirs.join("/"))
+                .map_err(|e| format!("Expected to find file '{path}', but did not: {e}"))?;
         }
         for f in &self.dirs[cur].files {
             if f.name() == name {
@@ -323,9 +326,17 @@ mod tests {
         assert!(tree.find_file(0, "../values.yml").is_err());
         assert!(tree.find_file(0, "_ytt_lib/app/config.yml").is_err());
         let app = tree.find_accessible_library(0, "app").unwrap();
-        let files: Vec<String> = tree.accessible_files(app).into_iter().map(|f| f.rel_path).collect();
+        let files: Vec<String> = tree
+            .accessible_files(app)
+            .into_iter()
+            .map(|f| f.rel_path)
+            .collect();
         assert_eq!(files, vec!["config.yml", "sub/x.lib.yml"]);
-        let root: Vec<String> = tree.accessible_files(0).into_iter().map(|f| f.rel_path).collect();
+        let root: Vec<String> = tree
+            .accessible_files(0)
+            .into_iter()
+            .map(|f| f.rel_path)
+            .collect();
         assert_eq!(root, vec!["values.yml", "lib/helpers.star"]);
         assert!(file("a.lib.yml", 0).is_library());
         assert!(file("a.star", 0).is_library());

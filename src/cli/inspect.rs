@@ -55,7 +55,12 @@ pub struct InspectArgs {
     pub schema_inspect: bool,
 
     /// Output: yaml, json, openapi-v3, json-schema (yttcheck extension)
-    #[arg(short = 'o', long = "output", value_name = "TYPE", value_delimiter = ',')]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "TYPE",
+        value_delimiter = ','
+    )]
     pub output: Vec<String>,
 
     /// With -o openapi-v3: add validation keywords (minimum, maxLength, enum, ...) [yttcheck extension]
@@ -77,6 +82,47 @@ pub struct InspectArgs {
     /// Allow map keys to be given twice in templates
     #[arg(long = "implicit-map-key-overrides")]
     pub implicit_map_key_overrides: bool,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// Evaluation budgets (yttcheck extensions: ytt has none, so a runaway
+/// template would hang it).
+#[derive(Args, Debug, Clone)]
+pub struct BudgetArgs {
+    /// Most Starlark steps one file evaluation may take
+    #[arg(long = "max-steps", value_name = "N", default_value_t = EvalOpts::default().max_steps)]
+    pub max_steps: u64,
+
+    /// Most seconds one file evaluation may take
+    #[arg(long = "timeout", value_name = "SECONDS", default_value_t = EvalOpts::default().timeout.as_secs_f64())]
+    pub timeout: f64,
+}
+
+impl Default for BudgetArgs {
+    fn default() -> Self {
+        let d = EvalOpts::default();
+        BudgetArgs {
+            max_steps: d.max_steps,
+            timeout: d.timeout.as_secs_f64(),
+        }
+    }
+}
+
+impl BudgetArgs {
+    /// Applies the budgets to evaluation options.
+    pub fn apply(&self, opts: &mut EvalOpts) -> Result<(), String> {
+        if self.max_steps == 0 {
+            return Err("--max-steps must be at least 1".to_string());
+        }
+        if !(self.timeout.is_finite() && self.timeout > 0.0) {
+            return Err("--timeout must be a positive number of seconds".to_string());
+        }
+        opts.max_steps = self.max_steps;
+        opts.timeout = std::time::Duration::from_secs_f64(self.timeout);
+        Ok(())
+    }
 }
 
 const OUTPUT_FORMATS: &[&str] = &["yaml", "json", "pos"];
@@ -90,7 +136,11 @@ fn output_kind(args: &InspectArgs, of: &[&str]) -> Result<Option<String>, String
             ));
         }
     }
-    Ok(args.output.iter().find(|t| of.contains(&t.as_str())).cloned())
+    Ok(args
+        .output
+        .iter()
+        .find(|t| of.contains(&t.as_str()))
+        .cloned())
 }
 
 /// Runs `inspect`; returns the process exit code.
@@ -125,14 +175,16 @@ pub fn inspect(args: &InspectArgs) -> Result<String, String> {
         kvs_from_files: args.data_value_file.clone(),
         from_files: args.data_values_file.clone(),
     };
-    let overlays = flags.as_overlays(&snap, &stdin, &crate::values::flags::environ(), args.strict)?;
+    let overlays =
+        flags.as_overlays(&snap, &stdin, &crate::values::flags::environ(), args.strict)?;
 
-    let opts = EvalOpts {
+    let mut opts = EvalOpts {
         ignore_unknown_comments: args.ignore_unknown_comments,
         strict: args.strict,
         implicit_map_key_overrides: args.implicit_map_key_overrides,
         ..EvalOpts::default()
     };
+    args.budget.apply(&mut opts)?;
     let cache = CompileCache::new();
     let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
     let schema = library_schema(&session, LibraryCtx::ROOT, &[]).map_err(|e| e.message)?;
@@ -187,7 +239,8 @@ pub fn inspect(args: &InspectArgs) -> Result<String, String> {
             let mut out = String::new();
             for d in ds.docs.iter().filter(|d| !d.is_empty()) {
                 out.push_str(
-                    &crate::ytt::codec::json_encode(&d.value, 0, true).map_err(|e| e.to_string())?,
+                    &crate::ytt::codec::json_encode(&d.value, 0, true)
+                        .map_err(|e| e.to_string())?,
                 );
             }
             Ok(out)

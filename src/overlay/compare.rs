@@ -22,18 +22,27 @@ pub fn compare(left: &Value, right: &Value) -> (bool, String) {
                     }
                 }
                 if !matched {
-                    return (false, "Expected at least one map item to match by key".to_string());
+                    return (
+                        false,
+                        "Expected at least one map item to match by key".to_string(),
+                    );
                 }
             }
             (true, String::new())
         }
         Value::Array(ra) => {
             let Value::Array(la) = left else {
-                return (false, format!("Expected array, but was {}", left.type_name()));
+                return (
+                    false,
+                    format!("Expected array, but was {}", left.type_name()),
+                );
             };
             for (i, ri) in ra.items.iter().enumerate() {
                 let Some(li) = la.items.get(i) else {
-                    return (false, "Expected to have matching number of array items".to_string());
+                    return (
+                        false,
+                        "Expected to have matching number of array items".to_string(),
+                    );
                 };
                 let (ok, why) = compare(&li.value, &ri.value);
                 if !ok {

@@ -52,7 +52,11 @@ impl Expects {
         }
     }
 
-    pub fn check<'v>(&self, matches: &[Pos], op: &mut Op<'_, 'v, '_, '_>) -> Result<(), NumMatchError> {
+    pub fn check<'v>(
+        &self,
+        matches: &[Pos],
+        op: &mut Op<'_, 'v, '_, '_>,
+    ) -> Result<(), NumMatchError> {
         let both = |a: &str, b: &str| {
             NumMatchError::plain(format!(
                 "Expected only one of keyword arguments ('{a}', '{b}') specified"

@@ -16,8 +16,8 @@ use starlark::values::Value as SValue;
 use crate::template::convert::{from_yaml, to_yaml, MapAs};
 use crate::template::eval::ann_value;
 use crate::template::values::{FragmentTree, YamlFragment};
-use crate::ytt::assert::go_type_name;
 use crate::yaml::{Annotation, Array, ArrayItem, DocSet, Document, Map, MapItem, Meta, Pos, Value};
+use crate::ytt::assert::go_type_name;
 
 use expects::{Expects, NumMatchError};
 
@@ -122,7 +122,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
 
     /// Overlays `right` onto `left`; `Ok(true)` means "replace left with right"
     /// (scalars and mismatched leaves).
-    pub fn apply(&mut self, left: &mut Value, right: &Value, defaults: &Expects) -> Result<bool, OverlayError> {
+    pub fn apply(
+        &mut self,
+        left: &mut Value,
+        right: &Value,
+        defaults: &Expects,
+    ) -> Result<bool, OverlayError> {
         match right {
             Value::Map(rmap) => {
                 let Value::Map(lmap) = left else {
@@ -170,7 +175,11 @@ impl<'v> Op<'_, 'v, '_, '_> {
                         op => Err(format!("Overlay op {op} is not supported on array item")),
                     });
                     if let Err(e) = r {
-                        return Err(format!("Array item on {}: {}", item.pos.as_line_string(), e));
+                        return Err(format!(
+                            "Array item on {}: {}",
+                            item.pos.as_line_string(),
+                            e
+                        ));
                     }
                 }
                 Ok(false)
@@ -227,7 +236,11 @@ impl<'v> Op<'_, 'v, '_, '_> {
     }
 
     /// Turns `by=` into a callable (a string means `overlay.map_key(string)`).
-    fn matcher_fn(&mut self, by: &crate::yaml::AnnValue, for_docs: bool) -> Result<SValue<'v>, OverlayError> {
+    fn matcher_fn(
+        &mut self,
+        by: &crate::yaml::AnnValue,
+        for_docs: bool,
+    ) -> Result<SValue<'v>, OverlayError> {
         let v = self.sval(by);
         if !for_docs {
             if let Some(s) = v.unpack_str() {
@@ -252,7 +265,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
     fn check(&mut self, e: &Expects, matches: &[Pos]) -> Result<bool, OverlayError> {
         match e.check(matches, self) {
             Ok(()) => Ok(true),
-            Err(NumMatchError { message, conditional }) => {
+            Err(NumMatchError {
+                message,
+                conditional,
+            }) => {
                 if conditional {
                     Ok(false)
                 } else {
@@ -264,7 +280,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
 
     /// Indexes of left map items matching `item`; `None` when a `when=`
     /// condition says to skip.
-    fn map_indexes(&mut self, left: &Map, item: &MapItem, defaults: &Expects) -> Result<Option<Vec<usize>>, OverlayError> {
+    fn map_indexes(
+        &mut self,
+        left: &Map,
+        item: &MapItem,
+        defaults: &Expects,
+    ) -> Result<Option<Vec<usize>>, OverlayError> {
         let (by, e) = self.match_kwargs(&item.meta, defaults)?;
         let mut idxs = Vec::new();
         let mut matches = Vec::new();
@@ -290,10 +311,19 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 }
             }
         }
-        Ok(if self.check(&e, &matches)? { Some(idxs) } else { None })
+        Ok(if self.check(&e, &matches)? {
+            Some(idxs)
+        } else {
+            None
+        })
     }
 
-    fn merge_map_item(&mut self, left: &mut Map, item: MapItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn merge_map_item(
+        &mut self,
+        left: &mut Map,
+        item: MapItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let child = self.child_defaults(&item.meta, defaults)?;
         let Some(idxs) = self.map_indexes(left, &item, defaults)? else {
             return Ok(());
@@ -315,7 +345,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn remove_map_item(&mut self, left: &mut Map, item: &MapItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn remove_map_item(
+        &mut self,
+        left: &mut Map,
+        item: &MapItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let Some(idxs) = self.map_indexes(left, item, defaults)? else {
             return Ok(());
         };
@@ -328,7 +363,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn replace_map_item(&mut self, left: &mut Map, item: &MapItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn replace_map_item(
+        &mut self,
+        left: &mut Map,
+        item: &MapItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let via = self.replace_kwargs(&item.meta)?;
         let Some(idxs) = self.map_indexes(left, item, defaults)? else {
             return Ok(());
@@ -348,7 +388,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn assert_map_item(&mut self, left: &mut Map, item: &MapItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn assert_map_item(
+        &mut self,
+        left: &mut Map,
+        item: &MapItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let child = self.child_defaults(&item.meta, defaults)?;
         let via = self.assert_kwargs(&item.meta)?;
         let Some(idxs) = self.map_indexes(left, item, defaults)? else {
@@ -363,14 +408,23 @@ impl<'v> Op<'_, 'v, '_, '_> {
 
     // ------------------------------------------------------------------ arrays
 
-    fn array_indexes(&mut self, left: &Array, item: &ArrayItem, defaults: &Expects) -> Result<Option<Vec<usize>>, OverlayError> {
+    fn array_indexes(
+        &mut self,
+        left: &Array,
+        item: &ArrayItem,
+        defaults: &Expects,
+    ) -> Result<Option<Vec<usize>>, OverlayError> {
         if !item.meta.has(MATCH) {
             // an unannotated array item matches nothing: it is appended
             let e = Expects {
                 expects: Some(crate::yaml::AnnValue::Int(0)),
                 ..Expects::default()
             };
-            return Ok(if self.check(&e, &[])? { Some(Vec::new()) } else { None });
+            return Ok(if self.check(&e, &[])? {
+                Some(Vec::new())
+            } else {
+                None
+            });
         }
         let ann = item.meta.annotation(MATCH).expect("checked above");
         if ann.kwargs.is_empty() {
@@ -380,7 +434,9 @@ impl<'v> Op<'_, 'v, '_, '_> {
         }
         let (by, e) = self.match_kwargs(&item.meta, defaults)?;
         let Some(by) = by else {
-            return Err(format!("Expected '{MATCH}' annotation keyword argument 'by' to be specified"));
+            return Err(format!(
+                "Expected '{MATCH}' annotation keyword argument 'by' to be specified"
+            ));
         };
         let f = self.matcher_fn(&by, false)?;
         let right = self.yaml_arg(&item.value);
@@ -394,10 +450,19 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 matches.push(li.pos.clone());
             }
         }
-        Ok(if self.check(&e, &matches)? { Some(idxs) } else { None })
+        Ok(if self.check(&e, &matches)? {
+            Some(idxs)
+        } else {
+            None
+        })
     }
 
-    fn merge_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn merge_array_item(
+        &mut self,
+        left: &mut Array,
+        item: &ArrayItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let child = self.child_defaults(&item.meta, defaults)?;
         let Some(idxs) = self.array_indexes(left, item, defaults)? else {
             return Ok(());
@@ -419,7 +484,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn remove_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn remove_array_item(
+        &mut self,
+        left: &mut Array,
+        item: &ArrayItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let Some(idxs) = self.array_indexes(left, item, defaults)? else {
             return Ok(());
         };
@@ -432,7 +502,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn replace_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn replace_array_item(
+        &mut self,
+        left: &mut Array,
+        item: &ArrayItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let via = self.replace_kwargs(&item.meta)?;
         let Some(idxs) = self.array_indexes(left, item, defaults)? else {
             return Ok(());
@@ -452,7 +527,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn insert_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn insert_array_item(
+        &mut self,
+        left: &mut Array,
+        item: &ArrayItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let Some(idxs) = self.array_indexes(left, item, defaults)? else {
             return Ok(());
         };
@@ -478,7 +558,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn assert_array_item(&mut self, left: &mut Array, item: &ArrayItem, defaults: &Expects) -> Result<(), OverlayError> {
+    fn assert_array_item(
+        &mut self,
+        left: &mut Array,
+        item: &ArrayItem,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let child = self.child_defaults(&item.meta, defaults)?;
         let via = self.assert_kwargs(&item.meta)?;
         let Some(idxs) = self.array_indexes(left, item, defaults)? else {
@@ -495,7 +580,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
 
     /// Overlays a document set onto document sets (ytt keeps several left sets
     /// to remember which file a document came from).
-    pub fn apply_docsets(&mut self, left: &mut [DocSet], right: &DocSet, defaults: &Expects) -> Result<(), OverlayError> {
+    pub fn apply_docsets(
+        &mut self,
+        left: &mut [DocSet],
+        right: &DocSet,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         for doc in &right.docs {
             let doc = doc.clone();
             let r = which_op(&doc.meta).and_then(|op| match op {
@@ -519,7 +609,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn doc_indexes(&mut self, left: &[DocSet], doc: &Document, defaults: &Expects) -> Result<Option<Vec<(usize, usize)>>, OverlayError> {
+    fn doc_indexes(
+        &mut self,
+        left: &[DocSet],
+        doc: &Document,
+        defaults: &Expects,
+    ) -> Result<Option<Vec<(usize, usize)>>, OverlayError> {
         let kwargs_empty = doc
             .meta
             .annotation(MATCH)
@@ -533,13 +628,26 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let (by, e) = self.match_kwargs(&doc.meta, defaults)?;
         if self.exact_match {
             if left.len() != 1 && left.first().map(|d| d.docs.len()) != Some(1) {
-                return Err("Expected to find exactly one left document when merging exactly two documents".to_string());
+                return Err(
+                    "Expected to find exactly one left document when merging exactly two documents"
+                        .to_string(),
+                );
             }
-            let pos = left[0].docs.first().map(|d| d.pos.clone()).unwrap_or_default();
-            return Ok(if self.check(&e, &[pos])? { Some(vec![(0, 0)]) } else { None });
+            let pos = left[0]
+                .docs
+                .first()
+                .map(|d| d.pos.clone())
+                .unwrap_or_default();
+            return Ok(if self.check(&e, &[pos])? {
+                Some(vec![(0, 0)])
+            } else {
+                None
+            });
         }
         let Some(by) = by else {
-            return Err(format!("Expected '{MATCH}' annotation keyword argument 'by'  to be specified"));
+            return Err(format!(
+                "Expected '{MATCH}' annotation keyword argument 'by'  to be specified"
+            ));
         };
         let f = self.matcher_fn(&by, true)?;
         let right = self.yaml_arg(&doc.value);
@@ -557,10 +665,19 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 combined += 1;
             }
         }
-        Ok(if self.check(&e, &matches)? { Some(idxs) } else { None })
+        Ok(if self.check(&e, &matches)? {
+            Some(idxs)
+        } else {
+            None
+        })
     }
 
-    fn merge_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+    fn merge_document(
+        &mut self,
+        left: &mut [DocSet],
+        doc: &Document,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let child = self.child_defaults(&doc.meta, defaults)?;
         let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
             return Ok(());
@@ -577,7 +694,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn remove_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+    fn remove_document(
+        &mut self,
+        left: &mut [DocSet],
+        doc: &Document,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
             return Ok(());
         };
@@ -592,7 +714,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn replace_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+    fn replace_document(
+        &mut self,
+        left: &mut [DocSet],
+        doc: &Document,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let via = self.replace_kwargs(&doc.meta)?;
         let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
             return Ok(());
@@ -614,7 +741,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn insert_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+    fn insert_document(
+        &mut self,
+        left: &mut [DocSet],
+        doc: &Document,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
             return Ok(());
         };
@@ -642,7 +774,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn assert_document(&mut self, left: &mut [DocSet], doc: &Document, defaults: &Expects) -> Result<(), OverlayError> {
+    fn assert_document(
+        &mut self,
+        left: &mut [DocSet],
+        doc: &Document,
+        defaults: &Expects,
+    ) -> Result<(), OverlayError> {
         let child = self.child_defaults(&doc.meta, defaults)?;
         let via = self.assert_kwargs(&doc.meta)?;
         let Some(idxs) = self.doc_indexes(left, doc, defaults)? else {
@@ -658,7 +795,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
     // ------------------------------------------------------------------ replace / insert / assert
 
     fn replace_kwargs(&mut self, meta: &Meta) -> Result<ReplaceKw<'v>, OverlayError> {
-        let mut out = ReplaceKw { via: None, or_add: false };
+        let mut out = ReplaceKw {
+            via: None,
+            or_add: false,
+        };
         if let Some(ann) = meta.annotation(REPLACE) {
             for (k, v) in &ann.kwargs {
                 match k.as_str() {
@@ -689,11 +829,21 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(out)
     }
 
-    fn replace_value(&mut self, kw: &ReplaceKw<'v>, existing: Option<&Value>, new: &Value) -> Result<Value, OverlayError> {
+    fn replace_value(
+        &mut self,
+        kw: &ReplaceKw<'v>,
+        existing: Option<&Value>,
+        new: &Value,
+    ) -> Result<Value, OverlayError> {
         self.via_value(kw.via, existing, new)
     }
 
-    fn via_value(&mut self, via: Option<SValue<'v>>, existing: Option<&Value>, new: &Value) -> Result<Value, OverlayError> {
+    fn via_value(
+        &mut self,
+        via: Option<SValue<'v>>,
+        existing: Option<&Value>,
+        new: &Value,
+    ) -> Result<Value, OverlayError> {
         match via {
             None => Ok(new.clone()),
             Some(f) => {
@@ -771,7 +921,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(via)
     }
 
-    fn assert_check(&mut self, via: &Option<SValue<'v>>, existing: &Value, new: &Value) -> Result<(), OverlayError> {
+    fn assert_check(
+        &mut self,
+        via: &Option<SValue<'v>>,
+        existing: &Value,
+        new: &Value,
+    ) -> Result<(), OverlayError> {
         let Some(f) = via else {
             let (ok, desc) = compare::compare(existing, new);
             if !ok {
@@ -831,7 +986,11 @@ struct InsertKw<'v> {
 /// Overlays one data values (or schema) document onto another, as ytt's data
 /// values pre-processing does (exact document match), and strips overlay
 /// annotations from the result.
-pub fn overlay_document(ev: &mut Evaluator, left: Document, right: &Document) -> Result<Document, OverlayError> {
+pub fn overlay_document(
+    ev: &mut Evaluator,
+    left: Document,
+    right: &Document,
+) -> Result<Document, OverlayError> {
     let mut sets = [DocSet {
         docs: vec![left],
         pos: Pos::unknown(),
@@ -850,6 +1009,8 @@ pub fn overlay_document(ev: &mut Evaluator, left: Document, right: &Document) ->
     let [set] = sets;
     let mut doc = set.docs.into_iter().next().unwrap_or_default();
     remove_overlay_annotations(&mut doc.value);
-    doc.meta.annotations.retain(|a| !a.name.starts_with("overlay/"));
+    doc.meta
+        .annotations
+        .retain(|a| !a.name.starts_with("overlay/"));
     Ok(doc)
 }

@@ -18,7 +18,11 @@ pub fn resolve(t: &Type) -> &Type {
 
 fn mismatch(t: &Type, found: &str, pos: &Pos) -> Violation {
     let def = t.pos();
-    let expected_type = if def.is_known() { t.name() } else { String::new() };
+    let expected_type = if def.is_known() {
+        t.name()
+    } else {
+        String::new()
+    };
     Violation {
         pos: pos.clone(),
         expected: format!("{expected_type} (by {})", def.compact()),
@@ -144,7 +148,10 @@ fn unexpected_key(item: &crate::yaml::MapItem, mt: &MapType) -> Violation {
     allowed.sort();
     let def = mt.pos.compact();
     let expected = match allowed.len() {
-        1 => format!("a map item with the key named \"{}\" (from {def})", allowed[0]),
+        1 => format!(
+            "a map item with the key named \"{}\" (from {def})",
+            allowed[0]
+        ),
         2..=9 => format!("one of {{ {} }} (from {def})", allowed.join(", ")),
         _ => format!("a key declared in map (from {def})"),
     };
@@ -174,7 +181,7 @@ pub fn nearest(x: &str, candidates: &[String]) -> Option<String> {
     };
     let x = fold(x);
     let mut best: Option<String> = None;
-    let mut best_d = (x.len() + 1) / 2;
+    let mut best_d = x.len().div_ceil(2);
     for c in candidates {
         let d = levenshtein(&x, &fold(c));
         if d < best_d {

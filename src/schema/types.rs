@@ -231,7 +231,13 @@ fn ann_value_repr(v: &AnnValue) -> String {
     match v {
         AnnValue::Frozen(f) => f.value().to_repr(),
         AnnValue::Str(s) => format!("{s:?}"),
-        AnnValue::Bool(b) => if *b { "True".into() } else { "False".into() },
+        AnnValue::Bool(b) => {
+            if *b {
+                "True".into()
+            } else {
+                "False".into()
+            }
+        }
         AnnValue::Int(i) => i.to_string(),
         AnnValue::None => "None".into(),
         AnnValue::Live(_) => "<value>".into(),
@@ -283,7 +289,9 @@ fn ann_to_yaml(v: &AnnValue, pos: &Pos) -> Value {
         AnnValue::Bool(b) => Value::Bool(*b),
         AnnValue::Int(i) => Value::Int(*i),
         AnnValue::Str(s) => Value::str(s),
-        AnnValue::Frozen(f) => crate::template::convert::to_yaml(f.value(), None).unwrap_or(Value::Null),
+        AnnValue::Frozen(f) => {
+            crate::template::convert::to_yaml(f.value(), None).unwrap_or(Value::Null)
+        }
         AnnValue::Live(_) => Value::Null,
     };
     set_positions(&mut y, pos);
@@ -348,9 +356,13 @@ fn type_from_annotations(node: &NodeView) -> Result<Option<Type>, SchemaError> {
     if let Some(ann) = node.meta.annotation(ANN_TYPE) {
         if ann.kwargs.is_empty() {
             let mut v = err_at(ann, node.pos);
-            v.description = format!("expected @{ANN_TYPE} annotation to have keyword argument and value");
+            v.description =
+                format!("expected @{ANN_TYPE} annotation to have keyword argument and value");
             v.expected = "valid keyword argument and value".into();
-            v.found = format!("missing keyword argument and value (by {})", ann.pos.compact());
+            v.found = format!(
+                "missing keyword argument and value (by {})",
+                ann.pos.compact()
+            );
             v.hints = vec!["Supported key-value pairs are 'any=True', 'any=False'".into()];
             return Err(invalid(v));
         }
@@ -387,9 +399,13 @@ fn type_from_annotations(node: &NodeView) -> Result<Option<Type>, SchemaError> {
     if let Some(ann) = node.meta.annotation(ANN_NULLABLE) {
         if !ann.kwargs.is_empty() {
             let mut v = err_at(ann, node.pos);
-            v.description = format!("expected @{ANN_NULLABLE} annotation to not contain any keyword arguments");
+            v.description =
+                format!("expected @{ANN_NULLABLE} annotation to not contain any keyword arguments");
             v.expected = "starlark.Bool".into();
-            v.found = format!("keyword argument in @{ANN_NULLABLE} (by {})", ann.pos.compact());
+            v.found = format!(
+                "keyword argument in @{ANN_NULLABLE} (by {})",
+                ann.pos.compact()
+            );
             v.hints = vec!["Supported kwargs are 'any'".into()];
             return Err(invalid(v));
         }
@@ -555,11 +571,20 @@ fn string_arg_ann(node: &NodeView, ann: &Annotation, name: &str) -> Result<Strin
         ));
     }
     match ann.args.len() {
-        0 => Err(syntax(format!("missing value in @{name} (by {})", ann.pos.compact()), vec![])),
+        0 => Err(syntax(
+            format!("missing value in @{name} (by {})", ann.pos.compact()),
+            vec![],
+        )),
         1 => ann_str(&ann.args[0]).ok_or_else(|| {
-            syntax(format!("Non-string value in @{name} (by {})", ann.pos.compact()), vec![])
+            syntax(
+                format!("Non-string value in @{name} (by {})", ann.pos.compact()),
+                vec![],
+            )
         }),
-        n => Err(syntax(format!("{n} values in @{name} (by {})", ann.pos.compact()), vec![])),
+        n => Err(syntax(
+            format!("{n} values in @{name} (by {})", ann.pos.compact()),
+            vec![],
+        )),
     }
 }
 
@@ -611,10 +636,16 @@ fn examples(node: &NodeView, ann: &Annotation) -> Result<Vec<(String, Value)>, S
         invalid(v)
     };
     if !ann.kwargs.is_empty() {
-        return Err(syntax(format!("keyword argument in @{ANN_EXAMPLES} (by {})", ann.pos.compact())));
+        return Err(syntax(format!(
+            "keyword argument in @{ANN_EXAMPLES} (by {})",
+            ann.pos.compact()
+        )));
     }
     if ann.args.is_empty() {
-        return Err(syntax(format!("missing value in @{ANN_EXAMPLES} (by {})", ann.pos.compact())));
+        return Err(syntax(format!(
+            "missing value in @{ANN_EXAMPLES} (by {})",
+            ann.pos.compact()
+        )));
     }
     let mut out = Vec::new();
     for a in &ann.args {
@@ -663,7 +694,11 @@ fn examples(node: &NodeView, ann: &Annotation) -> Result<Vec<(String, Value)>, S
     Ok(out)
 }
 
-fn check_examples(ann: &Annotation, examples: &[(String, Value)], t: &Type) -> Result<(), SchemaError> {
+fn check_examples(
+    ann: &Annotation,
+    examples: &[(String, Value)],
+    t: &Type,
+) -> Result<(), SchemaError> {
     let mut violations = Vec::new();
     for (_, ex) in examples {
         let mut v = ex.clone();
@@ -727,7 +762,10 @@ fn get_default(node: &NodeView, t: &Type) -> Result<Value, SchemaError> {
         };
         if !ann.kwargs.is_empty() {
             return Err(syntax(
-                format!("keyword argument in @{ANN_DEFAULT} (by {})", ann.pos.compact()),
+                format!(
+                    "keyword argument in @{ANN_DEFAULT} (by {})",
+                    ann.pos.compact()
+                ),
                 vec![
                     "this annotation only accepts one argument: the default value.".into(),
                     "value must be in Starlark format, e.g.: {'key': 'value'}, True.".into(),

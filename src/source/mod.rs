@@ -65,15 +65,27 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
     if bytes.contains(&0) {
         return Err(SourceError {
             path: path.to_string(),
-            message: format!("file '{path}' looks binary (contains NUL bytes); ytt inputs must be text"),
+            message: format!(
+                "file '{path}' looks binary (contains NUL bytes); ytt inputs must be text"
+            ),
         });
     }
-    String::from_utf8(bytes).map_err(|e| SourceError {
-        path: path.to_string(),
-        message: format!(
-            "file '{path}' is not valid UTF-8 (invalid byte at offset {}); save it as UTF-8",
-            e.utf8_error().valid_up_to()
-        ),
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let line = 1 + bytes[..offset].iter().filter(|&&b| b == b'\n').count();
+        let col = 1 + offset
+            - bytes[..offset]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+        SourceError {
+            path: path.to_string(),
+            message: format!(
+                "{path}:{line}:{col}: file is not valid UTF-8 (byte 0x{:02x}); save it as UTF-8",
+                bytes[offset]
+            ),
+        }
     })
 }
 
@@ -233,7 +245,11 @@ fn relative_to(root: &str, p: &str) -> String {
 }
 
 /// Reads a found file into an [`InputFile`] named `display` in messages.
-pub fn load_file(snap: &dyn Snapshot, f: FoundFile, order: usize) -> Result<Arc<InputFile>, SourceError> {
+pub fn load_file(
+    snap: &dyn Snapshot,
+    f: FoundFile,
+    order: usize,
+) -> Result<Arc<InputFile>, SourceError> {
     let bytes = match f.bytes {
         Some(b) => b,
         None => snap.read(&f.path)?,
@@ -248,7 +264,11 @@ pub fn load_file(snap: &dyn Snapshot, f: FoundFile, order: usize) -> Result<Arc<
 }
 
 /// ytt's `-f` handling: all files of all arguments, in order.
-pub fn collect_inputs(snap: &dyn Snapshot, args: &[String], stdin: &Stdin) -> Result<Vec<Arc<InputFile>>, String> {
+pub fn collect_inputs(
+    snap: &dyn Snapshot,
+    args: &[String],
+    stdin: &Stdin,
+) -> Result<Vec<Arc<InputFile>>, String> {
     let mut out = Vec::new();
     let mut order = 1;
     for arg in args {

@@ -90,7 +90,8 @@ fn scan_line(text: &str, line_idx: usize, state: &mut ScanState, out: &mut Vec<T
             }
             if c == q {
                 if triple {
-                    if i + 2 < chars.len() + 0 && chars.get(i + 1).map(|x| x.1) == Some(q)
+                    if i + 2 < chars.len()
+                        && chars.get(i + 1).map(|x| x.1) == Some(q)
                         && chars.get(i + 2).map(|x| x.1) == Some(q)
                     {
                         i += 3;
@@ -169,7 +170,11 @@ fn scan_line(text: &str, line_idx: usize, state: &mut ScanState, out: &mut Vec<T
                 });
                 i += 1;
             }
-            '.' if !chars.get(i + 1).map(|x| x.1.is_ascii_digit()).unwrap_or(false) => {
+            '.' if !chars
+                .get(i + 1)
+                .map(|x| x.1.is_ascii_digit())
+                .unwrap_or(false) =>
+            {
                 out.push(Token {
                     tok: Tok::Dot,
                     line: line_idx,
@@ -200,7 +205,9 @@ fn scan_line(text: &str, line_idx: usize, state: &mut ScanState, out: &mut Vec<T
             }
             c if c.is_ascii_digit() => {
                 let start = b;
-                while i < chars.len() && (chars[i].1.is_alphanumeric() || chars[i].1 == '.' || chars[i].1 == '_') {
+                while i < chars.len()
+                    && (chars[i].1.is_alphanumeric() || chars[i].1 == '.' || chars[i].1 == '_')
+                {
                     i += 1;
                 }
                 out.push(Token {
@@ -245,7 +252,10 @@ impl Logical {
         }
     }
     fn ends_with_colon(&self) -> bool {
-        matches!(self.significant().next_back().map(|t| &t.tok), Some(Tok::Colon))
+        matches!(
+            self.significant().next_back().map(|t| &t.tok),
+            Some(Tok::Colon)
+        )
     }
     fn src(&self) -> Option<Pos> {
         self.srcs.iter().flatten().next().cloned()
@@ -331,7 +341,8 @@ pub fn convert(code: &[CodeLine]) -> Result<Program, BlockError> {
     let mut def_uses_tpl: Vec<bool> = Vec::new();
     let mut while_count = 0usize;
 
-    let current_def = |stack: &[OpenBlock]| stack.iter().rev().find(|b| b.is_def).and_then(|b| b.def_id);
+    let current_def =
+        |stack: &[OpenBlock]| stack.iter().rev().find(|b| b.is_def).and_then(|b| b.def_id);
 
     for (li, lg) in logicals.iter().enumerate() {
         let first = lg.first_ident().map(|s| s.to_string());
@@ -473,11 +484,21 @@ pub fn convert(code: &[CodeLine]) -> Result<Program, BlockError> {
                 let lg = &logicals[*lg];
                 if def_uses_tpl[*def_id] {
                     for (i, text) in rewrite_return(lg).into_iter().enumerate() {
-                        emit(if i == 0 { *depth } else { 0 }, &text, lg.srcs[i].clone(), &lg.lines[i]);
+                        emit(
+                            if i == 0 { *depth } else { 0 },
+                            &text,
+                            lg.srcs[i].clone(),
+                            &lg.lines[i],
+                        );
                     }
                 } else {
                     for (i, text) in rewrite_tokens(lg).into_iter().enumerate() {
-                        emit(if i == 0 { *depth } else { 0 }, &text, lg.srcs[i].clone(), &lg.lines[i]);
+                        emit(
+                            if i == 0 { *depth } else { 0 },
+                            &text,
+                            lg.srcs[i].clone(),
+                            &lg.lines[i],
+                        );
                     }
                 }
             }
@@ -517,7 +538,13 @@ fn close_block(entries: &mut Vec<Entry>, block: &OpenBlock, depth: usize) {
 }
 
 fn push_logical(entries: &mut Vec<Entry>, lg: &Logical, depth: usize) {
-    for (i, text) in rewrite_tokens(lg).into_iter().enumerate() {
+    let mut lines = rewrite_tokens(lg);
+    if lines.len() == 1 {
+        if let Some(guarded) = guard_mul_assign(&lines[0]) {
+            lines[0] = guarded;
+        }
+    }
+    for (i, text) in lines.into_iter().enumerate() {
         entries.push(Entry::Line {
             depth: if i == 0 { depth } else { 0 },
             text,
@@ -525,6 +552,73 @@ fn push_logical(entries: &mut Vec<Entry>, lg: &Logical, depth: usize) {
             orig: lg.lines[i].clone(),
         });
     }
+}
+
+/// `target *= n` -> `target = MUL(target, (n))`, so that repetition goes
+/// through the size-checked multiplication (see `guard::MUL_FUNCTION`; the
+/// `*` operator itself is replaced in the AST). go-starlark evaluates `x *= n`
+/// as `x = x * n` for every type, so this keeps ytt's meaning. Only simple
+/// targets (`a`, `a.b`, `a[0]`, no calls) are rewritten: they can be evaluated
+/// twice without side effects.
+fn guard_mul_assign(line: &str) -> Option<String> {
+    let mut tokens = Vec::new();
+    let mut state = ScanState::default();
+    scan_line(line, 0, &mut state, &mut tokens);
+    let mut depth = 0usize;
+    let mut op = None;
+    let mut end = line.len();
+    for (i, t) in tokens.iter().enumerate() {
+        match t.tok {
+            Tok::Open => depth += 1,
+            Tok::Close => depth = depth.saturating_sub(1),
+            Tok::Comment => end = t.start,
+            Tok::Other if depth == 0 && &line[t.start..t.end] == ";" => return None,
+            Tok::Other if depth == 0 && &line[t.start..t.end] == "*" => {
+                if let Some(next) = tokens.get(i + 1) {
+                    if next.start == t.end && &line[next.start..next.end] == "=" {
+                        // `**=` is not Starlark; `a *= b` once per line
+                        if op.is_some()
+                            || (i > 0
+                                && tokens[i - 1].end == t.start
+                                && &line[tokens[i - 1].start..tokens[i - 1].end] == "*")
+                        {
+                            return None;
+                        }
+                        op = Some((t.start, next.end));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let (star, after) = op?;
+    let target = line[..star].trim();
+    let value = line[after..end].trim();
+    let simple = regex_lite_target(target);
+    if !simple || value.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{target} = {}({target}, ({value}))",
+        super::guard::MUL_FUNCTION
+    ))
+}
+
+/// `name`, `name.attr`, `name[index]` chains without calls or strings.
+fn regex_lite_target(target: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "if", "for", "elif", "else", "return", "def", "load", "lambda", "not", "and", "or", "in",
+    ];
+    let first: String = target
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    !first.is_empty()
+        && !first.starts_with(|c: char| c.is_ascii_digit())
+        && !KEYWORDS.contains(&first.as_str())
+        && target
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | ' ' | '-'))
 }
 
 /// `while cond:` -> `for _ in range(MAX):` + `if not (cond): break`.
@@ -715,9 +809,18 @@ mod tests {
 
     #[test]
     fn errors() {
-        assert!(convert(&lines(&[("if x:", U)])).unwrap_err().message.contains("mismatched"));
-        assert!(convert(&lines(&[("end", U)])).unwrap_err().message.contains("unexpected end"));
-        assert!(convert(&lines(&[("pass", U)])).unwrap_err().message.contains("pass"));
+        assert!(convert(&lines(&[("if x:", U)]))
+            .unwrap_err()
+            .message
+            .contains("mismatched"));
+        assert!(convert(&lines(&[("end", U)]))
+            .unwrap_err()
+            .message
+            .contains("unexpected end"));
+        assert!(convert(&lines(&[("pass", U)]))
+            .unwrap_err()
+            .message
+            .contains("pass"));
     }
 
     #[test]

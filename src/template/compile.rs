@@ -237,15 +237,30 @@ impl Compiler<'_> {
                     let (prefix, rest) = code.split_at(prefix_len);
                     let mut code_out = code.clone();
                     for (kw, replacement) in NODE_SPECIFIC {
-                        if rest.starts_with(kw) {
+                        if let Some(after) = rest.strip_prefix(kw) {
                             m.needs_ends += 1;
-                            code_out = format!("{prefix}{replacement}{}", &rest[kw.len()..]);
+                            code_out = format!("{prefix}{replacement}{after}");
                             break;
                         }
                     }
                     m.blocks.push((code_out, comment.pos.clone()));
                 }
                 MetaKind::Annotation { name, content } => {
+                    if let Some(suggestion) = metas::unknown_in_known_namespace(&name) {
+                        // ytt ignores such an annotation, so what its author meant
+                        // silently does not happen: yttcheck rejects it.
+                        let hint = match suggestion {
+                            Some(s) => format!(" (did you mean '@{s}'?)"),
+                            None => String::new(),
+                        };
+                        return Err(CompileError {
+                            pos: comment.pos.clone(),
+                            message: format!(
+                                "Unknown annotation '@{name}' at {}{hint}: ytt ignores annotations it does not know, so this one would have no effect",
+                                comment.pos.as_line_string()
+                            ),
+                        });
+                    }
                     m.annotations.push((name, content, comment.pos.clone()));
                 }
             }
@@ -329,7 +344,12 @@ impl Compiler<'_> {
         Ok(())
     }
 
-    fn build_value(&mut self, v: &Value, parent: NodeTag, parent_pos: &Pos) -> Result<(), CompileError> {
+    fn build_value(
+        &mut self,
+        v: &Value,
+        parent: NodeTag,
+        parent_pos: &Pos,
+    ) -> Result<(), CompileError> {
         match v {
             Value::Map(map) => {
                 let (tag, m) = self.open(NodeKind::Map, parent, &map.pos, &map.meta, false)?;
@@ -385,15 +405,13 @@ pub fn has_templating(ds: &DocSet) -> bool {
         match v {
             Value::Map(m) => {
                 meta_has(&m.meta)
-                    || m
-                        .items
+                    || m.items
                         .iter()
                         .any(|i| meta_has(&i.meta) || value_has(&i.value))
             }
             Value::Array(a) => {
                 meta_has(&a.meta)
-                    || a
-                        .items
+                    || a.items
                         .iter()
                         .any(|i| meta_has(&i.meta) || value_has(&i.value))
             }

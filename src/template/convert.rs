@@ -17,7 +17,9 @@ use starlark::values::{Heap, UnpackValue, Value, ValueLike};
 
 use crate::yaml::{AnnValue, Array, ArrayItem, Map, MapItem, Meta, Pos, Value as YValue};
 
-use super::values::{store_get, FragmentTree, Noop, ValueStore, YamlFragment, YamlFragmentGen, YttStruct};
+use super::values::{
+    store_get, FragmentTree, Noop, ValueStore, YamlFragment, YamlFragmentGen, YttStruct,
+};
 
 /// What a value set on a node turned into.
 pub enum NodeValue {
@@ -55,7 +57,11 @@ pub fn to_yaml<'v>(v: Value<'v>, store: Option<Value<'v>>) -> starlark::Result<Y
     to_yaml_depth(v, store, 0)
 }
 
-fn to_yaml_depth<'v>(v: Value<'v>, store: Option<Value<'v>>, depth: usize) -> starlark::Result<YValue> {
+fn to_yaml_depth<'v>(
+    v: Value<'v>,
+    store: Option<Value<'v>>,
+    depth: usize,
+) -> starlark::Result<YValue> {
     if depth > 1000 {
         return Err(err("value is nested too deeply (or contains itself)"));
     }
@@ -206,7 +212,11 @@ fn rehome_ann<'v, V: ValueLike<'v>>(
                 };
                 *a = AnnValue::Live(cur_store.push(val));
             }
-            None => return Err(err("internal error: fragment used outside of an evaluation")),
+            None => {
+                return Err(err(
+                    "internal error: fragment used outside of an evaluation",
+                ))
+            }
         }
     }
     Ok(())
@@ -308,7 +318,10 @@ pub fn from_yaml<'v>(v: &YValue, heap: Heap<'v>, maps: MapAs) -> starlark::Resul
             MapAs::Dict => {
                 let mut pairs = Vec::with_capacity(m.items.len());
                 for it in &m.items {
-                    pairs.push((from_yaml(&it.key, heap, maps)?, from_yaml(&it.value, heap, maps)?));
+                    pairs.push((
+                        from_yaml(&it.key, heap, maps)?,
+                        from_yaml(&it.value, heap, maps)?,
+                    ));
                 }
                 heap.alloc(AllocDict(pairs))
             }
@@ -408,7 +421,10 @@ mod tests {
         Module::with_temp_heap(|m| {
             let heap = m.heap();
             let src = crate::yaml::parse::parse(
-                &crate::yaml::SourceFile::new("t.yml", "a: 1\nb: [x, 2.5, null, true]\nc: {d: e}\n"),
+                &crate::yaml::SourceFile::new(
+                    "t.yml",
+                    "a: 1\nb: [x, 2.5, null, true]\nc: {d: e}\n",
+                ),
                 false,
             )
             .unwrap();

@@ -67,16 +67,38 @@ struct FrameLine {
 }
 
 /// Formats a starlark-rust error the way ytt formats a CompiledTemplateMultiError.
-pub fn render_starlark_error(e: &starlark::Error, programs: &ProgramRegistry) -> (String, Option<Pos>, bool) {
+pub fn render_starlark_error(
+    e: &starlark::Error,
+    programs: &ProgramRegistry,
+) -> (String, Option<Pos>, bool) {
     let (msg, budget) = error_message(e);
     let frames = frame_lines(e);
     let mut out = String::new();
     out.push('\n');
     out.push_str(&format!("- {}{}", msg.topic, hint(&msg.topic)));
     let mut primary: Option<Pos> = None;
+    // Deep recursion repeats one frame hundreds of times: show it once.
+    let mut runs: Vec<(&FrameLine, usize)> = Vec::new();
     for f in frames.iter().rev() {
+        match runs.last_mut() {
+            Some((g, n)) if g.context == f.context && g.file == f.file && g.line == f.line => {
+                *n += 1
+            }
+            _ => runs.push((f, 1)),
+        }
+    }
+    for (f, repeats) in runs {
+        if repeats > 1 {
+            out.push_str(&format!(
+                "\n    ({} more frames like the one below)",
+                repeats - 1
+            ));
+        }
         let Some(program) = programs.get(&f.file) else {
-            out.push_str(&format!("\n    in {}\n      {}:{} | (unavailable)", f.context, f.file, f.line));
+            out.push_str(&format!(
+                "\n    in {}\n      {}:{} | (unavailable)",
+                f.context, f.file, f.line
+            ));
             continue;
         };
         let idx = f.line.saturating_sub(1) as usize;
@@ -92,16 +114,30 @@ pub fn render_starlark_error(e: &starlark::Error, programs: &ProgramRegistry) ->
             }
             None => {
                 // generated line: show the closest template lines around it
-                let before = (0..idx).rev().find_map(|i| program.line_map.get(i).cloned().flatten());
+                let before = (0..idx)
+                    .rev()
+                    .find_map(|i| program.line_map.get(i).cloned().flatten());
                 let after = (idx + 1..program.line_map.len())
                     .find_map(|i| program.line_map.get(i).cloned().flatten());
                 if let Some(b) = &before {
-                    out.push_str(&format!("\n      {} | {}", b.compact(), b.line_text().unwrap_or("")));
+                    out.push_str(&format!(
+                        "\n      {} | {}",
+                        b.compact(),
+                        b.line_text().unwrap_or("")
+                    ));
                 }
                 let gen = program.line_text.get(idx).cloned().unwrap_or_default();
-                out.push_str(&format!("\n      {}:? | {} (generated)", f.file, gen.trim()));
+                out.push_str(&format!(
+                    "\n      {}:? | {} (generated)",
+                    f.file,
+                    gen.trim()
+                ));
                 if let Some(a) = &after {
-                    out.push_str(&format!("\n      {} | {}", a.compact(), a.line_text().unwrap_or("")));
+                    out.push_str(&format!(
+                        "\n      {} | {}",
+                        a.compact(),
+                        a.line_text().unwrap_or("")
+                    ));
                 }
                 if primary.is_none() {
                     primary = before.or(after);
@@ -127,7 +163,9 @@ fn error_message(e: &starlark::Error) -> (Msg, bool) {
     let raw = format!("{}", e.without_diagnostic());
     let raw = raw.trim_end().to_string();
     let budget = raw.contains("ytt-budget:");
-    let raw = raw.replace(ASSERT_RENAMED, "assert").replace("ytt-budget: ", "");
+    let raw = raw
+        .replace(ASSERT_RENAMED, "assert")
+        .replace("ytt-budget: ", "");
     let raw = normalize(&raw);
     let mut lines = raw.lines();
     let topic = lines.next().unwrap_or("").to_string();
@@ -144,8 +182,19 @@ fn normalize(msg: &str) -> String {
             m = format!("undefined: {name}");
         }
     }
-    if let Some(rest) = m.strip_prefix("Error in ") {
-        let _ = rest;
+    // The compiler's own instructions must never show in messages: a parse
+    // error "at" one of them means the code before a YAML node is unfinished.
+    use super::compile::{ANNOTATION, END_CTX, SET_KEY, SET_NODE, START_CTX, START_NODE};
+    for internal in [
+        START_NODE, SET_NODE, ANNOTATION, SET_KEY, START_CTX, END_CTX,
+    ] {
+        let quoted = format!("identifier '{internal}'");
+        if m.contains(&quoted) {
+            m = m.replace(
+                &quoted,
+                "YAML node (is a bracket, string or block in the code above it left open?)",
+            );
+        }
     }
     m
 }
@@ -225,7 +274,10 @@ pub fn multi_line_error(msg: &str) -> String {
         if depth == 0
             && c == ':'
             && chars.get(i + 1) == Some(&' ')
-            && chars.get(i + 2).map(|c| c.is_ascii_uppercase()).unwrap_or(false)
+            && chars
+                .get(i + 2)
+                .map(|c| c.is_ascii_uppercase())
+                .unwrap_or(false)
         {
             out.push_str(":\n");
             i += 2;

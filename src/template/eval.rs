@@ -25,8 +25,11 @@ use crate::yaml::parse::parse_opts;
 use crate::yaml::{AnnValue, DocSet, Meta, Pos, Value};
 
 use super::blocks::{self, Program};
-use super::compile::{self, CodeLine, CompileOpts, LineKind, NodeTable, END_CTX, NODES_GLOBAL, START_CTX};
+use super::compile::{
+    self, CodeLine, CompileOpts, LineKind, NodeTable, END_CTX, NODES_GLOBAL, START_CTX,
+};
 use super::error::{render_starlark_error, ProgramRegistry, TemplateError, TemplateErrorKind};
+use super::guard::{self, Runaway, Tracker};
 use super::runtime::{self, Runtime};
 use super::values::{store_get, NodeTableValue, ValueStore};
 
@@ -54,7 +57,7 @@ impl Default for EvalOpts {
             strict: false,
             implicit_map_key_overrides: false,
             max_call_depth: 256,
-            max_steps: 200_000_000,
+            max_steps: 50_000_000,
             timeout: Duration::from_secs(10),
             max_heap: 1 << 30,
         }
@@ -83,6 +86,7 @@ pub fn globals() -> &'static Globals {
     GLOBALS.get_or_init(|| {
         GlobalsBuilder::extended_by(&[LibraryExtension::Print, LibraryExtension::SetType])
             .with(runtime::instructions)
+            .with(guard::guarded_operators)
             .build()
     })
 }
@@ -118,14 +122,21 @@ pub enum Compiled {
         nodes: Arc<NodeTable>,
     },
     /// A Starlark file.
-    Starlark { program: Arc<Program>, ast: AstModule },
+    Starlark {
+        program: Arc<Program>,
+        ast: AstModule,
+    },
 }
+
+/// Cached results by file identity (the `Arc<InputFile>` address; the file
+/// itself is kept alongside so the address stays valid).
+type ByFile<T> = Mutex<HashMap<usize, (Arc<InputFile>, Arc<Result<T, TemplateError>>)>>;
 
 /// Parse/compile results shared across sessions and threads, keyed by file.
 #[derive(Default)]
 pub struct CompileCache {
-    entries: Mutex<HashMap<usize, (Arc<InputFile>, Arc<Result<Compiled, TemplateError>>)>>,
-    raw: Mutex<HashMap<usize, (Arc<InputFile>, Arc<Result<DocSet, TemplateError>>)>>,
+    entries: ByFile<Compiled>,
+    raw: ByFile<DocSet>,
 }
 
 impl CompileCache {
@@ -139,7 +150,11 @@ impl CompileCache {
     }
 
     /// [`Self::raw_yaml`], optionally with `--strict` scalars.
-    pub fn raw_yaml_opts(&self, file: &Arc<InputFile>, strict: bool) -> Arc<Result<DocSet, TemplateError>> {
+    pub fn raw_yaml_opts(
+        &self,
+        file: &Arc<InputFile>,
+        strict: bool,
+    ) -> Arc<Result<DocSet, TemplateError>> {
         let key = Arc::as_ptr(file) as usize;
         if let Some((_, r)) = self.raw.lock().expect("cache lock").get(&key) {
             return r.clone();
@@ -163,7 +178,11 @@ impl CompileCache {
         r
     }
 
-    pub fn compiled(&self, file: &Arc<InputFile>, opts: &EvalOpts) -> Arc<Result<Compiled, TemplateError>> {
+    pub fn compiled(
+        &self,
+        file: &Arc<InputFile>,
+        opts: &EvalOpts,
+    ) -> Arc<Result<Compiled, TemplateError>> {
         let key = Arc::as_ptr(file) as usize;
         if let Some((_, r)) = self.entries.lock().expect("cache lock").get(&key) {
             return r.clone();
@@ -231,7 +250,11 @@ fn strip_comments_and_override(ds: &mut DocSet) {
     }
 }
 
-fn compile_yaml_template(file: &InputFile, ds: &DocSet, opts: &EvalOpts) -> Result<Compiled, TemplateError> {
+fn compile_yaml_template(
+    file: &InputFile,
+    ds: &DocSet,
+    opts: &EvalOpts,
+) -> Result<Compiled, TemplateError> {
     let copts = CompileOpts {
         ignore_unknown_comments: opts.ignore_unknown_comments,
     };
@@ -304,7 +327,12 @@ impl TemplateError {
 }
 
 fn parse_ast(name: &str, program: &Arc<Program>) -> Result<AstModule, TemplateError> {
-    AstModule::parse(name, program.source.clone(), &dialect()).map_err(|e| {
+    let parsed = AstModule::parse(name, program.source.clone(), &dialect()).map(|mut ast| {
+        let replace = HashMap::from([("*".to_string(), guard::MUL_FUNCTION.to_string())]);
+        ast.replace_binary_operators(&replace);
+        ast
+    });
+    parsed.map_err(|e| {
         let mut registry = ProgramRegistry::new();
         registry.insert(name.to_string(), program.clone());
         let (msg, pos, _) = render_starlark_error(&e, &registry);
@@ -341,7 +369,12 @@ pub struct YamlResult {
 }
 
 impl<'a> EvalSession<'a> {
-    pub fn new(tree: Arc<LibraryTree>, opts: &'a EvalOpts, cache: &'a CompileCache, data_values: Value) -> Self {
+    pub fn new(
+        tree: Arc<LibraryTree>,
+        opts: &'a EvalOpts,
+        cache: &'a CompileCache,
+        data_values: Value,
+    ) -> Self {
         EvalSession {
             tree,
             opts,
@@ -352,7 +385,11 @@ impl<'a> EvalSession<'a> {
     }
 
     /// Evaluates a YAML file (template or plain).
-    pub fn eval_yaml(&self, file: &FileInLibrary, lib: LibraryCtx) -> Result<YamlResult, TemplateError> {
+    pub fn eval_yaml(
+        &self,
+        file: &FileInLibrary,
+        lib: LibraryCtx,
+    ) -> Result<YamlResult, TemplateError> {
         let compiled = self.cache.compiled(&file.file, self.opts);
         match &*compiled {
             Err(e) => Err(e.clone()),
@@ -360,7 +397,11 @@ impl<'a> EvalSession<'a> {
                 docset: ds.clone(),
                 module: None,
             }),
-            Ok(Compiled::Template { program, ast, nodes }) => {
+            Ok(Compiled::Template {
+                program,
+                ast,
+                nodes,
+            }) => {
                 let (module, ds) = self.run(&file.file, program, ast, Some(nodes), lib)?;
                 Ok(YamlResult {
                     docset: ds.unwrap_or_default(),
@@ -376,7 +417,11 @@ impl<'a> EvalSession<'a> {
     }
 
     /// Evaluates a file as a module for `load()`.
-    pub fn eval_module(&self, file: &FileInLibrary, lib: LibraryCtx) -> Result<FrozenModule, TemplateError> {
+    pub fn eval_module(
+        &self,
+        file: &FileInLibrary,
+        lib: LibraryCtx,
+    ) -> Result<FrozenModule, TemplateError> {
         let key = (file.file.rel_path.clone(), lib);
         if let Some(m) = self.state.borrow().modules.get(&key) {
             return Ok(m.clone());
@@ -389,21 +434,29 @@ impl<'a> EvalSession<'a> {
                 None,
             ));
         }
-        self.state.borrow_mut().loading.push(file.file.rel_path.clone());
+        self.state
+            .borrow_mut()
+            .loading
+            .push(file.file.rel_path.clone());
         let compiled = self.cache.compiled(&file.file, self.opts);
         let result = match &*compiled {
             Err(e) => Err(e.clone()),
             Ok(Compiled::Plain(_)) => {
                 // A library file without templating still is a module (with no globals).
-                Module::with_temp_heap(|m| m.freeze())
-                    .map_err(|e| TemplateError::new(TemplateErrorKind::Load, format!("{e:?}"), None))
+                Module::with_temp_heap(|m| m.freeze()).map_err(|e| {
+                    TemplateError::new(TemplateErrorKind::Load, format!("{e:?}"), None)
+                })
             }
-            Ok(Compiled::Template { program, ast, nodes }) => self
+            Ok(Compiled::Template {
+                program,
+                ast,
+                nodes,
+            }) => self
                 .run(&file.file, program, ast, Some(nodes), lib)
                 .map(|(m, _)| m),
-            Ok(Compiled::Starlark { program, ast }) => {
-                self.run(&file.file, program, ast, None, lib).map(|(m, _)| m)
-            }
+            Ok(Compiled::Starlark { program, ast }) => self
+                .run(&file.file, program, ast, None, lib)
+                .map(|(m, _)| m),
         };
         self.state.borrow_mut().loading.pop();
         let module = result?;
@@ -440,24 +493,47 @@ impl<'a> EvalSession<'a> {
         Module::with_temp_heap(|module| {
             let heap = module.heap();
             if let Some(nodes) = nodes {
-                module.set(NODES_GLOBAL, heap.alloc(NodeTableValue { table: nodes.clone() }));
+                module.set(
+                    NODES_GLOBAL,
+                    heap.alloc(NodeTableValue {
+                        table: nodes.clone(),
+                    }),
+                );
             }
             module.set_extra_value(heap.alloc(ValueStore::default()));
             let mut rt = Runtime::new(Some(host));
             rt.implicit_map_key_overrides = self.opts.implicit_map_key_overrides;
-            let result = {
+            let tracker = Tracker::default();
+            let result = guard::catch_panics(|| {
                 let mut ev = Evaluator::new(&module);
-                configure(&mut ev, self.opts);
+                configure(&mut ev, self.opts, &tracker);
                 ev.extra = Some(&rt);
                 ev.set_loader(&loader);
                 ev.eval_module(ast.clone(), globals()).map(|_| ())
+            });
+            let runaway = match &result {
+                Err(panic) => Some(Runaway::Panic(panic.clone())),
+                Ok(Err(e)) => guard::runaway_kind(e, self.opts.max_steps, self.opts.timeout),
+                Ok(Ok(())) => None,
             };
-            if let Err(e) = result {
+            if let Some(limit) = runaway {
+                let state = self.state.borrow();
+                return Err(guard::runaway_error(
+                    &limit,
+                    tracker.last(),
+                    &state.programs,
+                ));
+            }
+            if let Ok(Err(e)) = result {
                 return Err(self.starlark_error(&e));
             }
             let ds = rt.result.borrow_mut().take();
             let frozen = module.freeze().map_err(|e| {
-                TemplateError::new(TemplateErrorKind::Starlark, format!("freezing module: {e:?}"), None)
+                TemplateError::new(
+                    TemplateErrorKind::Starlark,
+                    format!("freezing module: {e:?}"),
+                    None,
+                )
             })?;
             let ds = match ds {
                 Some(mut ds) => {
@@ -506,13 +582,14 @@ impl<'a> EvalSession<'a> {
     }
 }
 
-/// Applies the evaluation limits.
-pub fn configure(ev: &mut Evaluator, opts: &EvalOpts) {
+/// Applies the evaluation limits (see [`guard`]).
+pub fn configure(ev: &mut Evaluator, opts: &EvalOpts, tracker: &Tracker) {
     let _ = ev.set_max_callstack_size(opts.max_call_depth);
     let _ = ev.set_max_tick_count(opts.max_steps.max(1));
     let _ = ev.set_max_heap_size(opts.max_heap);
     let deadline = Instant::now() + opts.timeout;
     ev.set_check_cancelled(Box::new(move || Instant::now() > deadline));
+    ev.before_stmt_for_dap(tracker.hook(opts.max_heap, deadline));
     static PRINT: StderrPrint = StderrPrint;
     ev.set_print_handler(&PRINT);
 }
@@ -526,10 +603,18 @@ pub fn call_in_fresh_evaluator<R>(
     Module::with_temp_heap(|module| {
         module.set_extra_value(module.heap().alloc(ValueStore::default()));
         let rt = Runtime::new(None);
-        let mut ev = Evaluator::new(&module);
-        configure(&mut ev, opts);
-        ev.extra = Some(&rt);
-        f(&mut ev)
+        let tracker = Tracker::default();
+        let result = guard::catch_panics(|| {
+            let mut ev = Evaluator::new(&module);
+            configure(&mut ev, opts, &tracker);
+            ev.extra = Some(&rt);
+            f(&mut ev)
+        });
+        result.unwrap_or_else(|panic| {
+            Err(starlark::Error::new_other(anyhow::anyhow!(
+                "evaluation failed inside the Starlark interpreter: {panic}"
+            )))
+        })
     })
 }
 
@@ -645,7 +730,17 @@ impl Loader<'_, '_> {
             from = lib.root;
             path = stripped.to_string();
         }
-        let found = tree.find_file(from, &path).map_err(load_err)?;
+        let found = tree.find_file(from, &path).map_err(|e| {
+            if path.split('/').any(|piece| piece == "..") {
+                // ytt has no `..` in load paths (a library cannot reach out
+                // of itself); say so rather than leave "Did not find ''".
+                load_err(format!(
+                    "{e} (hint: load() paths cannot go up with '..'; start the path with '/' to load from the library root)"
+                ))
+            } else {
+                load_err(e)
+            }
+        })?;
         if !found.file.is_library() {
             return Err(load_err(format!(
                 "Expected file '{}' to be a library file, but was not (hint: library filename must end with '.lib.yml' or '.star'; use data.read(...) for loading non-templated file contents)",

@@ -32,7 +32,11 @@ pub struct MetaError {
 }
 
 /// Classifies `comment`, attached to a node at `node_pos`.
-pub fn classify(comment: &Comment, node_pos: &Pos, ignore_unknown: bool) -> Result<MetaKind, MetaError> {
+pub fn classify(
+    comment: &Comment,
+    node_pos: &Pos,
+    ignore_unknown: bool,
+) -> Result<MetaKind, MetaError> {
     let data = comment.data.as_str();
     if let Some(rest) = data.strip_prefix('!') {
         let _ = rest;
@@ -123,7 +127,14 @@ pub const KNOWN_ANNOTATIONS: &[&str] = &[
 ];
 
 const KNOWN_NAMESPACES: &[&str] = &[
-    "data/", "library/", "schema/", "assert/", "overlay/", "yaml/", "text/", "template/",
+    "data/",
+    "library/",
+    "schema/",
+    "assert/",
+    "overlay/",
+    "yaml/",
+    "text/",
+    "template/",
 ];
 
 /// `Some(suggestion)` when `name` is in a ytt namespace but is not a ytt annotation.
@@ -176,9 +187,18 @@ mod tests {
     fn classification() {
         let src = SourceFile::new("t.yml", "x\ny\nz\n");
         let node = Pos::new(&src, 2, 1);
-        assert_eq!(classify(&c("! hi", 1), &node, false).unwrap(), MetaKind::Comment);
-        assert_eq!(classify(&c("@ x = 1", 1), &node, false).unwrap(), MetaKind::Code("x = 1".into()));
-        assert_eq!(classify(&c("@ x", 2), &node, false).unwrap(), MetaKind::Value("x".into()));
+        assert_eq!(
+            classify(&c("! hi", 1), &node, false).unwrap(),
+            MetaKind::Comment
+        );
+        assert_eq!(
+            classify(&c("@ x = 1", 1), &node, false).unwrap(),
+            MetaKind::Code("x = 1".into())
+        );
+        assert_eq!(
+            classify(&c("@ x", 2), &node, false).unwrap(),
+            MetaKind::Value("x".into())
+        );
         assert_eq!(
             classify(&c("@overlay/match by=1", 1), &node, false).unwrap(),
             MetaKind::Annotation {
@@ -186,18 +206,31 @@ mod tests {
                 content: "by=1".into()
             }
         );
-        assert_eq!(classify(&c("@data/values", 1), &node, false).unwrap(), MetaKind::Annotation {
-            name: "data/values".into(),
-            content: "".into()
-        });
+        assert_eq!(
+            classify(&c("@data/values", 1), &node, false).unwrap(),
+            MetaKind::Annotation {
+                name: "data/values".into(),
+                content: "".into()
+            }
+        );
         let err = classify(&c(" plain", 3), &node, false).unwrap_err();
-        assert!(err.message.contains("Failed to parse line 3"), "{}", err.message);
-        assert_eq!(classify(&c(" plain", 3), &node, true).unwrap(), MetaKind::Comment);
+        assert!(
+            err.message.contains("Failed to parse line 3"),
+            "{}",
+            err.message
+        );
+        assert_eq!(
+            classify(&c(" plain", 3), &node, true).unwrap(),
+            MetaKind::Comment
+        );
     }
 
     #[test]
     fn typo_detection() {
-        assert_eq!(unknown_in_known_namespace("schema/nullabel"), Some(Some("schema/nullable")));
+        assert_eq!(
+            unknown_in_known_namespace("schema/nullabel"),
+            Some(Some("schema/nullable"))
+        );
         assert_eq!(unknown_in_known_namespace("schema/nullable"), None);
         assert_eq!(unknown_in_known_namespace("mycompany/thing"), None);
     }

@@ -5,7 +5,8 @@
 //! * [`compile`] — annotated YAML -> ytt-dialect code and a node table;
 //! * [`blocks`] — ytt's `end`-closed blocks -> indented Starlark;
 //! * [`runtime`] — the instructions that build nodes while the program runs;
-//! * [`eval`] — sessions, caches, loading, limits;
+//! * [`eval`] — sessions, caches, loading;
+//! * [`guard`] — budgets that stop hostile templates;
 //! * [`convert`], [`values`] — Starlark <-> YAML values;
 //! * [`error`] — errors with template positions, worded as ytt words them.
 
@@ -14,6 +15,7 @@ pub mod compile;
 pub mod convert;
 pub mod error;
 pub mod eval;
+pub mod guard;
 pub mod metas;
 pub mod runtime;
 pub mod values;

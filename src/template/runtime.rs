@@ -196,8 +196,13 @@ impl EvalCtx {
         if let Some(top) = self.stack.last() {
             let common = self.nodes.common_parent(top.tag, tag);
             self.unwind_to(common)?;
-            if let (Some(Open { node: BNode::Map(map), .. }), BNode::MapItem(item)) =
-                (self.stack.last_mut(), &node)
+            if let (
+                Some(Open {
+                    node: BNode::Map(map),
+                    ..
+                }),
+                BNode::MapItem(item),
+            ) = (self.stack.last_mut(), &node)
             {
                 map_item_override(map, item, true, implicit_overrides)?;
             }
@@ -212,7 +217,9 @@ impl EvalCtx {
 
     fn unwind_to(&mut self, tag: NodeTag) -> starlark::Result<()> {
         if !self.stack.iter().any(|o| o.tag == tag) {
-            return Err(err(format!("expected to find node tag {tag} when unwinding")));
+            return Err(err(format!(
+                "expected to find node tag {tag} when unwinding"
+            )));
         }
         while self.stack.last().map(|o| o.tag) != Some(tag) {
             self.pop_attach()?;
@@ -244,31 +251,36 @@ impl EvalCtx {
         let v = match value {
             NodeValue::Noop => return Ok(()),
             NodeValue::Value(v) => v,
-            NodeValue::DocSet(_) => {
-                return Err(err(match &top.node {
-                    BNode::Doc(_) => {
-                        "documents can only contain arrays, maps, or scalars; this is a document set"
-                            .to_string()
-                    }
-                    BNode::MapItem(_) => {
-                        "map items can only contain arrays, maps, or scalars; this is a document set"
-                            .to_string()
-                    }
-                    BNode::ArrayItem(_) => {
-                        "array items can only contain maps, arrays, or scalars; this is a document set"
-                            .to_string()
-                    }
-                    other => format!("cannot set value on a {}", other.type_name()),
-                }))
-            }
+            NodeValue::DocSet(_) => return Err(err(match &top.node {
+                BNode::Doc(_) => {
+                    "documents can only contain arrays, maps, or scalars; this is a document set"
+                        .to_string()
+                }
+                BNode::MapItem(_) => {
+                    "map items can only contain arrays, maps, or scalars; this is a document set"
+                        .to_string()
+                }
+                BNode::ArrayItem(_) => {
+                    "array items can only contain maps, arrays, or scalars; this is a document set"
+                        .to_string()
+                }
+                other => format!("cannot set value on a {}", other.type_name()),
+            })),
         };
         match &mut top.node {
             BNode::Doc(d) => d.value = v,
             BNode::MapItem(i) => i.value = v,
             BNode::ArrayItem(i) => i.value = v,
             other => {
-                let article = if matches!(other, BNode::Array(_)) { "an" } else { "a" };
-                return Err(err(format!("cannot set value on {article} {}", other.type_name())));
+                let article = if matches!(other, BNode::Array(_)) {
+                    "an"
+                } else {
+                    "a"
+                };
+                return Err(err(format!(
+                    "cannot set value on {article} {}",
+                    other.type_name()
+                )));
             }
         }
         Ok(())
@@ -419,7 +431,10 @@ fn fragment_of<'v>(eval: &Evaluator<'v, '_, '_>, root: Option<BNode>) -> Value<'
 }
 
 /// `template.replace(value)`: replaces the node being built by `value`'s items.
-pub fn replace_current<'v>(eval: &Evaluator<'v, '_, '_>, value: Value<'v>) -> starlark::Result<Value<'v>> {
+pub fn replace_current<'v>(
+    eval: &Evaluator<'v, '_, '_>,
+    value: Value<'v>,
+) -> starlark::Result<Value<'v>> {
     let store = current_store(eval);
     with_ctx(eval, |ctx, _| {
         let Some(top) = ctx.stack.last_mut() else {
@@ -473,7 +488,10 @@ pub fn replace_current<'v>(eval: &Evaluator<'v, '_, '_>, value: Value<'v>) -> st
                 Replacement::MapItems(items, from_fragment)
             }
             (BNode::MapItem(_), NodeValue::Value(v)) => {
-                return Err(err(format!("expected value to be map, but was {}", v.type_name())))
+                return Err(err(format!(
+                    "expected value to be map, but was {}",
+                    v.type_name()
+                )))
             }
             (BNode::ArrayItem(_), NodeValue::Value(YValue::Array(a))) => {
                 let from_fragment = YamlFragment::from_value(value).is_some();
@@ -492,10 +510,15 @@ pub fn replace_current<'v>(eval: &Evaluator<'v, '_, '_>, value: Value<'v>) -> st
                 Replacement::ArrayItems(items)
             }
             (BNode::ArrayItem(_), NodeValue::Value(v)) => {
-                return Err(err(format!("expected value to be array, but was {}", v.type_name())))
+                return Err(err(format!(
+                    "expected value to be array, but was {}",
+                    v.type_name()
+                )))
             }
             (_, NodeValue::DocSet(_)) => {
-                return Err(err("expected value to be map or array, but was document set"))
+                return Err(err(
+                    "expected value to be map or array, but was document set",
+                ))
             }
             (_, NodeValue::Noop) => return Ok(()),
             _ => return Err(err("unexpected replacement")),
@@ -599,7 +622,9 @@ pub fn instructions(builder: &mut GlobalsBuilder) {
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<NoneType> {
         let tag = tag_of(tag)?;
-        with_ctx(eval, |ctx, rt| ctx.start_node(tag, rt.implicit_map_key_overrides))?;
+        with_ctx(eval, |ctx, rt| {
+            ctx.start_node(tag, rt.implicit_map_key_overrides)
+        })?;
         Ok(NoneType)
     }
 

@@ -100,7 +100,11 @@ where
     }
 
     fn iterate_collect(&self, heap: Heap<'v>) -> starlark::Result<Vec<Value<'v>>> {
-        Ok(self.fields.keys().map(|k| heap.alloc_str(k).to_value()).collect())
+        Ok(self
+            .fields
+            .keys()
+            .map(|k| heap.alloc_str(k).to_value())
+            .collect())
     }
 
     fn equals(&self, other: Value<'v>) -> starlark::Result<bool> {
@@ -233,7 +237,7 @@ where
     Self: ProvidesStaticType<'v>,
 {
     fn to_bool(&self) -> bool {
-        self.len() > 0
+        !self.is_empty()
     }
 
     fn length(&self) -> starlark::Result<i32> {

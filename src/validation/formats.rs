@@ -118,7 +118,11 @@ fn is_date(s: &str) -> bool {
     if parts.len() != 3 {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (digits(parts[0], 4), digits(parts[1], 2), digits(parts[2], 2)) else {
+    let (Some(y), Some(m), Some(d)) = (
+        digits(parts[0], 4),
+        digits(parts[1], 2),
+        digits(parts[2], 2),
+    ) else {
         return false;
     };
     let dim = match m {
@@ -135,7 +139,9 @@ fn is_time(s: &str) -> bool {
     // HH:MM:SS[.frac](Z|+HH:MM|-HH:MM)
     let (main, offset) = if let Some(m) = s.strip_suffix(['Z', 'z']) {
         (m, None)
-    } else if s.len() > 6 && (s.as_bytes()[s.len() - 6] == b'+' || s.as_bytes()[s.len() - 6] == b'-') {
+    } else if s.len() > 6
+        && (s.as_bytes()[s.len() - 6] == b'+' || s.as_bytes()[s.len() - 6] == b'-')
+    {
         (&s[..s.len() - 6], Some(&s[s.len() - 5..]))
     } else {
         return false;
@@ -206,7 +212,10 @@ fn is_duration(s: &str) -> bool {
         while i < b.len() && !(b[i].is_ascii_digit() || b[i] == b'.') {
             i += 1;
         }
-        if !matches!(&s[ustart..i], "ns" | "us" | "µs" | "μs" | "ms" | "s" | "m" | "h") {
+        if !matches!(
+            &s[ustart..i],
+            "ns" | "us" | "µs" | "μs" | "ms" | "s" | "m" | "h"
+        ) {
             return false;
         }
     }
@@ -225,7 +234,21 @@ fn is_quantity(s: &str) -> bool {
     }
     if matches!(
         suffix,
-        "" | "Ki" | "Mi" | "Gi" | "Ti" | "Pi" | "Ei" | "n" | "u" | "m" | "k" | "M" | "G" | "T" | "P" | "E"
+        "" | "Ki"
+            | "Mi"
+            | "Gi"
+            | "Ti"
+            | "Pi"
+            | "Ei"
+            | "n"
+            | "u"
+            | "m"
+            | "k"
+            | "M"
+            | "G"
+            | "T"
+            | "P"
+            | "E"
     ) {
         return true;
     }

@@ -30,7 +30,10 @@ pub enum Check {
     /// A user function (or an assertion's `check`).
     Callable(AnnValue),
     /// One of ytt's lambda assertions (`assert.min`, ...), made from `arg`.
-    Assertion { factory: &'static str, arg: AnnValue },
+    Assertion {
+        factory: &'static str,
+        arg: AnnValue,
+    },
     /// `one_not_null=`: `None` for all keys.
     OneNotNull(Option<AnnValue>),
     /// A yttcheck extension rule.
@@ -84,11 +87,15 @@ fn repr(v: &AnnValue) -> String {
 }
 
 fn is_callable_ann(v: &AnnValue) -> bool {
-    sval(v).map(crate::ytt::assert::is_callable).unwrap_or(false)
+    sval(v)
+        .map(crate::ytt::assert::is_callable)
+        .unwrap_or(false)
 }
 
 fn is_sequence_ann(v: &AnnValue) -> bool {
-    sval(v).map(crate::ytt::assert::is_sequence).unwrap_or(false)
+    sval(v)
+        .map(crate::ytt::assert::is_sequence)
+        .unwrap_or(false)
 }
 
 /// go-starlark's `NumberToInt` of an annotation value.
@@ -99,7 +106,12 @@ fn number_to_int(v: &AnnValue) -> Option<i64> {
             let v = f.value();
             match v.get_type() {
                 "int" => v.to_str().parse().ok(),
-                "float" => v.to_str().parse::<f64>().ok().filter(|f| f.is_finite()).map(|f| f.trunc() as i64),
+                "float" => v
+                    .to_str()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|f| f.is_finite())
+                    .map(|f| f.trunc() as i64),
                 _ => None,
             }
         }
@@ -345,7 +357,11 @@ impl NodeValidation {
             ));
         }
         for (name, arg) in extensions {
-            self.rules.push(rule(describe_extension(name, &arg), Check::Extension { name, arg }, name));
+            self.rules.push(rule(
+                describe_extension(name, &arg),
+                Check::Extension { name, arg },
+                name,
+            ));
         }
         Ok(())
     }
@@ -391,7 +407,10 @@ fn check_attr(v: SValue) -> Result<SValue, String> {
         };
     }
     // go-starlark values without attributes
-    if matches!(v.get_type(), "int" | "float" | "bool" | "NoneType" | "tuple") {
+    if matches!(
+        v.get_type(),
+        "int" | "float" | "bool" | "NoneType" | "tuple"
+    ) {
         return Err(format!(
             "expected second item in the 2-tuple to be an assertion function, but was {}",
             v.get_type()
@@ -436,7 +455,11 @@ pub struct ValidationError {
 pub fn render(invalidations: &[Invalidation]) -> String {
     let mut msg = String::new();
     for inv in invalidations {
-        msg.push_str(&format!("  {}\n    from: {}\n", inv.path, inv.value_pos.compact()));
+        msg.push_str(&format!(
+            "  {}\n    from: {}\n",
+            inv.path,
+            inv.value_pos.compact()
+        ));
         for v in &inv.violations {
             msg.push_str(&format!(
                 "    - must be: {} (by: {})\n",
@@ -488,7 +511,13 @@ pub fn run(
             kind: "document",
         };
         let schema_v = schema.and_then(|s| s.validation.clone());
-        walker.visit(&node, None, "", schema_v.as_deref(), schema.map(|s| &s.value_type));
+        walker.visit(
+            &node,
+            None,
+            "",
+            schema_v.as_deref(),
+            schema.map(|s| &s.value_type),
+        );
         Ok(walker.error)
     });
     match result {
@@ -558,7 +587,11 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 }
                 for item in &m.items {
                     let key = item.key_display();
-                    let child_path = if path.is_empty() { key } else { format!("{path}.{key}") };
+                    let child_path = if path.is_empty() {
+                        key
+                    } else {
+                        format!("{path}.{key}")
+                    };
                     let (sv, st) = match ty {
                         Some(crate::schema::Type::Map(mt)) => {
                             match mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {
@@ -591,9 +624,10 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 for (i, item) in a.items.iter().enumerate() {
                     let child_path = format!("{path}[{i}]");
                     let (sv, st) = match ty {
-                        Some(crate::schema::Type::Array(at)) => {
-                            (at.item_type.validation.as_deref(), Some(&at.item_type.value_type))
-                        }
+                        Some(crate::schema::Type::Array(at)) => (
+                            at.item_type.validation.as_deref(),
+                            Some(&at.item_type.value_type),
+                        ),
                         _ => (None, None),
                     };
                     let child = NodeRefs {
@@ -620,8 +654,12 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 tree: Arc::new(FragmentTree::Array((**a).clone())),
                 store: SValue::new_none(),
             }),
-            other => crate::template::convert::from_yaml(other, heap, crate::template::convert::MapAs::Dict)
-                .unwrap_or_else(|_| SValue::new_none()),
+            other => crate::template::convert::from_yaml(
+                other,
+                heap,
+                crate::template::convert::MapAs::Dict,
+            )
+            .unwrap_or_else(|_| SValue::new_none()),
         }
     }
 
@@ -663,19 +701,25 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     })
                 }
             }
-            let r = self.ev.eval_function(f, &args, &[]).map_err(|e| ValidationError {
-                message: format!(
-                    "Validating {path}: Failure evaluating when=: {}",
-                    crate::ytt::assert::go_error_text(&e)
-                ),
-                pos: Some(v.pos.clone()),
-            })?;
+            let r = self
+                .ev
+                .eval_function(f, &args, &[])
+                .map_err(|e| ValidationError {
+                    message: format!(
+                        "Validating {path}: Failure evaluating when=: {}",
+                        crate::ytt::assert::go_error_text(&e)
+                    ),
+                    pos: Some(v.pos.clone()),
+                })?;
             match r.unpack_bool() {
                 Some(true) => {}
                 Some(false) => return Ok(()),
                 None => {
                     return Err(ValidationError {
-                        message: format!("Validating {path}: want when= to be bool, got {}", r.get_type()),
+                        message: format!(
+                            "Validating {path}: want when= to be bool, got {}",
+                            r.get_type()
+                        ),
                         pos: Some(v.pos.clone()),
                     })
                 }
@@ -702,7 +746,10 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
             };
             if let Some(result) = failed {
                 let result = result.strip_prefix("fail: ").unwrap_or(&result).to_string();
-                let result = result.strip_prefix("check: ").unwrap_or(&result).to_string();
+                let result = result
+                    .strip_prefix("check: ")
+                    .unwrap_or(&result)
+                    .to_string();
                 inv.violations.push(Violation {
                     rule_pos: v.pos.clone(),
                     description: rule.msg.clone(),
@@ -740,7 +787,9 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 if let Some(k) = keys {
                     args.push(ann_value(k, self.ev));
                 }
-                let m = crate::ytt::assert::module().get("assert").map_err(|e| e.to_string())?;
+                let m = crate::ytt::assert::module()
+                    .get("assert")
+                    .map_err(|e| e.to_string())?;
                 let module = self.ev.heap().access_owned_frozen_value(&m);
                 let f = module
                     .get_attr("one_not_null", self.ev.heap())
@@ -769,8 +818,14 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
             Ok(r) => Ok(r.unpack_bool() == Some(true)),
             Err(e) => {
                 let op = match &rule.check {
-                    Check::Assertion { factory: "assert.min", .. } => Some(">="),
-                    Check::Assertion { factory: "assert.max", .. } => Some("<="),
+                    Check::Assertion {
+                        factory: "assert.min",
+                        ..
+                    } => Some(">="),
+                    Check::Assertion {
+                        factory: "assert.max",
+                        ..
+                    } => Some("<="),
                     _ => None,
                 };
                 Err(go_compare_text(&crate::ytt::assert::go_error_text(&e), op))

@@ -20,7 +20,7 @@ use starlark::values::{
     ValueLike,
 };
 
-use crate::ytt::assert::{Assertion, go_type_name};
+use crate::ytt::assert::{go_type_name, Assertion};
 use crate::ytt::err;
 
 use super::formats;
@@ -134,7 +134,10 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
         "format" => {
             let f = arg.unpack_str().ok_or("format: expected a format name")?;
             let Some(s) = value.unpack_str() else {
-                return Err(format!("value must be a string, but was {}", value.get_type()));
+                return Err(format!(
+                    "value must be a string, but was {}",
+                    value.get_type()
+                ));
             };
             match formats::check(f, s) {
                 Some(true) => Ok(()),
@@ -146,9 +149,14 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
             }
         }
         "starts_with" | "ends_with" => {
-            let p = arg.unpack_str().ok_or(format!("{name}: expected a string"))?;
+            let p = arg
+                .unpack_str()
+                .ok_or(format!("{name}: expected a string"))?;
             let Some(s) = value.unpack_str() else {
-                return Err(format!("value must be a string, but was {}", value.get_type()));
+                return Err(format!(
+                    "value must be a string, but was {}",
+                    value.get_type()
+                ));
             };
             let ok = if name == "starts_with" {
                 s.starts_with(p)
@@ -156,7 +164,11 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
                 s.ends_with(p)
             };
             if !ok {
-                let verb = if name == "starts_with" { "start" } else { "end" };
+                let verb = if name == "starts_with" {
+                    "start"
+                } else {
+                    "end"
+                };
                 return Err(format!("value does not {verb} with {p:?}"));
             }
             Ok(())
@@ -168,9 +180,9 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
                 };
                 s.contains(needle)
             } else {
-                value
-                    .is_in(arg)
-                    .map_err(|_| format!("value of type {} cannot contain anything", value.get_type()))?
+                value.is_in(arg).map_err(|_| {
+                    format!("value of type {} cannot contain anything", value.get_type())
+                })?
             };
             if !found {
                 return Err(format!("value does not contain {}", arg.to_repr()));
@@ -178,10 +190,16 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
             Ok(())
         }
         "matches" => {
-            let p = arg.unpack_str().ok_or("matches: expected a regular expression")?;
-            let re = regex::Regex::new(p).map_err(|e| format!("matches: invalid regular expression: {e}"))?;
+            let p = arg
+                .unpack_str()
+                .ok_or("matches: expected a regular expression")?;
+            let re = regex::Regex::new(p)
+                .map_err(|e| format!("matches: invalid regular expression: {e}"))?;
             let Some(s) = value.unpack_str() else {
-                return Err(format!("value must be a string, but was {}", value.get_type()));
+                return Err(format!(
+                    "value must be a string, but was {}",
+                    value.get_type()
+                ));
             };
             if !re.is_match(s) {
                 return Err(format!("value does not match /{p}/"));
@@ -193,7 +211,10 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
                 return Ok(());
             }
             let Some(i) = int_of(value) else {
-                return Err(format!("value must be an int, but was {}", value.get_type()));
+                return Err(format!(
+                    "value must be an int, but was {}",
+                    value.get_type()
+                ));
             };
             let even = i % 2 == 0;
             match (name, even) {
@@ -208,7 +229,10 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
                 return Err("multiple_of: cannot be zero".to_string());
             }
             let Some(v) = number(value) else {
-                return Err(format!("value must be a number, but was {}", value.get_type()));
+                return Err(format!(
+                    "value must be a number, but was {}",
+                    value.get_type()
+                ));
             };
             let q = v / n;
             if (q - q.round()).abs() > 1e-9 {

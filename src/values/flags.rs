@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use crate::source::{find_files, load_file, Snapshot, Stdin};
 use crate::yaml::parse::parse_opts;
-use crate::yaml::{AnnValue, Annotation, DocSet, Document, Map, MapItem, Meta, Pos, SourceFile, Value};
+use crate::yaml::{
+    AnnValue, Annotation, DocSet, Document, Map, MapItem, Meta, Pos, SourceFile, Value,
+};
 
 use super::envelope::Envelope;
 
@@ -75,7 +77,8 @@ impl DataValuesFlags {
             (&self.kvs_from_yaml, true, "data-value-yaml"),
         ] {
             for kv in kvs {
-                let v = kv_flag(kv, yaml, name, strict).map_err(|e| format!("Extracting data value from KV: {e}"))?;
+                let v = kv_flag(kv, yaml, name, strict)
+                    .map_err(|e| format!("Extracting data value from KV: {e}"))?;
                 all.push(v);
             }
         }
@@ -85,20 +88,31 @@ impl DataValuesFlags {
                 .map_err(|e| format!("Extracting data value from file: {e}"))?;
             all.push(v);
         }
-        let (libraries, root) = all.into_iter().partition(|e| e.intended_for_another_library());
+        let (libraries, root) = all
+            .into_iter()
+            .partition(|e| e.intended_for_another_library());
         Ok(Overlays { root, libraries })
     }
 
-    fn file(&self, snap: &dyn Snapshot, stdin: &Stdin, full: &str, strict: bool) -> Result<Vec<Envelope>, String> {
+    fn file(
+        &self,
+        snap: &dyn Snapshot,
+        stdin: &Stdin,
+        full: &str,
+        strict: bool,
+    ) -> Result<Vec<Envelope>, String> {
         let (lib_ref, path) = lib_ref_and_remainder(full)?;
-        let found = find_files(snap, path, stdin).map_err(|e| format!("Find files '{path}': {e}"))?;
+        let found =
+            find_files(snap, path, stdin).map_err(|e| format!("Find files '{path}': {e}"))?;
         let mut out = Vec::new();
         for f in found {
-            if f.implied && crate::files::file_type_of(&f.rel_path) != crate::files::FileType::Yaml {
+            if f.implied && crate::files::file_type_of(&f.rel_path) != crate::files::FileType::Yaml
+            {
                 continue;
             }
             let rel = f.rel_path.clone();
-            let file = load_file(snap, f, 0).map_err(|e| format!("Reading file '{rel}': {}", e.message))?;
+            let file = load_file(snap, f, 0)
+                .map_err(|e| format!("Reading file '{rel}': {}", e.message))?;
             let ds = parse_opts(&file.src, true, strict).map_err(|e| {
                 format!(
                     "Unmarshaling YAML data values file '{}': {}",
@@ -122,12 +136,17 @@ impl DataValuesFlags {
         let Some((key_part, path)) = kv.split_once('=') else {
             return Err("Expected format key=/file/path".to_string());
         };
-        let found = find_files(snap, path, stdin).map_err(|e| format!("Finding file '{path}': {e}"))?;
+        let found =
+            find_files(snap, path, stdin).map_err(|e| format!("Finding file '{path}': {e}"))?;
         if found.len() > 1 {
-            return Err(format!("Expected '{path}' to be a file, but is a directory"));
+            return Err(format!(
+                "Expected '{path}' to be a file, but is a directory"
+            ));
         }
         let Some(f) = found.into_iter().next() else {
-            return Err(format!("Expected '{path}' to be a file, but is a directory"));
+            return Err(format!(
+                "Expected '{path}' to be a file, but is a directory"
+            ));
         };
         let file = load_file(snap, f, 0).map_err(|_| format!("Reading file '{path}'"))?;
         let contents = file.src.text().to_string();
@@ -155,7 +174,9 @@ fn env(
         };
         let value = if yaml {
             parse_yaml_value(v, strict).map_err(|e| {
-                format!("Extracting data value from env variable '{k}': Deserializing YAML value: {e}")
+                format!(
+                    "Extracting data value from env variable '{k}': Deserializing YAML value: {e}"
+                )
             })?
         } else {
             Value::str(v)
@@ -163,7 +184,10 @@ fn env(
         let pieces: Vec<&str> = rest.split("__").collect();
         let desc = format!("({name} arg) {prefix}");
         let line = format!("{k}={v}");
-        out.push(Envelope::with_lib_ref(build_overlay(&pieces, value, &desc, &line), lib_ref)?);
+        out.push(Envelope::with_lib_ref(
+            build_overlay(&pieces, value, &desc, &line),
+            lib_ref,
+        )?);
     }
     Ok(out)
 }
@@ -190,7 +214,12 @@ fn kv_flag(kv: &str, yaml: bool, name: &str, strict: bool) -> Result<Envelope, S
 pub fn parse_yaml_value(raw: &str, strict: bool) -> Result<Value, String> {
     let src = SourceFile::new("", raw);
     let ds = parse_opts(&src, false, strict).map_err(|e| e.ytt_message())?;
-    Ok(ds.docs.into_iter().next().map(|d| d.value).unwrap_or(Value::Null))
+    Ok(ds
+        .docs
+        .into_iter()
+        .next()
+        .map(|d| d.value)
+        .unwrap_or(Value::Null))
 }
 
 /// `@lib:rest` → (`@lib`, `rest`); ytt's `libraryRefAndRemainder`.
@@ -267,7 +296,11 @@ pub fn build_overlay(pieces: &[&str], value: Value, desc: &str, line: &str) -> D
 /// ytt's `AnnotateForPlainMerge`: a plain values file merges like an overlay
 /// that may add keys and replaces arrays and scalars.
 pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
-    let templated = doc.meta.comments.iter().any(crate::template::metas::is_templating)
+    let templated = doc
+        .meta
+        .comments
+        .iter()
+        .any(crate::template::metas::is_templating)
         || value_has_templating(&doc.value);
     if templated {
         return Err(
@@ -286,10 +319,18 @@ pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
 fn value_has_templating(v: &Value) -> bool {
     match v {
         Value::Map(m) => m.items.iter().any(|i| {
-            i.meta.comments.iter().any(crate::template::metas::is_templating) || value_has_templating(&i.value)
+            i.meta
+                .comments
+                .iter()
+                .any(crate::template::metas::is_templating)
+                || value_has_templating(&i.value)
         }),
         Value::Array(a) => a.items.iter().any(|i| {
-            i.meta.comments.iter().any(crate::template::metas::is_templating) || value_has_templating(&i.value)
+            i.meta
+                .comments
+                .iter()
+                .any(crate::template::metas::is_templating)
+                || value_has_templating(&i.value)
         }),
         _ => false,
     }
@@ -324,15 +365,12 @@ fn annotate_plain(meta: &mut Meta, value: &Value) {
 }
 
 fn annotate_children(v: &mut Value) {
-    match v {
-        Value::Map(m) => {
-            for i in &mut m.items {
-                annotate_plain(&mut i.meta, &i.value);
-                annotate_children(&mut i.value);
-            }
+    // arrays are replaced whole: their items need no annotations
+    if let Value::Map(m) = v {
+        for i in &mut m.items {
+            annotate_plain(&mut i.meta, &i.value);
+            annotate_children(&mut i.value);
         }
-        // arrays are replaced whole: their items need no annotations
-        _ => {}
     }
 }
 

@@ -124,7 +124,11 @@ pub fn check_annotation_only_on_docs(ds: &DocSet, ann: &str) -> Result<(), Value
 }
 
 /// Splits documents into (annotated with `ann`, others), ytt's `DocExtractor`.
-pub fn extract_docs(ds: DocSet, ann: &str, use_comments: bool) -> Result<(Vec<Document>, Vec<Document>), ValuesError> {
+pub fn extract_docs(
+    ds: DocSet,
+    ann: &str,
+    use_comments: bool,
+) -> Result<(Vec<Document>, Vec<Document>), ValuesError> {
     check_annotation_only_on_docs(&ds, ann)?;
     let mut matched = Vec::new();
     let mut others = Vec::new();
@@ -200,12 +204,20 @@ pub fn library_values(
     if !overlays.is_empty() {
         descs.push("additional data values".to_string());
     }
-    let prefix = format!("Overlaying data values (in following order: {}): ", descs.join(", "));
-    let (doc, for_libraries) = apply(session, lib, &files, overlays, schema).map_err(|e| e.wrap(&prefix))?;
+    let prefix = format!(
+        "Overlaying data values (in following order: {}): ",
+        descs.join(", ")
+    );
+    let (doc, for_libraries) =
+        apply(session, lib, &files, overlays, schema).map_err(|e| e.wrap(&prefix))?;
     if !skip_validation {
-        let invalidations = crate::validation::run(&doc, schema.doc_type.as_ref(), session.opts).map_err(|e| {
-            ValuesError::other(format!("Validating final data values:\n{}", e.message), e.pos)
-        })?;
+        let invalidations = crate::validation::run(&doc, schema.doc_type.as_ref(), session.opts)
+            .map_err(|e| {
+                ValuesError::other(
+                    format!("Validating final data values:\n{}", e.message),
+                    e.pos,
+                )
+            })?;
         if !invalidations.is_empty() {
             return Err(ValuesError {
                 message: format!(
@@ -286,7 +298,10 @@ fn apply(
         let violations = schema.check(&mut next);
         if !violations.is_empty() {
             return Err(ValuesError {
-                message: crate::schema::render_violations("One or more data values were invalid", &violations),
+                message: crate::schema::render_violations(
+                    "One or more data values were invalid",
+                    &violations,
+                ),
                 kind: ValuesErrorKind::Schema(violations),
             });
         }

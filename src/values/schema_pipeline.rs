@@ -75,10 +75,11 @@ pub fn library_schema(
                 kind: ValuesErrorKind::Template(e),
             })
         })?;
-        let (docs, others) = extract_docs(result.docset, ANN_DATA_VALUES_SCHEMA, false).map_err(|mut e| {
-            e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
-            wrap(e)
-        })?;
+        let (docs, others) =
+            extract_docs(result.docset, ANN_DATA_VALUES_SCHEMA, false).map_err(|mut e| {
+                e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
+                wrap(e)
+            })?;
         if others.iter().any(|d| !d.is_empty()) {
             return Err(wrap(ValuesError::other(
                 format!(
@@ -105,7 +106,9 @@ pub fn library_schema(
             Some(left) => {
                 let right = env.doc;
                 call_in_fresh_evaluator(session.opts, |ev| Ok(overlay_document(ev, left, &right)))
-                    .map_err(|e| wrap(ValuesError::other(session.starlark_error(&e).message, None)))?
+                    .map_err(|e| {
+                        wrap(ValuesError::other(session.starlark_error(&e).message, None))
+                    })?
                     .map_err(|m| {
                         wrap(ValuesError {
                             message: m,

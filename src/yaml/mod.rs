@@ -7,5 +7,7 @@ pub mod pos;
 pub mod print;
 pub mod scalar;
 
-pub use node::{AnnValue, Annotation, Array, ArrayItem, Comment, DocSet, Document, Map, MapItem, Meta, Value};
+pub use node::{
+    AnnValue, Annotation, Array, ArrayItem, Comment, DocSet, Document, Map, MapItem, Meta, Value,
+};
 pub use pos::{Pos, SourceFile};

@@ -136,13 +136,17 @@ impl Value {
         match (self, other) {
             (Value::Map(a), Value::Map(b)) => {
                 a.items.len() == b.items.len()
-                    && a.items.iter().zip(&b.items).all(|(x, y)| {
-                        x.key.scalar_eq(&y.key) && x.value.deep_eq(&y.value)
-                    })
+                    && a.items
+                        .iter()
+                        .zip(&b.items)
+                        .all(|(x, y)| x.key.scalar_eq(&y.key) && x.value.deep_eq(&y.value))
             }
             (Value::Array(a), Value::Array(b)) => {
                 a.items.len() == b.items.len()
-                    && a.items.iter().zip(&b.items).all(|(x, y)| x.value.deep_eq(&y.value))
+                    && a.items
+                        .iter()
+                        .zip(&b.items)
+                        .all(|(x, y)| x.value.deep_eq(&y.value))
             }
             (a, b) => a.scalar_eq(b),
         }

@@ -77,7 +77,11 @@ pub fn parse(src: &Arc<SourceFile>, with_comments: bool) -> Result<DocSet, Parse
 }
 
 /// [`parse`] with ytt's `--strict` scalar rules when `strict`.
-pub fn parse_opts(src: &Arc<SourceFile>, with_comments: bool, strict: bool) -> Result<DocSet, ParseError> {
+pub fn parse_opts(
+    src: &Arc<SourceFile>,
+    with_comments: bool,
+    strict: bool,
+) -> Result<DocSet, ParseError> {
     parse_inner(src, with_comments, Limits::default(), strict)
 }
 
@@ -253,8 +257,10 @@ fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, Parse
     let mut options = Options::default();
     options.emit_anchor_events = true;
     options.block_scalar_eof_without_line_feed = true;
-    options.block_nesting_limit = options.block_nesting_limit.min(limits.max_depth + 8);
-    options.flow_nesting_limit = options.flow_nesting_limit.min(limits.max_depth + 8);
+    // The parser's own limits sit just above ours, so that our error (with
+    // its clearer wording) is the one users see.
+    options.block_nesting_limit = limits.max_depth + 8;
+    options.flow_nesting_limit = limits.max_depth + 8;
     let parser = Parser::new_from_str_with_options(text, options);
     let mut raw = Raw {
         nodes: Vec::new(),
@@ -266,10 +272,19 @@ fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, Parse
     for ev in parser {
         let (event, span) = ev.map_err(|e| {
             let line = raw_line(e.marker().line() as u32, line_shift);
+            let message = match e.info() {
+                m if m == "recursion limit exceeded" => {
+                    format!(
+                        "exceeded max depth of {} nested collections",
+                        limits.max_depth
+                    )
+                }
+                m => m,
+            };
             ParseError {
                 line,
                 col: e.marker().col() as u32 + 1,
-                message: e.info(),
+                message,
                 line_in_message: true,
             }
         })?;
@@ -485,13 +500,17 @@ impl Builder<'_> {
                 }
                 let size = self.subtree_size(target);
                 if size > self.budget {
-                    return Err(self.err(
+                    // ytt has no such limit (a billion-laughs file hangs it);
+                    // ours names the alias where the expansion got too big.
+                    let mut e = self.err(
                         node,
                         format!(
                             "document contains excessive aliasing (alias expansion would exceed {} nodes)",
                             self.limits.max_alias_nodes
                         ),
-                    ));
+                    );
+                    e.line_in_message = true;
+                    return Err(e);
                 }
                 self.budget -= size;
                 expanding.insert(target, ());
@@ -843,7 +862,12 @@ mod tests {
         assert!(ds.docs[0].value.is_null());
         assert_eq!(ds.docs[1].meta.comments[0].data, "@data/values");
         let m = ds.docs[1].value.as_map().unwrap();
-        let a: Vec<_> = m.items[0].meta.comments.iter().map(|c| c.data.as_str()).collect();
+        let a: Vec<_> = m.items[0]
+            .meta
+            .comments
+            .iter()
+            .map(|c| c.data.as_str())
+            .collect();
         assert_eq!(a, vec!["@ x = 1", "@ x"]);
         assert_eq!(m.items[1].meta.comments[0].data, "! note");
         assert!(ds.docs[2].injected);
@@ -877,15 +901,25 @@ mod tests {
             ));
         }
         let err = parse(&SourceFile::new("bomb.yml", text), false).unwrap_err();
-        assert!(err.message.contains("excessive aliasing"), "{}", err.message);
+        assert!(
+            err.message.contains("excessive aliasing"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]
     fn deep_nesting_is_refused() {
         let text = "[".repeat(10_000) + &"]".repeat(10_000);
         let err = parse(&SourceFile::new("deep.yml", text), false).unwrap_err();
-        assert!(err.message.contains("depth") || err.message.contains("recursion"), "{}", err.message);
-        let text: String = (0..10_000).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+        assert!(
+            err.message.contains("depth") || err.message.contains("recursion"),
+            "{}",
+            err.message
+        );
+        let text: String = (0..10_000)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect();
         assert!(parse(&SourceFile::new("deep2.yml", text), false).is_err());
     }
 

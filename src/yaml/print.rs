@@ -59,7 +59,7 @@ pub fn format_float(f: f64) -> String {
     let exp: i32 = exp.parse().expect("exponent number");
     let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
     let neg = if f < 0.0 { "-" } else { "" };
-    if exp < -4 || exp >= EPREC_SHORTEST {
+    if !(-4..EPREC_SHORTEST).contains(&exp) {
         // %e form: d.ddde+XX
         let mut s = String::from(neg);
         s.push_str(&digits[..1]);
@@ -211,8 +211,7 @@ impl Emitter {
 
     fn write_indent(&mut self) {
         let indent = self.indent.max(0) as usize;
-        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace)
-        {
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
         }
         while self.column < indent {
@@ -503,9 +502,7 @@ impl Emitter {
             let last = chars[chars.len() - 1];
             if !is_break(last) {
                 Some('-')
-            } else if chars.len() == 1 {
-                Some('+')
-            } else if is_break(chars[chars.len() - 2]) {
+            } else if chars.len() == 1 || is_break(chars[chars.len() - 2]) {
                 Some('+')
             } else {
                 None
@@ -603,11 +600,9 @@ fn analyze(value: &str) -> Analysis {
                         block_indicators = true;
                     }
                 }
-                '-' => {
-                    if followed_by_ws {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
+                '-' if followed_by_ws => {
+                    flow_indicators = true;
+                    block_indicators = true;
                 }
                 _ => {}
             }
@@ -620,11 +615,9 @@ fn analyze(value: &str) -> Analysis {
                         block_indicators = true;
                     }
                 }
-                '#' => {
-                    if preceded_by_ws {
-                        flow_indicators = true;
-                        block_indicators = true;
-                    }
+                '#' if preceded_by_ws => {
+                    flow_indicators = true;
+                    block_indicators = true;
                 }
                 _ => {}
             }
@@ -757,7 +750,9 @@ mod tests {
     #[test]
     fn block_styles() {
         assert_eq!(
-            roundtrip("a: 1\nb:\n  c: [1, 2]\n  d: []\n  e: {}\nf:\n- x: 1\n  z: 2\n- - 3\n  - 4\n"),
+            roundtrip(
+                "a: 1\nb:\n  c: [1, 2]\n  d: []\n  e: {}\nf:\n- x: 1\n  z: 2\n- - 3\n  - 4\n"
+            ),
             "a: 1\nb:\n  c:\n  - 1\n  - 2\n  d: []\n  e: {}\nf:\n- x: 1\n  z: 2\n- - 3\n  - 4\n"
         );
     }
@@ -770,7 +765,10 @@ mod tests {
         );
         assert_eq!(roundtrip("a: \"tab\\there\"\n"), "a: \"tab\\there\"\n");
         assert_eq!(roundtrip("a: \"🎵\"\n"), "a: \"\\U0001F3B5\"\n");
-        assert_eq!(roundtrip("- \"2001-01-01\"\n- \"1:20\"\n"), "- \"2001-01-01\"\n- \"1:20\"\n");
+        assert_eq!(
+            roundtrip("- \"2001-01-01\"\n- \"1:20\"\n"),
+            "- \"2001-01-01\"\n- \"1:20\"\n"
+        );
     }
 
     #[test]

@@ -120,7 +120,11 @@ pub fn resolve_strict(s: &str) -> Result<Resolved, String> {
         },
         _ if is_strict_float(s) => match s.parse::<f64>() {
             Ok(f) if f.is_finite() => Resolved::Float(f),
-            _ => return Err(format!("Strict parsing: Parsing float '{s}': value out of range")),
+            _ => {
+                return Err(format!(
+                    "Strict parsing: Parsing float '{s}': value out of range"
+                ))
+            }
         },
         _ if s.chars().any(char::is_whitespace) => {
             return Err(format!(
@@ -452,7 +456,10 @@ impl Cursor<'_> {
         if self.i - start < min {
             return None;
         }
-        std::str::from_utf8(&self.b[start..self.i]).ok()?.parse().ok()
+        std::str::from_utf8(&self.b[start..self.i])
+            .ok()?
+            .parse()
+            .ok()
     }
     fn digits(&mut self) -> usize {
         let start = self.i;
@@ -478,7 +485,7 @@ fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
         4 | 6 | 9 | 11 => 30,
         2 => {
-            if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 {
+            if (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400) {
                 29
             } else {
                 28
@@ -579,7 +586,10 @@ mod tests {
         assert_eq!(r("-0x10"), Resolved::Int(-16));
         assert_eq!(r("9223372036854775807"), Resolved::Int(i64::MAX));
         assert_eq!(r("18446744073709551615"), Resolved::UInt(u64::MAX));
-        assert_eq!(r("18446744073709551616"), Resolved::Float(18446744073709551616.0));
+        assert_eq!(
+            r("18446744073709551616"),
+            Resolved::Float(18446744073709551616.0)
+        );
         // not valid octal: falls through to the float rule
         assert_eq!(r("08"), Resolved::Float(8.0));
         assert_eq!(r("0x"), Resolved::Str);
@@ -616,7 +626,21 @@ mod tests {
 
     #[test]
     fn quoting_decisions() {
-        for q in ["true", "yes", "on", "y", "n", "123", "1e3", "null", "~", "", "2001-01-01", "0x1F", "1:20"] {
+        for q in [
+            "true",
+            "yes",
+            "on",
+            "y",
+            "n",
+            "123",
+            "1e3",
+            "null",
+            "~",
+            "",
+            "2001-01-01",
+            "0x1F",
+            "1:20",
+        ] {
             assert!(string_needs_quotes(q), "{q}");
         }
         for p in ["hello", "yes please", "1.2.3", "v1"] {
@@ -626,7 +650,9 @@ mod tests {
 
     #[test]
     fn strict_mode() {
-        assert!(resolve_strict("yes").unwrap_err().contains("could be !!str or !!bool"));
+        assert!(resolve_strict("yes")
+            .unwrap_err()
+            .contains("could be !!str or !!bool"));
         assert!(resolve_strict("0777").is_err());
         assert!(resolve_strict("a b").unwrap_err().contains("whitespace"));
         assert_eq!(resolve_strict("12").unwrap(), Resolved::Int(12));

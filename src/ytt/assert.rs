@@ -120,7 +120,10 @@ where
     }
 }
 
-fn encode_decode<'v>(v: Value<'v>, eval: &mut Evaluator<'v, '_, '_>) -> starlark::Result<Value<'v>> {
+fn encode_decode<'v>(
+    v: Value<'v>,
+    eval: &mut Evaluator<'v, '_, '_>,
+) -> starlark::Result<Value<'v>> {
     let s = yaml_encode(v, eval)?;
     yaml_decode(&s, eval.heap())
 }
@@ -158,7 +161,7 @@ fn one_not_null_check<'v>(
     }
     match not_nulls.len() {
         0 => {
-            if dict.len() == 0 {
+            if dict.is_empty() {
                 Err(err("check: value is empty"))
             } else {
                 Err(err("check: all values are null"))
@@ -186,14 +189,18 @@ fn factory(name: &str) -> Result<OwnedFrozenValue, String> {
     let module = Module::with_temp_heap(|m| -> Result<FrozenModule, String> {
         m.import_public_symbols(super::codec::yaml_module());
         {
-            let ast = AstModule::parse(name, src.to_string(), &dialect()).map_err(|e| e.to_string())?;
+            let ast =
+                AstModule::parse(name, src.to_string(), &dialect()).map_err(|e| e.to_string())?;
             let mut ev = Evaluator::new(&m);
             ev.eval_module(ast, globals()).map_err(|e| e.to_string())?;
         }
         m.freeze().map_err(|e| format!("{e:?}"))
     })?;
     let f = module.get("make").map_err(|e| e.to_string())?;
-    cache.lock().expect("lock").insert(name.to_string(), f.clone());
+    cache
+        .lock()
+        .expect("lock")
+        .insert(name.to_string(), f.clone());
     Ok(f)
 }
 
@@ -211,7 +218,11 @@ fn factory_source(name: &str) -> Option<&'static str> {
 }
 
 /// Makes an assertion from a lambda factory bound to `arg`.
-pub fn make_assertion<'v>(name: &str, arg: Value<'v>, eval: &mut Evaluator<'v, '_, '_>) -> starlark::Result<Value<'v>> {
+pub fn make_assertion<'v>(
+    name: &str,
+    arg: Value<'v>,
+    eval: &mut Evaluator<'v, '_, '_>,
+) -> starlark::Result<Value<'v>> {
     let f = factory(name).map_err(err)?;
     let f = eval.heap().access_owned_frozen_value(&f);
     let check = eval.eval_function(f, &[arg], &[])?;
@@ -253,7 +264,9 @@ fn int_arg<'v>(name: &str, v: Value<'v>, heap: Heap<'v>) -> starlark::Result<Val
         "int" => Ok(v),
         "float" => match v.downcast_ref::<StarlarkFloat>() {
             Some(f) if f.0.is_finite() => Ok(heap.alloc(f.0.trunc() as i64)),
-            _ => Err(err(format!("{name}: expected value to be an number, but was float"))),
+            _ => Err(err(format!(
+                "{name}: expected value to be an number, but was float"
+            ))),
         },
         other => Err(err(format!(
             "{name}: expected value to be an number, but was {other}"
@@ -275,7 +288,9 @@ pub fn short_function_name(name: &str) -> &str {
 /// own tests see these strings, e.g. through `assert.try_to`).
 pub fn go_error_text(e: &starlark::Error) -> String {
     let raw = format!("{}", e.without_diagnostic());
-    let raw = raw.trim().replace(crate::template::blocks::ASSERT_RENAMED, "assert");
+    let raw = raw
+        .trim()
+        .replace(crate::template::blocks::ASSERT_RENAMED, "assert");
     if let Some(rest) = raw.strip_prefix("Missing parameter `") {
         if let Some((param, tail)) = rest.split_once("` for call to `") {
             let func = short_function_name(tail.trim_end_matches('`'));
@@ -366,7 +381,10 @@ fn assert_members(builder: &mut GlobalsBuilder) {
             Ok(v) => Ok(heap.alloc(AllocTuple([v, Value::new_none()]))),
             Err(e) => {
                 let msg = go_error_text(&e);
-                Ok(heap.alloc(AllocTuple([Value::new_none(), heap.alloc_str(&msg).to_value()])))
+                Ok(heap.alloc(AllocTuple([
+                    Value::new_none(),
+                    heap.alloc_str(&msg).to_value(),
+                ])))
             }
         }
     }
@@ -376,7 +394,10 @@ fn assert_members(builder: &mut GlobalsBuilder) {
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
-            return Err(err(format!("assert.min: got {} arguments, want 1", args.items.len())));
+            return Err(err(format!(
+                "assert.min: got {} arguments, want 1",
+                args.items.len()
+            )));
         }
         make_assertion("assert.min", args.items[0], eval)
     }
@@ -386,7 +407,10 @@ fn assert_members(builder: &mut GlobalsBuilder) {
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
-            return Err(err(format!("assert.max: got {} arguments, want 1", args.items.len())));
+            return Err(err(format!(
+                "assert.max: got {} arguments, want 1",
+                args.items.len()
+            )));
         }
         make_assertion("assert.max", args.items[0], eval)
     }
@@ -433,7 +457,9 @@ fn assert_members(builder: &mut GlobalsBuilder) {
         match args.items.first() {
             None => Ok(a),
             Some(v) => {
-                let check = a.get_attr("check", eval.heap())?.unwrap_or_else(Value::new_none);
+                let check = a
+                    .get_attr("check", eval.heap())?
+                    .unwrap_or_else(Value::new_none);
                 eval.eval_function(check, &[*v], &[])
             }
         }

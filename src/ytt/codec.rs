@@ -25,8 +25,12 @@ fn one_arg<'v>(name: &str, args: &UnpackTuple<Value<'v>>) -> starlark::Result<Va
 }
 
 fn str_arg<'v>(name: &str, v: Value<'v>) -> starlark::Result<&'v str> {
-    v.unpack_str()
-        .ok_or_else(|| err(format!("{name}: expected a string, but was {}", v.get_type())))
+    v.unpack_str().ok_or_else(|| {
+        err(format!(
+            "{name}: expected a string, but was {}",
+            v.get_type()
+        ))
+    })
 }
 
 /// `yaml.encode`: what ytt prints for the value (empty for null and `{}`).
@@ -111,7 +115,13 @@ pub fn json_encode(v: &YValue, indent: usize, escape_html: bool) -> Result<Strin
     Ok(out)
 }
 
-fn write_json(v: &YValue, indent: usize, esc: bool, level: usize, out: &mut String) -> Result<(), String> {
+fn write_json(
+    v: &YValue,
+    indent: usize,
+    esc: bool,
+    level: usize,
+    out: &mut String,
+) -> Result<(), String> {
     match v {
         YValue::Null => out.push_str("null"),
         YValue::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

@@ -28,13 +28,21 @@ fn data_funcs(builder: &mut GlobalsBuilder) {
         }
         let path = match args.items.first() {
             None => "",
-            Some(v) => v
-                .unpack_str()
-                .ok_or_else(|| err(format!("data.list: expected a string, but was {}", v.get_type())))?,
+            Some(v) => v.unpack_str().ok_or_else(|| {
+                err(format!(
+                    "data.list: expected a string, but was {}",
+                    v.get_type()
+                ))
+            })?,
         };
         let rt = runtime(eval)?;
-        let host = rt.host.as_ref().ok_or_else(|| err("data.list: no library context"))?;
-        let paths = host.data_list(path).map_err(|e| err(format!("data.list: {e}")))?;
+        let host = rt
+            .host
+            .as_ref()
+            .ok_or_else(|| err("data.list: no library context"))?;
+        let paths = host
+            .data_list(path)
+            .map_err(|e| err(format!("data.list: {e}")))?;
         let heap = eval.heap();
         let items: Vec<Value> = paths.iter().map(|p| heap.alloc_str(p).to_value()).collect();
         Ok(heap.alloc(AllocList(items)))
@@ -54,8 +62,13 @@ fn data_funcs(builder: &mut GlobalsBuilder) {
             ))
         })?;
         let rt = runtime(eval)?;
-        let host = rt.host.as_ref().ok_or_else(|| err("data.read: no library context"))?;
-        let text = host.data_read(path).map_err(|e| err(format!("data.read: {e}")))?;
+        let host = rt
+            .host
+            .as_ref()
+            .ok_or_else(|| err("data.read: no library context"))?;
+        let text = host
+            .data_read(path)
+            .map_err(|e| err(format!("data.read: {e}")))?;
         Ok(eval.heap().alloc_str(&text).to_value())
     }
 }

@@ -23,8 +23,12 @@ use crate::template::runtime::replace_current;
 use super::{err, static_module};
 
 fn str_of<'v>(name: &str, v: Value<'v>) -> starlark::Result<&'v str> {
-    v.unpack_str()
-        .ok_or_else(|| err(format!("{name}: expected a string, but was {}", v.get_type())))
+    v.unpack_str().ok_or_else(|| {
+        err(format!(
+            "{name}: expected a string, but was {}",
+            v.get_type()
+        ))
+    })
 }
 
 fn exactly<'v>(name: &str, args: &UnpackTuple<Value<'v>>, n: usize) -> starlark::Result<()> {
@@ -109,9 +113,17 @@ fn num(name: &str, v: Value) -> starlark::Result<f64> {
     )))
 }
 
-fn unary<'v>(name: &str, args: &UnpackTuple<Value<'v>>, heap: Heap<'v>, f: fn(f64) -> f64) -> starlark::Result<Value<'v>> {
+fn unary<'v>(
+    name: &str,
+    args: &UnpackTuple<Value<'v>>,
+    heap: Heap<'v>,
+    f: fn(f64) -> f64,
+) -> starlark::Result<Value<'v>> {
     if args.items.len() != 1 {
-        return Err(err(format!("{name}: got {} arguments, want 1", args.items.len())));
+        return Err(err(format!(
+            "{name}: got {} arguments, want 1",
+            args.items.len()
+        )));
     }
     Ok(heap.alloc(StarlarkFloat(f(num(name, args.items[0])?))))
 }
@@ -123,7 +135,10 @@ fn binary<'v>(
     f: fn(f64, f64) -> f64,
 ) -> starlark::Result<Value<'v>> {
     if args.items.len() != 2 {
-        return Err(err(format!("{name}: got {} arguments, want 2", args.items.len())));
+        return Err(err(format!(
+            "{name}: got {} arguments, want 2",
+            args.items.len()
+        )));
     }
     Ok(heap.alloc(StarlarkFloat(f(
         num(name, args.items[0])?,
@@ -174,9 +189,15 @@ fn math_members(builder: &mut GlobalsBuilder) {
     const e: f64 = std::f64::consts::E;
     const pi: f64 = std::f64::consts::PI;
 
-    fn ceil<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn ceil<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
-            return Err(err(format!("ceil: got {} arguments, want 1", args.items.len())));
+            return Err(err(format!(
+                "ceil: got {} arguments, want 1",
+                args.items.len()
+            )));
         }
         let v = args.items[0];
         if v.get_type() == "int" {
@@ -184,9 +205,15 @@ fn math_members(builder: &mut GlobalsBuilder) {
         }
         Ok(heap.alloc(num("ceil", v)?.ceil() as i64))
     }
-    fn floor<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn floor<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
-            return Err(err(format!("floor: got {} arguments, want 1", args.items.len())));
+            return Err(err(format!(
+                "floor: got {} arguments, want 1",
+                args.items.len()
+            )));
         }
         let v = args.items[0];
         if v.get_type() == "int" {
@@ -194,79 +221,154 @@ fn math_members(builder: &mut GlobalsBuilder) {
         }
         Ok(heap.alloc(num("floor", v)?.floor() as i64))
     }
-    fn fabs<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn fabs<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("fabs", &args, heap, f64::abs)
     }
-    fn round<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn round<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("round", &args, heap, go_round)
     }
-    fn exp<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn exp<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("exp", &args, heap, f64::exp)
     }
-    fn sqrt<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn sqrt<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("sqrt", &args, heap, f64::sqrt)
     }
-    fn acos<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn acos<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("acos", &args, heap, f64::acos)
     }
-    fn asin<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn asin<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("asin", &args, heap, f64::asin)
     }
-    fn atan<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn atan<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("atan", &args, heap, f64::atan)
     }
-    fn cos<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn cos<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("cos", &args, heap, f64::cos)
     }
-    fn sin<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn sin<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("sin", &args, heap, f64::sin)
     }
-    fn tan<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn tan<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("tan", &args, heap, f64::tan)
     }
-    fn degrees<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn degrees<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("degrees", &args, heap, f64::to_degrees)
     }
-    fn radians<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn radians<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("radians", &args, heap, f64::to_radians)
     }
-    fn acosh<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn acosh<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("acosh", &args, heap, f64::acosh)
     }
-    fn asinh<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn asinh<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("asinh", &args, heap, f64::asinh)
     }
-    fn atanh<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn atanh<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("atanh", &args, heap, f64::atanh)
     }
-    fn cosh<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn cosh<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("cosh", &args, heap, f64::cosh)
     }
-    fn sinh<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn sinh<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("sinh", &args, heap, f64::sinh)
     }
-    fn tanh<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn tanh<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("tanh", &args, heap, f64::tanh)
     }
-    fn gamma<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn gamma<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         unary("gamma", &args, heap, gamma)
     }
-    fn copysign<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn copysign<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         binary("copysign", &args, heap, f64::copysign)
     }
-    fn r#mod<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn r#mod<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         binary("round", &args, heap, |x, y| x % y)
     }
-    fn pow<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn pow<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         binary("pow", &args, heap, f64::powf)
     }
-    fn remainder<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn remainder<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         binary("remainder", &args, heap, go_remainder)
     }
-    fn atan2<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn atan2<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         binary("atan2", &args, heap, f64::atan2)
     }
-    fn hypot<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn hypot<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         binary("hypot", &args, heap, f64::hypot)
     }
     fn log<'v>(
@@ -275,7 +377,10 @@ fn math_members(builder: &mut GlobalsBuilder) {
         heap: Heap<'v>,
     ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
-            return Err(err(format!("log: got {} arguments, want 1", args.items.len())));
+            return Err(err(format!(
+                "log: got {} arguments, want 1",
+                args.items.len()
+            )));
         }
         let x = num("log", args.items[0])?;
         let v = match base {
@@ -296,6 +401,20 @@ pub fn math_module() -> &'static FrozenModule {
 const PATH_SEGMENT_SAFE: &[u8] = b"-_.~!$&'()*+,;=:@";
 
 /// Go's `url.PathEscape`.
+/// Go's `url.UserInfo.String` escaping: sub-delimiters stay, `@ / ? :` and
+/// everything else outside the unreserved set are %-encoded.
+fn userinfo_escape(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~$&+,;=".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 fn path_escape(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
@@ -368,9 +487,13 @@ impl ParsedUrl {
             let scheme = &rest[..idx];
             if scheme.is_empty()
                 || !scheme.chars().next().unwrap().is_ascii_alphabetic()
-                || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                || !scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
             {
-                return Err(format!("parse \"{s}\": first path segment in URL cannot contain colon"));
+                return Err(format!(
+                    "parse \"{s}\": first path segment in URL cannot contain colon"
+                ));
             }
             u.scheme = scheme.to_string();
             rest = &rest[idx + 3..];
@@ -402,8 +525,8 @@ impl ParsedUrl {
     fn user_string(&self) -> String {
         match &self.user {
             None => String::new(),
-            Some((n, None)) => path_escape(n),
-            Some((n, Some(p))) => format!("{}:{}", path_escape(n), path_escape(p)),
+            Some((n, None)) => userinfo_escape(n),
+            Some((n, Some(p))) => format!("{}:{}", userinfo_escape(n), userinfo_escape(p)),
         }
     }
 
@@ -599,29 +722,45 @@ fn sorted_dict_of_lists<'v>(pairs: Vec<(String, String)>, heap: Heap<'v>) -> Val
 
 #[starlark_module]
 fn url_members(builder: &mut GlobalsBuilder) {
-    fn path_segment_encode<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn path_segment_encode<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("url.path_segment_encode", &args, 1)?;
         let s = str_of("url.path_segment_encode", args.items[0])?;
         Ok(heap.alloc_str(&path_escape(s)).to_value())
     }
-    fn path_segment_decode<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn path_segment_decode<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("url.path_segment_decode", &args, 1)?;
         let s = str_of("url.path_segment_decode", args.items[0])?;
         let out = unescape(s, false).map_err(|e| err(format!("url.path_segment_decode: {e}")))?;
         Ok(heap.alloc_str(&out).to_value())
     }
-    fn query_param_value_encode<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn query_param_value_encode<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("url.query_param_value_encode", &args, 1)?;
         let s = str_of("url.query_param_value_encode", args.items[0])?;
         Ok(heap.alloc_str(&query_escape(s)).to_value())
     }
-    fn query_param_value_decode<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn query_param_value_decode<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("url.query_param_value_decode", &args, 1)?;
         let s = str_of("url.query_param_value_decode", args.items[0])?;
-        let out = unescape(s, true).map_err(|e| err(format!("url.query_param_value_decode: {e}")))?;
+        let out =
+            unescape(s, true).map_err(|e| err(format!("url.query_param_value_decode: {e}")))?;
         Ok(heap.alloc_str(&out).to_value())
     }
-    fn query_params_encode<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn query_params_encode<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("url.query_params_encode", &args, 1)?;
         let Some(d) = DictRef::from_value(args.items[0]) else {
             return Err(err("url.query_params_encode: expected a dict"));
@@ -630,7 +769,9 @@ fn url_members(builder: &mut GlobalsBuilder) {
         for (k, v) in d.iter() {
             let k = str_of("url.query_params_encode", k)?.to_string();
             let Some(list) = ListRef::from_value(v) else {
-                return Err(err("url.query_params_encode: expected dict values to be lists of strings"));
+                return Err(err(
+                    "url.query_params_encode: expected dict values to be lists of strings",
+                ));
             };
             let mut vals = Vec::new();
             for it in list.iter() {
@@ -647,7 +788,10 @@ fn url_members(builder: &mut GlobalsBuilder) {
         }
         Ok(heap.alloc_str(&out.join("&")).to_value())
     }
-    fn query_params_decode<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn query_params_decode<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("url.query_params_decode", &args, 1)?;
         let s = str_of("url.query_params_decode", args.items[0])?.replace(';', "&");
         let mut pairs = Vec::new();
@@ -659,7 +803,10 @@ fn url_members(builder: &mut GlobalsBuilder) {
         }
         Ok(sorted_dict_of_lists(pairs, heap))
     }
-    fn parse<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn parse<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("url.parse", &args, 1)?;
         let s = str_of("url.parse", args.items[0])?;
         let u = ParsedUrl::parse(s).map_err(|e| err(format!("url.parse: {e}")))?;
@@ -680,12 +827,20 @@ fn mask(a: IpAddr, prefix: u8) -> IpAddr {
     match a {
         IpAddr::V4(v4) => {
             let bits = u32::from(v4);
-            let m = if prefix == 0 { 0 } else { u32::MAX << (32 - prefix as u32) };
+            let m = if prefix == 0 {
+                0
+            } else {
+                u32::MAX << (32 - prefix as u32)
+            };
             IpAddr::V4((bits & m).into())
         }
         IpAddr::V6(v6) => {
             let bits = u128::from(v6);
-            let m = if prefix == 0 { 0 } else { u128::MAX << (128 - prefix as u32) };
+            let m = if prefix == 0 {
+                0
+            } else {
+                u128::MAX << (128 - prefix as u32)
+            };
             IpAddr::V6((bits & m).into())
         }
     }
@@ -693,7 +848,10 @@ fn mask(a: IpAddr, prefix: u8) -> IpAddr {
 
 #[starlark_module]
 fn ip_members(builder: &mut GlobalsBuilder) {
-    fn parse_addr<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn parse_addr<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("ip.parse_addr", &args, 1)?;
         let s = str_of("ip.parse_addr", args.items[0])?;
         let a: IpAddr = s
@@ -703,7 +861,10 @@ fn ip_members(builder: &mut GlobalsBuilder) {
             kind: ObjectKind::IpAddr(a),
         }))
     }
-    fn parse_cidr<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn parse_cidr<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("ip.parse_cidr", &args, 1)?;
         let s = str_of("ip.parse_cidr", args.items[0])?;
         let bad = || err(format!("ip.parse_cidr: invalid CIDR address: {s}"));
@@ -748,7 +909,9 @@ fn parse_semver(s: &str) -> Option<(u64, u64, u64)> {
 
 #[starlark_module]
 fn version_members(builder: &mut GlobalsBuilder) {
-    fn require_at_least<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>) -> starlark::Result<Value<'v>> {
+    fn require_at_least<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+    ) -> starlark::Result<Value<'v>> {
         exactly("version.require_at_least", &args, 1)?;
         let s = str_of("version.require_at_least", args.items[0])?;
         let Some(want) = parse_semver(s) else {
@@ -801,7 +964,10 @@ mod tests {
         let u = ParsedUrl::parse("https://user:p%40ss@example.com:8443/path?q=1").unwrap();
         assert_eq!(u.hostname(), "example.com");
         assert_eq!(u.user.as_ref().unwrap().1.as_deref(), Some("p@ss"));
-        assert_eq!(u.to_string_go(), "https://user:p%40ss@example.com:8443/path?q=1");
+        assert_eq!(
+            u.to_string_go(),
+            "https://user:p%40ss@example.com:8443/path?q=1"
+        );
         assert_eq!(query_escape("a b&c"), "a+b%26c");
         assert_eq!(path_escape("a b/c"), "a%20b%2Fc");
     }

@@ -169,7 +169,10 @@ where
 
 fn pull_out(key: &str, v: &YValue) -> Result<YValue, String> {
     let YValue::Map(m) = v else {
-        return Err(format!("Expected value to be map, but was {}", v.type_name()));
+        return Err(format!(
+            "Expected value to be map, but was {}",
+            v.type_name()
+        ));
     };
     m.get(key)
         .map(|i| i.value.clone())
@@ -178,7 +181,10 @@ fn pull_out(key: &str, v: &YValue) -> Result<YValue, String> {
 
 #[starlark_module]
 fn overlay_members(builder: &mut GlobalsBuilder) {
-    fn map_key<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn map_key<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
             return Err(err("overlay.map_key: expected exactly one argument"));
         }
@@ -191,7 +197,10 @@ fn overlay_members(builder: &mut GlobalsBuilder) {
         Ok(map_key_matcher(k, heap))
     }
 
-    fn index<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn index<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
             return Err(err("overlay.index: expected exactly one argument"));
         }
@@ -208,28 +217,40 @@ fn overlay_members(builder: &mut GlobalsBuilder) {
         Ok(true)
     }
 
-    fn subset<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn subset<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
             return Err(err("overlay.subset: expected exactly one argument"));
         }
         Ok(matcher(MatcherKind::Subset, vec![args.items[0]], heap))
     }
 
-    fn and_op<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn and_op<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         if args.items.is_empty() {
             return Err(err("overlay.and_op: expected at least one argument"));
         }
         Ok(matcher(MatcherKind::And, args.items, heap))
     }
 
-    fn or_op<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn or_op<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         if args.items.is_empty() {
             return Err(err("overlay.or_op: expected at least one argument"));
         }
         Ok(matcher(MatcherKind::Or, args.items, heap))
     }
 
-    fn not_op<'v>(#[starlark(args)] args: UnpackTuple<Value<'v>>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn not_op<'v>(
+        #[starlark(args)] args: UnpackTuple<Value<'v>>,
+        heap: Heap<'v>,
+    ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
             return Err(err("overlay.not_op: expected exactly one argument"));
         }
@@ -259,13 +280,19 @@ fn overlay_members(builder: &mut GlobalsBuilder) {
                     *l = s;
                     res
                 }
-                (Side::Value(l), Side::Value(r)) => op.apply(l, r, &Expects::default()).map(|replace| {
-                    if replace {
-                        *l = r.clone();
-                    }
-                }),
-                (Side::Docs(_), Side::Value(v)) => Err(format!("Expected document set, but was {}", v.type_name())),
-                (Side::Value(l), Side::Docs(_)) => Err(format!("Expected document set, but was {}", l.type_name())),
+                (Side::Value(l), Side::Value(r)) => {
+                    op.apply(l, r, &Expects::default()).map(|replace| {
+                        if replace {
+                            *l = r.clone();
+                        }
+                    })
+                }
+                (Side::Docs(_), Side::Value(v)) => {
+                    Err(format!("Expected document set, but was {}", v.type_name()))
+                }
+                (Side::Value(l), Side::Docs(_)) => {
+                    Err(format!("Expected document set, but was {}", l.type_name()))
+                }
             };
             res.map_err(|e| err(format!("overlay.apply: {e}")))?;
         }
@@ -273,7 +300,9 @@ fn overlay_members(builder: &mut GlobalsBuilder) {
             Side::Docs(mut ds) => {
                 for d in &mut ds.docs {
                     remove_overlay_annotations(&mut d.value);
-                    d.meta.annotations.retain(|a| !a.name.starts_with("overlay/"));
+                    d.meta
+                        .annotations
+                        .retain(|a| !a.name.starts_with("overlay/"));
                 }
                 FragmentTree::DocSet(ds)
             }

@@ -106,7 +106,9 @@ fn struct_members(builder: &mut GlobalsBuilder) {
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
         if args.items.len() != 1 {
-            return Err(err("struct.make_and_bind: expected at exactly one argument"));
+            return Err(err(
+                "struct.make_and_bind: expected at exactly one argument",
+            ));
         }
         let heap = eval.heap();
         let mut fields = SmallMap::new();
@@ -144,7 +146,8 @@ fn struct_members(builder: &mut GlobalsBuilder) {
         if args.items.len() != 1 {
             return Err(err("struct.encode: expected exactly one argument"));
         }
-        let y = to_yaml(args.items[0], current_store(eval)).map_err(|e| err(format!("struct.encode: {e}")))?;
+        let y = to_yaml(args.items[0], current_store(eval))
+            .map_err(|e| err(format!("struct.encode: {e}")))?;
         from_yaml(&y, eval.heap(), MapAs::Struct)
     }
 
@@ -155,7 +158,8 @@ fn struct_members(builder: &mut GlobalsBuilder) {
         if args.items.len() != 1 {
             return Err(err("struct.decode: expected exactly one argument"));
         }
-        let y = to_yaml(args.items[0], current_store(eval)).map_err(|e| err(format!("struct.decode: {e}")))?;
+        let y = to_yaml(args.items[0], current_store(eval))
+            .map_err(|e| err(format!("struct.decode: {e}")))?;
         from_yaml(&y, eval.heap(), MapAs::Dict)
     }
 }

@@ -1,0 +1,293 @@
+//! Broken and hostile input: every case must end in an error that names the
+//! file and line, with exit status 1 — never a panic, a crash or a hang.
+
+use std::path::Path;
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+/// Runs `yttcheck inspect ARGS` in `dir` and returns stderr, asserting a
+/// clean failure (exit 1, no panic) within the time limit.
+fn fails(dir: &Path, args: &[&str]) -> String {
+    let out = Command::cargo_bin("yttcheck")
+        .expect("binary")
+        .current_dir(dir)
+        .arg("inspect")
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("ran");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "expected exit 1, got {:?}; stderr:\n{stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "panic:\n{stderr}");
+    assert!(stderr.starts_with("yttcheck: Error: "), "stderr:\n{stderr}");
+    stderr
+}
+
+fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(path, content).unwrap();
+}
+
+fn assert_has(stderr: &str, needles: &[&str]) {
+    for n in needles {
+        assert!(stderr.contains(n), "expected {n:?} in:\n{stderr}");
+    }
+}
+
+#[test]
+fn malformed_yaml_names_file_and_line() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@data/values\n---\na: [1, 2\nb: 3\n",
+    );
+    let err = fails(d.path(), &["-f", "values.yml"]);
+    assert_has(&err, &["'values.yml'", "yaml: line 4:"]);
+
+    write(d.path(), "plain.yml", "a: {b: 1\n");
+    let err = fails(d.path(), &["--data-values-file", "plain.yml"]);
+    assert_has(&err, &["'plain.yml'", "yaml: line"]);
+}
+
+#[test]
+fn unknown_annotation_in_a_ytt_namespace_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "schema.yml",
+        "#@data/values-schema\n---\n#@schema/nulable\nport: 8080\n",
+    );
+    let err = fails(d.path(), &["-f", "schema.yml"]);
+    assert_has(
+        &err,
+        &[
+            "'@schema/nulable'",
+            "schema.yml:3",
+            "did you mean '@schema/nullable'",
+        ],
+    );
+}
+
+#[test]
+fn starlark_syntax_error_points_at_the_template() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@ x = (1,\n#@data/values\n---\na: 1\n",
+    );
+    let err = fails(d.path(), &["-f", "values.yml"]);
+    assert_has(&err, &["values.yml:3"]);
+    assert!(!err.contains("__ytt"), "generated names leak:\n{err}");
+}
+
+#[test]
+fn starlark_runtime_error_points_at_the_template() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@data/values\n---\na: 1\nb: #@ 1 + \"x\"\n",
+    );
+    let err = fails(d.path(), &["-f", "values.yml"]);
+    assert_has(&err, &["values.yml:4 | b: #@ 1 + \"x\"", "not supported"]);
+}
+
+#[test]
+fn missing_load_target() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@ load(\"helpers.star\", \"x\")\n#@data/values\n---\na: 1\n",
+    );
+    let err = fails(d.path(), &["-f", "values.yml"]);
+    assert_has(
+        &err,
+        &["values.yml:1", "Expected to find file 'helpers.star'"],
+    );
+}
+
+#[test]
+fn load_cannot_leave_the_library() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "outside.star", "x = 1\n");
+    write(
+        d.path(),
+        "config/values.yml",
+        "#@ load(\"../outside.star\", \"x\")\n#@data/values\n---\na: #@ x\n",
+    );
+    let err = fails(d.path(), &["-f", "config"]);
+    assert_has(&err, &["values.yml:1", "cannot go up with '..'"]);
+}
+
+#[test]
+fn alias_bomb_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let mut text = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        let p = i - 1;
+        text.push_str(&format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    write(d.path(), "bomb.yml", &text);
+    let err = fails(d.path(), &["--data-values-file", "bomb.yml"]);
+    assert_has(&err, &["'bomb.yml'", "excessive aliasing", "line "]);
+}
+
+#[test]
+fn ten_thousand_deep_nesting_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let flow = format!(
+        "#@data/values\n---\na: {}{}\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    write(d.path(), "flow.yml", flow);
+    let err = fails(d.path(), &["-f", "flow.yml"]);
+    assert_has(&err, &["'flow.yml'", "yaml: line 3"]);
+
+    // block sequences nest on one line: `- - - ... x`
+    write(d.path(), "block.yml", format!("{}x\n", "- ".repeat(10_000)));
+    let err = fails(d.path(), &["--data-values-file", "block.yml"]);
+    assert_has(&err, &["'block.yml'", "line"]);
+}
+
+#[test]
+fn deeply_nested_starlark_value_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@ def deep(n):\n#@   x = {}\n#@   for i in range(n):\n#@     x = {\"a\": x}\n#@   end\n#@   return x\n#@ end\n#@data/values\n---\na: #@ deep(100000)\n",
+    );
+    let err = fails(d.path(), &["-f", "values.yml"]);
+    assert_has(&err, &["values.yml:10", "nested too deeply"]);
+}
+
+#[test]
+fn endless_loop_stops_at_the_step_budget() {
+    let d = tempfile::tempdir().unwrap();
+    // ytt reserves `pass`, so the loop body does some work instead
+    write(
+        d.path(),
+        "values.yml",
+        "#@ for i in range(1000000000):\n#@   x = i\n#@ end\n#@data/values\n---\na: 1\n",
+    );
+    let err = fails(d.path(), &["-f", "values.yml", "--max-steps", "200000"]);
+    assert_has(
+        &err,
+        &["step budget", "values.yml:2 | #@   x = i", "--max-steps"],
+    );
+}
+
+#[test]
+fn pass_is_reserved_as_in_ytt() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@ for i in range(1000000000): pass\n#@data/values\n---\na: 1\n",
+    );
+    let err = fails(d.path(), &["-f", "values.yml"]);
+    assert_has(&err, &["values.yml:1", "reserved keyword 'pass'"]);
+}
+
+#[test]
+fn while_true_stops_at_the_time_budget() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@ def spin():\n#@   n = 0\n#@   while True:\n#@     n += 1\n#@   end\n#@ end\n#@data/values\n---\na: #@ spin()\n",
+    );
+    let err = fails(
+        d.path(),
+        &[
+            "-f",
+            "values.yml",
+            "--timeout",
+            "0.3",
+            "--max-steps",
+            "100000000000",
+        ],
+    );
+    assert_has(&err, &["time budget", "values.yml:"]);
+}
+
+#[test]
+fn unbounded_recursion_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@ def f(n):\n#@   return f(n + 1)\n#@ end\n#@data/values\n---\na: #@ f(1)\n",
+    );
+    let err = fails(d.path(), &["-f", "values.yml"]);
+    assert_has(
+        &err,
+        &[
+            "call stack overflow",
+            "values.yml:2",
+            "more frames like the one below",
+        ],
+    );
+    assert!(
+        err.lines().count() < 20,
+        "recursion frames are folded:\n{err}"
+    );
+}
+
+#[test]
+fn memory_bombs_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "rep.yml",
+        "#@data/values\n---\na: #@ len(\"xx\" * 2000000000)\n",
+    );
+    let err = fails(d.path(), &["-f", "rep.yml"]);
+    assert_has(&err, &["rep.yml:3", "repetition would build"]);
+
+    write(
+        d.path(),
+        "repassign.yml",
+        "#@ s = [1, 2]\n#@ s *= 2000000000\n#@data/values\n---\na: 1\n",
+    );
+    let err = fails(d.path(), &["-f", "repassign.yml"]);
+    assert_has(&err, &["repassign.yml:2", "repetition would build"]);
+
+    write(
+        d.path(),
+        "double.yml",
+        "#@ x = [1]\n#@ for i in range(40):\n#@   x = x + x\n#@ end\n#@data/values\n---\na: 1\n",
+    );
+    let err = fails(d.path(), &["-f", "double.yml"]);
+    assert_has(&err, &["double.yml:3", "memory"]);
+}
+
+#[test]
+fn non_utf8_file() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "values.yml", b"#@data/values\n---\na: caf\xe9\n");
+    let err = fails(d.path(), &["-f", "values.yml"]);
+    assert_has(&err, &["values.yml:3:7", "not valid UTF-8"]);
+}
+
+#[test]
+fn missing_file() {
+    let d = tempfile::tempdir().unwrap();
+    let err = fails(d.path(), &["-f", "nope.yml"]);
+    assert_has(&err, &["nope.yml", "no such file or directory"]);
+}
