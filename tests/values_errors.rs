@@ -1,0 +1,254 @@
+//! The data values pipeline's errors, each with ytt's exact text (which is
+//! what `inspect` prints) and where ytt gives one, the file:line.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn write(dir: &Path, name: &str, content: &str) {
+    std::fs::write(dir.join(name), content).unwrap();
+}
+
+fn run(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .env_clear()
+        .arg("inspect")
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn fails_with(dir: &Path, args: &[&str], expected: &str) {
+    let (code, out, err) = run(dir, args, "");
+    assert_eq!(code, 1, "stdout:\n{out}\nstderr:\n{err}");
+    assert_eq!(err, expected);
+}
+
+#[test]
+fn overlay_without_a_match() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "base.yml", "#@data/values\n---\na: 1\n");
+    write(d.path(), "new.yml", "#@data/values\n---\nnew: 1\n");
+    fails_with(
+        d.path(),
+        &["-f", "base.yml", "-f", "new.yml"],
+        "yttcheck: Error: Overlaying data values (in following order: base.yml, new.yml):
+  Document on line new.yml:2:
+    Map item (key 'new') on line new.yml:3:
+      Expected number of matched nodes to be 1, but was 0
+",
+    );
+    // ... and with missing_ok=True the key is added
+    write(
+        d.path(),
+        "new.yml",
+        "#@data/values\n---\n#@overlay/match missing_ok=True\nnew: 1\n",
+    );
+    let (code, out, err) = run(d.path(), &["-f", "base.yml", "-f", "new.yml"], "");
+    assert_eq!((code, out.as_str()), (0, "a: 1\nnew: 1\n"), "{err}");
+}
+
+#[test]
+fn overlay_with_several_matches() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "base.yml",
+        "#@data/values\n---\nitems:\n- name: x\n- name: y\n",
+    );
+    write(
+        d.path(),
+        "all.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@data/values\n---\nitems:\n#@overlay/match by=overlay.all\n- name: z\n",
+    );
+    fails_with(
+        d.path(),
+        &["-f", "base.yml", "-f", "all.yml"],
+        "yttcheck: Error: Overlaying data values (in following order: base.yml, all.yml):
+  Document on line all.yml:3:
+    Map item (key 'items') on line all.yml:4:
+      Array item on line all.yml:6:
+        Expected number of matched nodes to be 1, but was 2 (lines: base.yml:4, base.yml:5)
+",
+    );
+}
+
+#[test]
+fn key_not_declared_in_schema() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "schema.yml",
+        "#@data/values-schema\n---\nport: 8080\n",
+    );
+    write(d.path(), "prod.yml", "port: 443\nprot: 80\n");
+    fails_with(
+        d.path(),
+        &["-f", "schema.yml", "--data-values-file", "prod.yml"],
+        "yttcheck: Error: Overlaying data values (in following order: additional data values): 
+One or more data values were invalid
+====================================
+
+Given data value is not declared in schema
+prod.yml:
+    |
+  2 | prot: 80
+    |
+
+    = found: prot
+    = expected: a map item with the key named \"port\" (from schema.yml:2)
+
+
+",
+    );
+}
+
+#[test]
+fn plain_values_file_with_annotations() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "values.yml", "#@data/values\n---\na: 2\n");
+    fails_with(
+        d.path(),
+        &["--data-values-file", "values.yml"],
+        "yttcheck: Error: Extracting data value from file:
+  Checking data values file 'values.yml':
+    Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)
+",
+    );
+}
+
+#[test]
+fn stdin_given_twice() {
+    let d = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(
+        d.path(),
+        &["--data-values-file", "-", "--data-values-file", "-"],
+        "a: 1\n",
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "yttcheck: Error: Extracting data value from file:
+  Find files '-':
+    Standard input has already been read, has the '-' argument been used in more than one flag?
+"
+    );
+    // once is fine
+    let (code, out, err) = run(d.path(), &["--data-values-file", "-"], "a: 1\n");
+    assert_eq!((code, out.as_str()), (0, "a: 1\n"), "{err}");
+}
+
+#[test]
+fn missing_files() {
+    let d = tempfile::tempdir().unwrap();
+    fails_with(
+        d.path(),
+        &["--data-values-file", "nope.yml"],
+        "yttcheck: Error: Extracting data value from file:
+  Find files 'nope.yml':
+    Checking file 'nope.yml': lstat nope.yml: no such file or directory
+",
+    );
+    fails_with(
+        d.path(),
+        &["-f", "nope.yml"],
+        "yttcheck: Error: Checking file 'nope.yml': lstat nope.yml: no such file or directory\n",
+    );
+}
+
+#[test]
+fn bad_flag_syntax() {
+    let d = tempfile::tempdir().unwrap();
+    fails_with(
+        d.path(),
+        &["-v", "key"],
+        "yttcheck: Error: Extracting data value from KV:\n  Expected format key=value\n",
+    );
+    fails_with(
+        d.path(),
+        &["--data-value-yaml", "key"],
+        "yttcheck: Error: Extracting data value from KV:\n  Expected format key=value\n",
+    );
+}
+
+#[test]
+fn flags_apply_in_ytt_order_not_command_line_order() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "values.yml",
+        "#@data/values\n---\na: 0\nb: 0\nc: 0\n",
+    );
+    write(
+        d.path(),
+        "file.yml",
+        "a: from-file\nb: from-file\nc: from-file\n",
+    );
+    write(d.path(), "c.txt", "from-data-value-file");
+    // on the command line the file comes last and -v after --data-value-yaml,
+    // but ytt applies --data-values-file, -v, --data-value-yaml, --data-value-file
+    let (code, out, err) = run(
+        d.path(),
+        &[
+            "-f",
+            "values.yml",
+            "--data-value-file",
+            "c=c.txt",
+            "--data-value-yaml",
+            "b=2",
+            "-v",
+            "b=from-v",
+            "-v",
+            "a=from-v",
+            "--data-values-file",
+            "file.yml",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "a: from-v\nb: 2\nc: from-data-value-file\n");
+}
+
+#[test]
+fn plain_files_replace_arrays_overlays_append() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "values.yml", "#@data/values\n---\nlist: [a]\n");
+    write(d.path(), "more.yml", "#@data/values\n---\nlist: [b]\n");
+    write(d.path(), "plain.yml", "list: [c]\n");
+    let (_, out, err) = run(d.path(), &["-f", "values.yml", "-f", "more.yml"], "");
+    assert_eq!(out, "list:\n- a\n- b\n", "{err}");
+    let (_, out, err) = run(
+        d.path(),
+        &[
+            "-f",
+            "values.yml",
+            "-f",
+            "more.yml",
+            "--data-values-file",
+            "plain.yml",
+        ],
+        "",
+    );
+    assert_eq!(out, "list:\n- c\n", "{err}");
+}
+
+#[test]
+fn plus_colon_is_an_ordinary_path() {
+    let d = tempfile::tempdir().unwrap();
+    fails_with(
+        d.path(),
+        &["--data-values-file", "+:file.yml"],
+        "yttcheck: Error: Extracting data value from file:
+  Find files '+:file.yml':
+    Checking file '+:file.yml': lstat +:file.yml: no such file or directory
+",
+    );
+}
