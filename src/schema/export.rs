@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::validation::NodeValidation;
-use crate::yaml::{AnnValue, Map, MapItem, Meta, Pos, Value};
+use crate::yaml::{AnnValue, Array, ArrayItem, Map, MapItem, Meta, Pos, Value};
 
 use super::types::{Documentation, ScalarKind, Type};
 use super::Schema;
@@ -215,7 +215,11 @@ fn validation_keywords(v: &NodeValidation, t: &Type, json_schema: bool) -> Vec<M
     let base = super::check::resolve(t);
     let (min_len_kw, max_len_kw) = match base {
         Type::Array(_) => ("minItems", "maxItems"),
-        Type::Map(_) => ("minProperties", "maxProperties"),
+        // A typed map always has all its declared keys once defaults fill
+        // in, but a values file gives only some: `minProperties` would reject
+        // good files. (`maxProperties` is safe: a file has at most the keys
+        // of the final map.)
+        Type::Map(_) => ("", "maxProperties"),
         _ => ("minLength", "maxLength"),
     };
     let mut out = Vec::new();
@@ -224,10 +228,12 @@ fn validation_keywords(v: &NodeValidation, t: &Type, json_schema: bool) -> Vec<M
         match k.as_str() {
             "min" if matches!(y, Value::Int(_) | Value::Float(_)) => out.push(item("minimum", y)),
             "max" if matches!(y, Value::Int(_) | Value::Float(_)) => out.push(item("maximum", y)),
-            "min_len" => out.push(item(min_len_kw, y)),
+            "min_len" if !min_len_kw.is_empty() => out.push(item(min_len_kw, y)),
             "max_len" => out.push(item(max_len_kw, y)),
             "len" => {
-                out.push(item(min_len_kw, y.clone()));
+                if !min_len_kw.is_empty() {
+                    out.push(item(min_len_kw, y.clone()));
+                }
                 out.push(item(max_len_kw, y));
             }
             "one_of" => out.push(item("enum", y)),
@@ -260,6 +266,39 @@ fn validation_keywords(v: &NodeValidation, t: &Type, json_schema: bool) -> Vec<M
             }
             _ => {}
         }
+    }
+    keep_keys_unique(out)
+}
+
+/// Two rules can map to one keyword (`matches=` and `starts_with=` are both a
+/// `pattern`): the first stays, the others go into an `allOf`, so that every
+/// rule holds and no key is written twice.
+fn keep_keys_unique(items: Vec<MapItem>) -> Vec<MapItem> {
+    let mut out: Vec<MapItem> = Vec::new();
+    let mut all_of: Vec<ArrayItem> = Vec::new();
+    for i in items {
+        if out.iter().any(|o| o.key.as_str() == i.key.as_str()) {
+            let one = Map {
+                items: vec![i],
+                pos: Pos::unknown(),
+                meta: Meta::default(),
+            };
+            all_of.push(ArrayItem {
+                value: Value::Map(Box::new(one)),
+                pos: Pos::unknown(),
+                meta: Meta::default(),
+            });
+        } else {
+            out.push(i);
+        }
+    }
+    if !all_of.is_empty() {
+        let a = Array {
+            items: all_of,
+            pos: Pos::unknown(),
+            meta: Meta::default(),
+        };
+        out.push(item("allOf", Value::Array(Box::new(a))));
     }
     out
 }
@@ -351,6 +390,10 @@ fn json_docs(d: &Documentation, o: &mut serde_json::Map<String, serde_json::Valu
     }
     if d.deprecated {
         o.insert("deprecated".into(), json!(true));
+        if !d.deprecation_notice.is_empty() {
+            // not JSON Schema, but what VS Code's YAML and JSON services show
+            o.insert("deprecationMessage".into(), json!(d.deprecation_notice));
+        }
     }
     if !d.examples.is_empty() {
         o.insert(

@@ -139,7 +139,7 @@ impl NodeValidation {
             let Some(t) = TupleRef::from_value(v) else {
                 return Err(format!(
                     "expected annotation to have 2-tuple as argument(s), but found: {} (by {at})",
-                    v.to_str()
+                    v.to_repr()
                 ));
             };
             let items = t.content();

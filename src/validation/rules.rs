@@ -133,6 +133,16 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
         }
         "format" => {
             let f = arg.unpack_str().ok_or("format: expected a format name")?;
+            // a port is as often an int as a string
+            if f == "port" {
+                if let Some(n) = value.unpack_i32() {
+                    return if (1..=65535).contains(&n) {
+                        Ok(())
+                    } else {
+                        Err(format!("not {}", formats::describe(f)))
+                    };
+                }
+            }
             let Some(s) = value.unpack_str() else {
                 return Err(format!(
                     "value must be a string, but was {}",

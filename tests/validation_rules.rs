@@ -1,0 +1,239 @@
+//! Validation rules through the real binary: yttcheck's extension rules (each
+//! with a passing and a failing value), every `format=`, the `assert.*`
+//! functions behind them, and misused rules failing as ytt fails them.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn inspect(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .arg("inspect")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// A schema `foo: <default>` under `#@schema/validation <rule>`: the default
+/// must pass, `bad` (given with --data-value-yaml) must fail with exactly
+/// `must_be` / `found`.
+fn rule(rule: &str, default: &str, bad: &str, must_be: &str, found: &str) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("schema.yml"),
+        format!("#@data/values-schema\n---\n#@schema/validation {rule}\nfoo: {default}\n"),
+    )
+    .unwrap();
+    let (code, _, err) = inspect(d.path(), &["-f", "schema.yml"]);
+    assert_eq!(code, 0, "{rule}: default {default} should pass: {err}");
+    let (code, _, err) = inspect(
+        d.path(),
+        &[
+            "-f",
+            "schema.yml",
+            "--data-value-yaml",
+            &format!("foo={bad}"),
+        ],
+    );
+    assert_eq!(code, 1, "{rule}: {bad} should fail");
+    assert_eq!(
+        err,
+        format!(
+            "yttcheck: Error: Validating final data values:\n  foo\n    from: (data-value-yaml arg):1\n    - must be: {must_be} (by: schema.yml:3)\n      found: {found}\n\n\n"
+        ),
+        "{rule}"
+    );
+}
+
+#[test]
+fn len() {
+    rule("len=3", "abc", "ab", "length == 3", "length = 2");
+    // an array defaults to [] in a schema
+    rule("len=0", "[1]", "[1, 2, 3]", "length == 0", "length = 3");
+}
+
+#[test]
+fn starts_with_ends_with_contains() {
+    rule(
+        r#"starts_with="ab""#,
+        "abc",
+        "xbc",
+        r#"a value starting with "ab""#,
+        r#"value does not start with "ab""#,
+    );
+    rule(
+        r#"ends_with="bc""#,
+        "abc",
+        "abx",
+        r#"a value ending with "bc""#,
+        r#"value does not end with "bc""#,
+    );
+    rule(
+        r#"contains="b""#,
+        "abc",
+        "axc",
+        r#"a value containing "b""#,
+        r#"value does not contain "b""#,
+    );
+}
+
+#[test]
+fn matches() {
+    rule(
+        r#"matches="^[a-z]+$""#,
+        "abc",
+        "A1",
+        "a value matching /^[a-z]+$/",
+        "value does not match /^[a-z]+$/",
+    );
+}
+
+#[test]
+fn even_odd_multiple_of() {
+    rule("even=True", "2", "3", "an even number", "value is odd");
+    rule("odd=True", "3", "2", "an odd number", "value is even");
+    rule(
+        "multiple_of=5",
+        "10",
+        "12",
+        "a multiple of 5",
+        "value is not a multiple of 5",
+    );
+    rule(
+        "multiple_of=0.5",
+        "1.5",
+        "1.2",
+        "a multiple of 0.5",
+        "value is not a multiple of 0.5",
+    );
+}
+
+#[test]
+fn every_format() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("hostname", "my-host.example.com", "-bad-.com"),
+        ("ip", "10.0.0.1", "10.0.0.256"),
+        ("ipv4", "192.168.1.1", "'::1'"),
+        ("ipv6", "'fe80::1'", "10.0.0.1"),
+        ("email", "ops@example.com", "ops.example.com"),
+        ("uri", "https://example.com/x?y=1", "not a uri"),
+        ("date-time", "2024-02-29T12:30:00Z", "2023-02-29T12:30:00Z"),
+        ("date", "'2024-01-31'", "'2024-13-01'"),
+        ("time", "'23:59:59.5+02:00'", "'25:00:00Z'"),
+        ("port", "8443", "70000"),
+        ("percent", "42.5%", "142%"),
+        ("duration", "1h30m", "1x"),
+        ("quantity", "500Mi", "5 Gi"),
+    ];
+    for (format, good, bad) in cases {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("schema.yml"),
+            format!("#@data/values-schema\n---\n#@schema/validation format=\"{format}\"\n#@schema/type any=True\nfoo: {good}\n"),
+        )
+        .unwrap();
+        let (code, _, err) = inspect(d.path(), &["-f", "schema.yml"]);
+        assert_eq!(code, 0, "{format}: {good} should pass: {err}");
+        std::fs::write(d.path().join("bad.yml"), format!("foo: {bad}\n")).unwrap();
+        let (code, _, err) = inspect(
+            d.path(),
+            &["-f", "schema.yml", "--data-values-file", "bad.yml"],
+        );
+        assert_eq!(code, 1, "{format}: {bad} should fail");
+        assert!(err.contains("found: not "), "{format}: {err}");
+    }
+}
+
+#[test]
+fn extension_rules_exist_as_assert_functions() {
+    let d = tempfile::tempdir().unwrap();
+    let checks = [
+        ("assert.len(3)", "\"abc\"", "\"ab\""),
+        ("assert.format(\"ipv4\")", "\"1.2.3.4\"", "\"1.2.3\""),
+        ("assert.starts_with(\"a\")", "\"ab\"", "\"ba\""),
+        ("assert.ends_with(\"b\")", "\"ab\"", "\"ba\""),
+        ("assert.contains(\"b\")", "\"abc\"", "\"ac\""),
+        ("assert.matches(\"^a\")", "\"ab\"", "\"ba\""),
+        ("assert.even()", "2", "3"),
+        ("assert.odd()", "3", "2"),
+        ("assert.multiple_of(3)", "9", "10"),
+    ];
+    for (function, good, bad) in checks {
+        std::fs::write(
+            d.path().join("values.yml"),
+            format!("#@ load(\"@ytt:assert\", \"assert\")\n#@data/values\n---\nok: #@ {function}.check({good})\n"),
+        )
+        .unwrap();
+        let (code, _, err) = inspect(d.path(), &["-f", "values.yml"]);
+        assert_eq!(code, 0, "{function}({good}): {err}");
+        std::fs::write(
+            d.path().join("values.yml"),
+            format!("#@ load(\"@ytt:assert\", \"assert\")\n#@data/values\n---\nbad: #@ {function}.check({bad})\n"),
+        )
+        .unwrap();
+        let (code, _, err) = inspect(d.path(), &["-f", "values.yml"]);
+        assert_eq!(code, 1, "{function}({bad}) should fail");
+        assert!(err.contains("- fail: "), "{function}: {err}");
+        assert!(err.contains("values.yml:4"), "{function}: {err}");
+    }
+}
+
+/// `#@schema/validation <rule>` on `foo: 1`: fails with exactly `expected`.
+fn misuse(annotation: &str, expected: &str) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("schema.yml"),
+        format!("#@data/values-schema\n---\n#@schema/validation {annotation}\nfoo: 1\n"),
+    )
+    .unwrap();
+    let (code, _, err) = inspect(d.path(), &["-f", "schema.yml"]);
+    assert_eq!(code, 1, "{annotation}");
+    assert_eq!(err, expected, "{annotation}");
+}
+
+#[test]
+fn misused_rules_fail_as_in_ytt() {
+    misuse(
+        "bogus=1",
+        "yttcheck: Error: Overlaying data values schema (in following order: schema.yml):\n  Invalid @schema/validation annotation - unknown keyword argument \"bogus\" (at schema.yml:3)\n",
+    );
+    misuse(
+        "one_of=3",
+        "yttcheck: Error: Overlaying data values schema (in following order: schema.yml):\n  Invalid @schema/validation annotation - expected keyword argument one_of to be a sequence, but was int\n",
+    );
+    misuse(
+        r#"min="x""#,
+        "yttcheck: Error: Validating final data values:\n  foo\n    from: schema.yml:4\n    - must be: a value >= \"x\" (by: schema.yml:3)\n      found: int >= string not implemented\n\n\n",
+    );
+    misuse(
+        r#"("a",)"#,
+        "yttcheck: Error: Overlaying data values schema (in following order: schema.yml):\n  Invalid @schema/validation annotation - expected 2-tuple, but found tuple with length 1 (by schema.yml:3)\n",
+    );
+    misuse(
+        r#""just a string""#,
+        "yttcheck: Error: Overlaying data values schema (in following order: schema.yml):\n  Invalid @schema/validation annotation - expected annotation to have 2-tuple as argument(s), but found: \"just a string\" (by schema.yml:3)\n",
+    );
+    misuse(
+        r#"("a", 5)"#,
+        "yttcheck: Error: Overlaying data values schema (in following order: schema.yml):\n  Invalid @schema/validation annotation - expected second item in the 2-tuple to be an assertion function, but was int (at schema.yml:3)\n",
+    );
+    misuse(
+        r#"("a", lambda v: True), when=lambda a, b, c: True"#,
+        "yttcheck: Error: Validating final data values:\nValidating foo: Failed to evaluate when=: function must accept 1 or 2 arguments (3 given)\n",
+    );
+    misuse(
+        r#"("a", lambda v: True), when=lambda v: 1"#,
+        "yttcheck: Error: Validating final data values:\nValidating foo: want when= to be bool, got int\n",
+    );
+    misuse(
+        r#"("a number below one", lambda v: 1 / 0)"#,
+        "yttcheck: Error: Validating final data values:\n  foo\n    from: schema.yml:4\n    - must be: a number below one (by: schema.yml:3)\n      found: float division by zero: 1 / 0\n\n\n",
+    );
+}
