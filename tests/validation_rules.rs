@@ -237,3 +237,91 @@ fn misused_rules_fail_as_in_ytt() {
         "yttcheck: Error: Validating final data values:\n  foo\n    from: schema.yml:4\n    - must be: a number below one (by: schema.yml:3)\n      found: float division by zero: 1 / 0\n\n\n",
     );
 }
+
+#[test]
+fn validation_defaults_for_strings() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("schema.yml"),
+        r#"#@data/values-schema
+#@schema/validation-defaults-for-strings min_len=1
+---
+namespace: ""
+#@schema/validation min_len=0
+description: ""
+replicas: 1
+db:
+  #@schema/validation-defaults-for-strings max_len=3
+  host: ""
+  user: ok
+"#,
+    )
+    .unwrap();
+    // a schema overlay from another file does not inherit the default
+    std::fs::write(
+        d.path().join("more.yml"),
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@data/values-schema\n---\n#@overlay/match missing_ok=True\nextra: \"\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = inspect(
+        d.path(),
+        &[
+            "-f",
+            "schema.yml",
+            "-f",
+            "more.yml",
+            "-v",
+            "db.host=abcd",
+            "-v",
+            "db.user=",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "yttcheck: Error: Validating final data values:
+  namespace
+    from: schema.yml:4
+    - must be: length >= 1 (by: schema.yml:2)
+      found: length = 0
+
+  db.host
+    from: (data-value arg):1
+    - must be: length <= 3 (by: schema.yml:9)
+      found: length = 4
+
+  db.user
+    from: (data-value arg):1
+    - must be: length >= 1 (by: schema.yml:2)
+      found: length = 0
+
+
+"
+    );
+}
+
+#[test]
+fn named_rules_take_a_description() {
+    rule(
+        r#"min_len=("a non-empty name", 1)"#,
+        "x",
+        "\"\"",
+        "a non-empty name",
+        "length = 0",
+    );
+    rule(
+        r#"format=("the proxy's host name", "hostname")"#,
+        "proxy.local",
+        "-x-",
+        "the proxy's host name",
+        "not a hostname (RFC 1123)",
+    );
+    // a plain two-choice tuple keeps its ytt meaning
+    rule(
+        r#"one_of=("a", "b")"#,
+        "a",
+        "c",
+        r#"one of ("a", "b")"#,
+        "not one of allowed values",
+    );
+}

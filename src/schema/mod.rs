@@ -4,6 +4,7 @@
 pub mod check;
 pub mod error;
 pub mod export;
+pub mod string_defaults;
 pub mod types;
 
 pub use error::{render_violations, SchemaError, Violation};
@@ -26,8 +27,10 @@ impl Schema {
 
     /// Builds the schema of a (merged) schema document.
     pub fn from_document(doc: &Document) -> Result<Schema, SchemaError> {
+        let mut doc_type = types::document_type(doc)?;
+        string_defaults::apply(doc, &mut doc_type)?;
         Ok(Schema {
-            doc_type: Some(types::document_type(doc)?),
+            doc_type: Some(doc_type),
         })
     }
 

@@ -192,7 +192,18 @@ impl NodeValidation {
         let mut one_not_null: Option<Option<AnnValue>> = None;
         let mut one_of = None;
         let mut extensions: Vec<(&'static str, AnnValue)> = Vec::new();
+        // yttcheck extension: `min_len=("a non-empty name", 1)` says what a
+        // valid value is in the author's words
+        let mut descriptions: Vec<(String, String)> = Vec::new();
         for (k, val) in kwargs {
+            let described = described_arg(k, val);
+            let val = match &described {
+                Some((desc, inner)) => {
+                    descriptions.push((k.clone(), desc.clone()));
+                    inner
+                }
+                None => val,
+            };
             match k.as_str() {
                 "when" => {
                     if !is_callable_ann(val) {
@@ -363,8 +374,37 @@ impl NodeValidation {
                 name,
             ));
         }
+        for (name, desc) in descriptions {
+            for r in self.rules.iter_mut().filter(|r| r.name == name) {
+                r.msg = desc.clone();
+            }
+        }
         Ok(())
     }
+}
+
+/// The `(description, value)` form of a named rule's argument (a yttcheck
+/// extension from ytt's validations proposal): the description and the
+/// argument. For `one_of=` the value must itself be a sequence, so that a
+/// plain two-choice tuple `one_of=("a", "b")` keeps its ytt meaning.
+fn described_arg(kwarg: &str, val: &AnnValue) -> Option<(String, AnnValue)> {
+    if kwarg == "when" || kwarg == "one_not_null" {
+        return None;
+    }
+    let AnnValue::Frozen(owner) = val else {
+        return None;
+    };
+    let t = TupleRef::from_value(owner.value())?;
+    let items = t.content();
+    if items.len() != 2 {
+        return None;
+    }
+    let desc = items[0].unpack_str()?.to_string();
+    if kwarg == "one_of" && !crate::ytt::assert::is_sequence(items[1]) {
+        return None;
+    }
+    let inner = items[1].unpack_frozen()?;
+    Some((desc, AnnValue::Frozen(owner.map(|_| inner))))
 }
 
 /// `must be:` text of an extension rule.
