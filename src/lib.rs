@@ -4,13 +4,16 @@
 //! -> findings -> reports. The engine (`yaml`, `template`, `overlay`, `values`,
 //! `schema`, `validation`) knows nothing of git, terminals or reports.
 
+pub mod check;
 pub mod cli;
 pub mod files;
 pub mod overlay;
+pub mod report;
 pub mod schema;
 pub mod source;
 pub mod template;
 pub mod validation;
 pub mod values;
+pub mod workspace;
 pub mod yaml;
 pub mod ytt;

@@ -1,6 +1,9 @@
 //! The command line: `yttcheck <subcommand>`.
 
+pub mod check;
+pub mod explain;
 pub mod inspect;
+pub mod list;
 
 use clap::{Parser, Subcommand};
 
@@ -18,6 +21,12 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Check every library x environment pair of the repository
+    Check(check::CheckArgs),
+    /// List the library x environment pairs a check would run, and the files each reads
+    List(list::ListArgs),
+    /// Explain a rule (or list them all)
+    Explain(explain::ExplainArgs),
     /// Print the final data values (or schema) exactly as `ytt --data-values-inspect` does
     Inspect(inspect::InspectArgs),
 }
@@ -33,6 +42,9 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
+        Command::Check(args) => check::run(&args),
+        Command::List(args) => list::run(&args),
+        Command::Explain(args) => explain::run(&args),
         Command::Inspect(args) => inspect::run(&args),
     }
 }

@@ -27,6 +27,7 @@ fn mismatch(t: &Type, found: &str, pos: &Pos) -> Violation {
         pos: pos.clone(),
         expected: format!("{expected_type} (by {})", def.compact()),
         found: found.to_string(),
+        schema_pos: def.is_known().then(|| def.clone()),
         ..Violation::default()
     }
 }
@@ -165,6 +166,7 @@ fn unexpected_key(item: &crate::yaml::MapItem, mt: &MapType) -> Violation {
         expected,
         found: key,
         hints,
+        schema_pos: Some(mt.pos.clone()),
         ..Violation::default()
     }
 }

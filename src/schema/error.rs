@@ -13,6 +13,9 @@ pub struct Violation {
     pub expected: String,
     pub found: String,
     pub hints: Vec<String>,
+    /// The schema node that decided (ytt's `by`/`from` in `expected:`), for
+    /// findings' related locations.
+    pub schema_pos: Option<Pos>,
 }
 
 /// A schema error: a summary and its violations (or a plain message).

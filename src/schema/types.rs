@@ -533,6 +533,7 @@ fn check_no_schema_annotations_inside(v: &Value) -> Result<(), SchemaError> {
             hints: vec![
                 "an \"any type\" fragment has no constraints; nested schema annotations conflict and are disallowed".into(),
             ],
+            schema_pos: None,
         }))
     };
     match v {

@@ -5,7 +5,10 @@
 //! turns ytt's `-f` arguments into the ordered list of input files ytt would
 //! process ([`collect_inputs`]).
 
+pub mod repo_path;
 pub mod worktree;
+
+pub use repo_path::{walk, RepoPath};
 
 use std::fmt;
 use std::sync::Arc;
@@ -103,6 +106,14 @@ impl Default for Stdin {
 }
 
 impl Stdin {
+    /// A standard input that must not be read (checks read only the
+    /// repository).
+    pub fn closed() -> Stdin {
+        Stdin {
+            used: std::sync::Mutex::new(true),
+        }
+    }
+
     pub fn read(&self) -> Result<Vec<u8>, String> {
         let mut used = self.used.lock().expect("stdin lock");
         if *used {

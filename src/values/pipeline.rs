@@ -48,7 +48,7 @@ impl ValuesError {
         }
     }
 
-    fn wrap(mut self, prefix: &str) -> ValuesError {
+    pub fn wrap(mut self, prefix: &str) -> ValuesError {
         self.message = format!("{prefix}{}", self.message);
         self
     }
@@ -211,22 +211,7 @@ pub fn library_values(
     let (doc, for_libraries) =
         apply(session, lib, &files, overlays, schema).map_err(|e| e.wrap(&prefix))?;
     if !skip_validation {
-        let invalidations = crate::validation::run(&doc, schema.doc_type.as_ref(), session.opts)
-            .map_err(|e| {
-                ValuesError::other(
-                    format!("Validating final data values:\n{}", e.message),
-                    e.pos,
-                )
-            })?;
-        if !invalidations.is_empty() {
-            return Err(ValuesError {
-                message: format!(
-                    "Validating final data values:\n{}",
-                    crate::validation::render(&invalidations)
-                ),
-                kind: ValuesErrorKind::Validation(invalidations),
-            });
-        }
+        validate_values(session, &doc, schema)?;
     }
     Ok(LibraryValues {
         doc,
@@ -246,6 +231,20 @@ fn apply(
     if let Some(defaults) = schema.defaults() {
         all.push(Envelope::new(defaults).map_err(|e| ValuesError::other(e, None))?);
     }
+    all.extend(collect_envelopes(session, lib, files)?);
+    all.extend(overlays.iter().cloned());
+    let merged = merge_envelopes(session, None, all, schema)?;
+    Ok((merged.doc, merged.for_libraries))
+}
+
+/// Evaluates data values files (templates, with empty `data.values`) into
+/// their `@data/values` documents, in order.
+pub fn collect_envelopes(
+    session: &EvalSession,
+    lib: LibraryCtx,
+    files: &[crate::files::FileInLibrary],
+) -> Result<Vec<Envelope>, ValuesError> {
+    let mut all = Vec::new();
     for f in files {
         let file_lib = LibraryCtx {
             current: f.dir,
@@ -273,11 +272,31 @@ fn apply(
             all.push(Envelope::new(d).map_err(|e| ValuesError::other(e, None))?);
         }
     }
-    all.extend(overlays.iter().cloned());
+    Ok(all)
+}
 
-    let mut for_libraries = Vec::new();
-    let mut current: Option<Document> = None;
-    for env in all {
+/// Data values part-way through the pipeline.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    pub doc: Document,
+    /// Documents set aside for private libraries, in order.
+    pub for_libraries: Vec<Envelope>,
+}
+
+/// Overlays `envelopes` one by one onto `start` (the values so far, if any),
+/// type-checking after every step as ytt does. Documents for other libraries
+/// are set aside.
+pub fn merge_envelopes(
+    session: &EvalSession,
+    start: Option<Merged>,
+    envelopes: Vec<Envelope>,
+    schema: &dyn ValuesSchema,
+) -> Result<Merged, ValuesError> {
+    let (mut current, mut for_libraries) = match start {
+        Some(m) => (Some(m.doc), m.for_libraries),
+        None => (None, Vec::new()),
+    };
+    for env in envelopes {
         if env.intended_for_another_library() {
             for_libraries.push(env);
             continue;
@@ -313,5 +332,31 @@ fn apply(
         meta: Meta::default(),
         injected: false,
     });
-    Ok((doc, for_libraries))
+    Ok(Merged { doc, for_libraries })
+}
+
+/// Runs the validations of final data values (ytt's "Validating final data
+/// values").
+pub fn validate_values(
+    session: &EvalSession,
+    doc: &Document,
+    schema: &crate::schema::Schema,
+) -> Result<(), ValuesError> {
+    let invalidations = crate::validation::run(doc, schema.doc_type.as_ref(), session.opts)
+        .map_err(|e| {
+            ValuesError::other(
+                format!("Validating final data values:\n{}", e.message),
+                e.pos,
+            )
+        })?;
+    if invalidations.is_empty() {
+        return Ok(());
+    }
+    Err(ValuesError {
+        message: format!(
+            "Validating final data values:\n{}",
+            crate::validation::render(&invalidations)
+        ),
+        kind: ValuesErrorKind::Validation(invalidations),
+    })
 }

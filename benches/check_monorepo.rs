@@ -1,0 +1,191 @@
+//! `cargo bench`: generates a monorepo of 200 libraries x 5 environments with
+//! realistic schemas (about 100 values each: nested maps, arrays of maps,
+//! validations with named rules and custom lambdas) and runs the release
+//! `yttcheck check` on it, reporting wall time, pairs per second and peak
+//! memory. Also times `check` of the pairs one changed file affects.
+//!
+//! `YTTCHECK_BENCH_LIBRARIES` / `YTTCHECK_BENCH_ENVS` change the size.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const DEFAULT_LIBRARIES: usize = 200;
+const DEFAULT_ENVS: usize = 5;
+const RUNS: usize = 5;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// One library's schema: 8 sections of 10 values, 2 arrays of maps, and
+/// validations (named rules and lambdas) on about a fifth of the values.
+fn schema(lib: usize) -> String {
+    let mut s = String::new();
+    s.push_str("#@ load(\"helpers.star\", \"is_dns_label\", \"max_replicas\")\n");
+    s.push_str("#@data/values-schema\n---\n");
+    s.push_str("#@schema/validation min_len=1\nenvironment: \"\"\n");
+    s.push_str(&format!(
+        "#@schema/validation (\"a DNS label\", is_dns_label)\nname: svc-{lib}\n"
+    ));
+    s.push_str("#@schema/validation min=1, max=max_replicas\nreplicas: 1\n");
+    for section in 0..8 {
+        writeln!(s, "section{section}:").unwrap();
+        for v in 0..10 {
+            match v % 5 {
+                0 => {
+                    s.push_str("  #@schema/validation min=0, max=100000\n");
+                    writeln!(s, "  count{v}: {}", v * 10).unwrap();
+                }
+                1 => {
+                    s.push_str("  #@schema/validation one_of=[\"low\", \"medium\", \"high\"]\n");
+                    writeln!(s, "  level{v}: medium").unwrap();
+                }
+                2 => writeln!(s, "  enabled{v}: true").unwrap(),
+                3 => {
+                    s.push_str("  #@schema/validation (\"lowercase\", lambda v: v == v.lower())\n");
+                    writeln!(s, "  label{v}: value-{v}").unwrap();
+                }
+                _ => writeln!(s, "  ratio{v}: 0.5").unwrap(),
+            }
+        }
+        s.push_str("  nested:\n    host: example.internal\n    port: 8080\n");
+    }
+    s.push_str("ports:\n- name: http\n  #@schema/validation min=1, max=65535\n  port: 80\n  protocol: TCP\n");
+    s.push_str("#@schema/validation max_len=10\nsidecars:\n- name: \"\"\n  image: \"\"\n  #@schema/nullable\n  memory: 128\n");
+    s
+}
+
+const HELPERS: &str = "def is_dns_label(v):\n  return len(v) <= 63 and v == v.lower() and not v.startswith(\"-\")\nend\nmax_replicas = 50\n";
+
+const DEFAULTS: &str = "#@data/values\n---\nsection0:\n  nested:\n    host: defaults.internal\n";
+
+fn env_values(lib: usize, env: usize) -> String {
+    let mut s = String::new();
+    writeln!(s, "replicas: {}", 1 + (lib + env) % 10).unwrap();
+    for section in 0..8 {
+        writeln!(s, "section{section}:").unwrap();
+        writeln!(s, "  count0: {}", lib * 7 + env).unwrap();
+        writeln!(
+            s,
+            "  level1: {}",
+            ["low", "medium", "high"][(lib + env + section) % 3]
+        )
+        .unwrap();
+        writeln!(s, "  label3: env-{env}").unwrap();
+    }
+    s.push_str("ports:\n- name: http\n  port: 8080\n- name: metrics\n  port: 9090\n");
+    s.push_str("sidecars:\n- name: proxy\n  image: envoy:1.30\n");
+    s
+}
+
+fn generate(root: &Path, libraries: usize, envs: usize) {
+    for lib in 0..libraries {
+        let dir = root.join(format!("libs/lib{lib}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("schema.yml"), schema(lib)).unwrap();
+        std::fs::write(dir.join("helpers.star"), HELPERS).unwrap();
+        std::fs::write(dir.join("defaults.yml"), DEFAULTS).unwrap();
+        std::fs::write(
+            dir.join("deployment.yml"),
+            "#@ load(\"@ytt:data\", \"data\")\nkind: Deployment\nspec:\n  replicas: #@ data.values.replicas\n",
+        )
+        .unwrap();
+    }
+    for env in 0..envs {
+        let dir = root.join(format!("envs/env{env}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("common.yml"), format!("environment: env{env}\n")).unwrap();
+        for lib in 0..libraries {
+            std::fs::write(dir.join(format!("lib{lib}.yml")), env_values(lib, env)).unwrap();
+        }
+    }
+}
+
+/// Peak resident memory of the largest child waited for so far, in MiB.
+fn children_peak_mib() -> f64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct we own
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    usage.ru_maxrss as f64 / 1024.0
+}
+
+fn run(root: &Path, args: &[&str]) -> (Duration, String) {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
+        .current_dir(root)
+        .args(args)
+        .output()
+        .expect("run yttcheck");
+    let elapsed = started.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.code() == Some(0),
+        "the generated repository must check clean:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (elapsed, stdout)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn main() {
+    // `cargo bench` passes --bench; `cargo test --benches` passes nothing:
+    // then only a tiny repository is checked, to keep the harness honest
+    let benching = std::env::args().any(|a| a == "--bench");
+    let libraries = if benching {
+        env_usize("YTTCHECK_BENCH_LIBRARIES", DEFAULT_LIBRARIES)
+    } else {
+        3
+    };
+    let envs = if benching {
+        env_usize("YTTCHECK_BENCH_ENVS", DEFAULT_ENVS)
+    } else {
+        2
+    };
+    let dir = tempfile::tempdir().unwrap();
+    generate(dir.path(), libraries, envs);
+    let pairs = libraries * envs;
+
+    let (_, json) = run(dir.path(), &["check", "--format", "json", "--quiet"]);
+    assert!(json.contains(&format!("\"pairs\": {pairs}")), "{json}");
+
+    let runs = if benching { RUNS } else { 1 };
+    let full = median(
+        (0..runs)
+            .map(|_| run(dir.path(), &["check", "--quiet"]).0)
+            .collect(),
+    );
+    let peak = children_peak_mib();
+    // one values file changed: only its pair runs
+    let changed = "envs/env0/lib0.yml";
+    let one = median(
+        (0..runs)
+            .map(|_| run(dir.path(), &["check", "--quiet", changed]).0)
+            .collect(),
+    );
+    let (_, listed) = run(dir.path(), &["list", changed]);
+    assert!(
+        listed.ends_with(&format!("1 pair of {libraries} libraries\n")),
+        "{listed}"
+    );
+
+    println!("yttcheck check on {libraries} libraries x {envs} environments = {pairs} pairs");
+    println!(
+        "  full check: {:.3} s wall (median of {runs}), {:.0} pairs/s, peak memory {:.0} MiB",
+        full.as_secs_f64(),
+        pairs as f64 / full.as_secs_f64(),
+        peak
+    );
+    println!(
+        "  check {changed} (1 pair): {:.3} s wall",
+        one.as_secs_f64()
+    );
+}

@@ -1,0 +1,17 @@
+//! `yttcheck check`: every library x environment pair of a plan, evaluated
+//! in parallel, and the findings they produce.
+//!
+//! * [`finding`] — the diagnostics model every report prints;
+//! * [`rules`] — every rule id, documented;
+//! * [`from_errors`] — engine errors -> findings;
+//! * [`runner`] — running the pairs, sharing each library's work;
+//! * [`progress`] — the progress bar.
+
+pub mod finding;
+pub mod from_errors;
+pub mod progress;
+pub mod rules;
+pub mod runner;
+
+pub use finding::{dedupe, Finding, Location, Related, Severity};
+pub use runner::{check, CheckOptions, CheckResult, PairOutcome};

@@ -1,0 +1,526 @@
+//! Running a plan: every library x environment pair, in parallel.
+//!
+//! Work is shared where ytt's semantics allow it. A library's files are read,
+//! parsed and compiled once (the compile cache is shared by all threads), and
+//! its schema and the values of its own `@data/values` files — the first
+//! steps of ytt's merge order, the same for every environment — are computed
+//! once. Each pair then only evaluates its environment's files, overlays them
+//! and the flags onto that shared start, type-checks and validates.
+//!
+//! An environment that brings its own schema documents changes the first
+//! steps; such a pair is evaluated from scratch.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use crate::files::{FileInLibrary, InputFile, LibraryCtx, LibraryTree};
+use crate::schema::{DocType, Type};
+use crate::source::{decode_text, EntryKind, RepoPath, Snapshot, SourceError, Stdin};
+use crate::template::{CompileCache, EvalOpts, EvalSession};
+use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
+use crate::values::pipeline::{
+    collect_envelopes, files_with_annotation, merge_envelopes, validate_values, Merged,
+    ValuesSchema,
+};
+use crate::values::{
+    library_schema, private_libraries, private_library_values, DataValuesFlags, Envelope,
+    LibrarySchema, ParentEnvelopes, ValuesError,
+};
+use crate::workspace::{Library, Pair, Plan};
+use crate::yaml::{Document, SourceFile, Value};
+
+use super::finding::{dedupe, Finding, Location};
+use super::from_errors::{from_values_error, Stage, Subject};
+
+/// How to run a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Worker threads (0: one per core).
+    pub jobs: usize,
+    pub eval: EvalOpts,
+    /// Skip validations (`--dangerous-data-values-disable-validation`).
+    pub skip_validation: bool,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// What happened to one pair.
+#[derive(Debug, Clone)]
+pub struct PairOutcome {
+    pub name: String,
+    pub library: String,
+    pub environment: String,
+    /// Findings of this pair (the same finding may belong to other pairs).
+    pub findings: Vec<Finding>,
+    pub duration: Duration,
+}
+
+/// The result of a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckResult {
+    /// All findings, de-duplicated across environments, worst first.
+    pub findings: Vec<Finding>,
+    pub pairs: Vec<PairOutcome>,
+    pub elapsed: Duration,
+}
+
+/// Reads each file once, for all threads.
+struct Sources<'a> {
+    snap: &'a dyn Snapshot,
+    files: Mutex<HashMap<RepoPath, Result<Arc<SourceFile>, SourceError>>>,
+}
+
+impl<'a> Sources<'a> {
+    fn new(snap: &'a dyn Snapshot) -> Self {
+        Sources {
+            snap,
+            files: Mutex::default(),
+        }
+    }
+
+    fn get(&self, path: &RepoPath) -> Result<Arc<SourceFile>, SourceError> {
+        if let Some(r) = self.files.lock().expect("sources").get(path) {
+            return r.clone();
+        }
+        let r = self
+            .snap
+            .read(path.as_str())
+            .and_then(|b| decode_text(path.as_str(), b))
+            .map(|text| SourceFile::new(path.as_str(), text));
+        self.files
+            .lock()
+            .expect("sources")
+            .insert(path.clone(), r.clone());
+        r
+    }
+}
+
+/// The snapshot as the values flags read it (plain values files), through
+/// the shared file cache.
+struct CachedSnapshot<'a> {
+    sources: &'a Sources<'a>,
+}
+
+impl Snapshot for CachedSnapshot<'_> {
+    fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
+        self.sources.snap.kind(path)
+    }
+    fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
+        self.sources.snap.list(dir)
+    }
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        match RepoPath::new(path) {
+            Some(p) => self.sources.get(&p).map(|s| s.text().as_bytes().to_vec()),
+            None => self.sources.snap.read(path),
+        }
+    }
+    fn resolve_symlink(&self, path: &str) -> Option<String> {
+        self.sources.snap.resolve_symlink(path)
+    }
+    fn describe(&self) -> String {
+        self.sources.snap.describe()
+    }
+}
+
+/// A file's ytt order offset for environment `-f` files: after every library
+/// file, in the environment's order.
+const ENV_FILE_ORDER: usize = 1_000_000;
+
+/// What every pair of a library starts from.
+struct LibraryBase {
+    files: Vec<Arc<InputFile>>,
+    schema: LibrarySchema,
+    merged: Merged,
+}
+
+/// A file read failure as a finding.
+fn unreadable(e: &SourceError, who: &Subject) -> Finding {
+    let path = RepoPath::new(&e.path)
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| e.path.clone());
+    // "path:line:col: ..." (UTF-8 errors) place the finding on that line
+    let mut location = Location::file(&path);
+    if let Some(rest) = e.message.strip_prefix(&format!("{path}:")) {
+        let mut parts = rest.splitn(3, ':');
+        if let (Some(l), Some(c)) = (parts.next(), parts.next()) {
+            if let (Ok(l), Ok(c)) = (l.parse(), c.parse()) {
+                location.line = l;
+                location.column = c;
+            }
+        }
+    }
+    who.finding("file/unreadable", e.message.clone(), Some(location))
+}
+
+fn input_files(
+    sources: &Sources,
+    paths: impl IntoIterator<Item = (RepoPath, String, usize)>,
+    who: &Subject,
+) -> Result<Vec<Arc<InputFile>>, Vec<Finding>> {
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for (path, rel_path, order) in paths {
+        match sources.get(&path) {
+            Ok(src) => files.push(Arc::new(InputFile {
+                rel_path,
+                implied: true,
+                src,
+                order,
+            })),
+            Err(e) => problems.push(unreadable(&e, who)),
+        }
+    }
+    if problems.is_empty() {
+        Ok(files)
+    } else {
+        Err(problems)
+    }
+}
+
+fn library_inputs(lib: &Library) -> Vec<(RepoPath, String, usize)> {
+    let mut out: Vec<(RepoPath, String, usize)> = lib
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            (
+                f.clone(),
+                f.strip_prefix(&lib.root).unwrap_or(f.as_str()).to_string(),
+                i,
+            )
+        })
+        .collect();
+    let n = out.len();
+    for (i, f) in lib.extra_files.iter().enumerate() {
+        out.push((f.clone(), f.file_name().to_string(), n + i));
+    }
+    out
+}
+
+fn empty_values() -> Value {
+    Value::new_map(Default::default())
+}
+
+fn library_base(
+    sources: &Sources,
+    cache: &CompileCache,
+    opts: &CheckOptions,
+    lib: &Library,
+    who: &Subject,
+) -> Result<LibraryBase, Vec<Finding>> {
+    let files = input_files(sources, library_inputs(lib), who)?;
+    let tree = Arc::new(LibraryTree::new(files.clone()));
+    let session = EvalSession::new(tree, &opts.eval, cache, empty_values());
+    let schema = library_schema(&session, LibraryCtx::ROOT, &[])
+        .map_err(|e| from_values_error(&e, Stage::Schema, who))?;
+    let values_err = |e: ValuesError| from_values_error(&e, Stage::Values, who);
+    let dv_files =
+        files_with_annotation(&session, LibraryCtx::ROOT, ANN_DATA_VALUES).map_err(values_err)?;
+    let mut envelopes = Vec::new();
+    if let Some(defaults) = schema.schema.defaults() {
+        envelopes
+            .push(Envelope::new(defaults).map_err(|e| values_err(ValuesError::other(e, None)))?);
+    }
+    envelopes.extend(collect_envelopes(&session, LibraryCtx::ROOT, &dv_files).map_err(values_err)?);
+    let merged = merge_envelopes(&session, None, envelopes, &schema.schema).map_err(values_err)?;
+    Ok(LibraryBase {
+        files,
+        schema,
+        merged,
+    })
+}
+
+/// Evaluates one pair; returns its findings.
+fn run_pair(
+    sources: &Sources,
+    cache: &CompileCache,
+    opts: &CheckOptions,
+    plan: &Plan,
+    pair: &Pair,
+    base: &Result<LibraryBase, Vec<Finding>>,
+) -> Vec<Finding> {
+    let lib = &plan.libraries[pair.library];
+    let who = Subject {
+        library: lib.name.clone(),
+        environments: vec![pair.environment.clone()],
+    };
+    let base = match base {
+        Ok(b) => b,
+        Err(findings) => {
+            return findings
+                .iter()
+                .cloned()
+                .map(|mut f| {
+                    f.environments = who.environments.clone();
+                    f
+                })
+                .collect()
+        }
+    };
+    match evaluate_pair(sources, cache, opts, plan, pair, base, &who) {
+        Ok(findings) => findings,
+        Err(findings) => findings,
+    }
+}
+
+fn evaluate_pair(
+    sources: &Sources,
+    cache: &CompileCache,
+    opts: &CheckOptions,
+    plan: &Plan,
+    pair: &Pair,
+    base: &LibraryBase,
+    who: &Subject,
+) -> Result<Vec<Finding>, Vec<Finding>> {
+    let values_err = |e: ValuesError| from_values_error(&e, Stage::Values, who);
+    let env_inputs: Vec<(RepoPath, String, usize)> = pair
+        .inputs
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.clone(), f.file_name().to_string(), ENV_FILE_ORDER + i))
+        .collect();
+    let env_files = input_files(sources, env_inputs, who)?;
+    let mut all_files = base.files.clone();
+    all_files.extend(env_files.iter().cloned());
+    let tree = Arc::new(LibraryTree::new(all_files));
+    let session = EvalSession::new(tree, &opts.eval, cache, empty_values());
+
+    // flags: plain values files, -v, --data-value-yaml, ...
+    let flags = DataValuesFlags {
+        env_from_strings: pair.inputs.env_prefixes.clone(),
+        env_from_yaml: pair.inputs.env_yaml_prefixes.clone(),
+        kvs_from_strings: pair.inputs.data_values.clone(),
+        kvs_from_yaml: pair.inputs.data_values_yaml.clone(),
+        kvs_from_files: pair.inputs.data_value_files.clone(),
+        // `name=path` keeps the repository path as the file's name in findings
+        from_files: pair
+            .inputs
+            .data_values_files
+            .iter()
+            .map(|p| format!("{p}={p}"))
+            .collect(),
+    };
+    let stdin = Stdin::closed();
+    let snap = CachedSnapshot { sources };
+    let overlays = flags
+        .as_overlays(&snap, &stdin, &pair.inputs.env, opts.eval.strict)
+        .map_err(|m| vec![super::from_errors::from_flag_error(&m, who)])?;
+
+    // an environment with schema documents of its own: from scratch
+    let env_has_schema = env_files.iter().any(|f| {
+        let raw = cache.raw_yaml_opts(f, opts.eval.strict);
+        matches!(&*raw, Ok(ds) if ds.docs.iter().any(|d| d.meta.has(ANN_DATA_VALUES_SCHEMA)))
+    });
+    let owned_schema;
+    let (schema, start) = if env_has_schema {
+        owned_schema = library_schema(&session, LibraryCtx::ROOT, &[])
+            .map_err(|e| from_values_error(&e, Stage::Schema, who))?;
+        (&owned_schema, None)
+    } else {
+        (&base.schema, Some(base.merged.clone()))
+    };
+
+    let env_dv_files: Vec<FileInLibrary> =
+        files_with_annotation(&session, LibraryCtx::ROOT, ANN_DATA_VALUES)
+            .map_err(values_err)?
+            .into_iter()
+            .filter(|f| env_has_schema || f.file.order >= ENV_FILE_ORDER)
+            .collect();
+    let mut envelopes = Vec::new();
+    if start.is_none() {
+        if let Some(defaults) = schema.schema.defaults() {
+            envelopes.push(
+                Envelope::new(defaults).map_err(|e| values_err(ValuesError::other(e, None)))?,
+            );
+        }
+    }
+    envelopes
+        .extend(collect_envelopes(&session, LibraryCtx::ROOT, &env_dv_files).map_err(values_err)?);
+    envelopes.extend(overlays.root.iter().cloned());
+    let merged = merge_envelopes(&session, start, envelopes, &schema.schema).map_err(values_err)?;
+
+    let mut findings = Vec::new();
+    if let Some(dt) = &schema.schema.doc_type {
+        findings.extend(deprecations(dt, &merged.doc, who));
+    }
+    if !opts.skip_validation {
+        if let Err(e) = validate_values(&session, &merged.doc, &schema.schema) {
+            findings.extend(values_err(e));
+        }
+    }
+
+    if plan.private_libraries {
+        let mut values = merged.for_libraries.clone();
+        values.extend(overlays.libraries.iter().cloned());
+        let from_root = ParentEnvelopes {
+            values,
+            schemas: schema.for_libraries.clone(),
+        };
+        for (name, _) in private_libraries(&session, LibraryCtx::ROOT) {
+            let private = Subject {
+                library: format!("{}/_ytt_lib/{name}", who.library),
+                environments: who.environments.clone(),
+            };
+            if let Err(e) = private_library_values(
+                &session,
+                LibraryCtx::ROOT,
+                &name,
+                &from_root,
+                opts.skip_validation,
+            ) {
+                findings.extend(from_values_error(&e, Stage::Values, &private));
+            }
+        }
+    }
+    Ok(findings)
+}
+
+/// `values/deprecated` and `values/removed`: a value given (not a schema
+/// default) for a key the schema marks so.
+fn deprecations(dt: &DocType, doc: &Document, who: &Subject) -> Vec<Finding> {
+    let mut out = Vec::new();
+    walk_deprecations(&dt.value_type, &doc.value, "", who, &mut out);
+    out
+}
+
+fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut Vec<Finding>) {
+    match (crate::schema::check::resolve(t), v) {
+        (Type::Map(mt), Value::Map(m)) => {
+            for item in &m.items {
+                let Some(it) = mt.items.iter().find(|i| i.key.scalar_eq(&item.key)) else {
+                    continue;
+                };
+                let key = item.key.scalar_display();
+                let p = if path.is_empty() {
+                    key
+                } else {
+                    format!("{path}.{key}")
+                };
+                let doc = it.value_type.doc();
+                let given = item.pos.file_name() != it.pos.file_name();
+                if given && (doc.deprecated || doc.removed.is_some()) {
+                    let (rule, notice, what) = match &doc.removed {
+                        Some(n) => ("values/removed", n.clone(), "removed"),
+                        None => (
+                            "values/deprecated",
+                            doc.deprecation_notice.clone(),
+                            "deprecated",
+                        ),
+                    };
+                    let mut message = format!("{p}: this value is {what}");
+                    if !notice.is_empty() {
+                        message.push_str(&format!(": {notice}"));
+                    }
+                    let mut f = who.finding(rule, message, Location::from_pos(&item.pos));
+                    f.key_path = Some(p.clone());
+                    if let Some(l) = Location::from_pos(&it.pos) {
+                        f.related.push(super::finding::Related {
+                            location: l,
+                            message: format!("marked {what} here"),
+                        });
+                    }
+                    out.push(f);
+                }
+                walk_deprecations(&it.value_type, &item.value, &p, who, out);
+            }
+        }
+        (Type::Array(at), Value::Array(a)) => {
+            for (i, item) in a.items.iter().enumerate() {
+                walk_deprecations(
+                    &at.item_type.value_type,
+                    &item.value,
+                    &format!("{path}[{i}]"),
+                    who,
+                    out,
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Runs every pair of `plan`.
+pub fn check(snap: &dyn Snapshot, plan: &Plan, opts: &CheckOptions) -> CheckResult {
+    let started = Instant::now();
+    let sources = Sources::new(snap);
+    let cache = CompileCache::new();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.jobs)
+        // templates recurse (deep values, Starlark calls): the default 2 MiB
+        // stack is not enough
+        .stack_size(64 << 20)
+        .build()
+        .expect("thread pool");
+    let progress = super::progress::Progress::new(opts.progress, plan.pairs.len());
+
+    let (bases, outcomes) = pool.install(|| {
+        let bases: Vec<Result<LibraryBase, Vec<Finding>>> = plan
+            .libraries
+            .par_iter()
+            .enumerate()
+            .map(|(i, lib)| {
+                if plan.pairs.iter().all(|p| p.library != i) {
+                    return Err(Vec::new());
+                }
+                let who = Subject {
+                    library: lib.name.clone(),
+                    environments: plan
+                        .environments_of(i)
+                        .iter()
+                        .map(|s| s.to_string())
+                        .collect(),
+                };
+                library_base(&sources, &cache, opts, lib, &who)
+            })
+            .collect();
+        let outcomes: Vec<PairOutcome> = plan
+            .pairs
+            .par_iter()
+            .map(|pair| {
+                let t = Instant::now();
+                let findings = run_pair(&sources, &cache, opts, plan, pair, &bases[pair.library]);
+                progress.tick();
+                PairOutcome {
+                    name: pair.name(plan),
+                    library: plan.libraries[pair.library].name.clone(),
+                    environment: pair.environment.clone(),
+                    findings,
+                    duration: t.elapsed(),
+                }
+            })
+            .collect();
+        (bases, outcomes)
+    });
+    drop(bases);
+    progress.finish();
+
+    let mut all: Vec<Finding> = outcomes
+        .iter()
+        .flat_map(|o| o.findings.iter().cloned())
+        .collect();
+    for p in &plan.problems {
+        let who = Subject {
+            library: String::new(),
+            environments: Vec::new(),
+        };
+        let rule = if Some(&p.path) == plan.config.as_ref() {
+            "config/invalid"
+        } else {
+            "file/unreadable"
+        };
+        all.push(who.finding(
+            rule,
+            p.message.clone(),
+            Some(Location::file(p.path.as_str())),
+        ));
+    }
+    CheckResult {
+        findings: dedupe(all),
+        pairs: outcomes,
+        elapsed: started.elapsed(),
+    }
+}

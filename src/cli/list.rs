@@ -1,0 +1,136 @@
+//! `yttcheck list`: the planned pairs, the ytt command each one amounts to,
+//! and every file it reads.
+
+use std::io::Write;
+
+use clap::Args;
+
+use crate::source::worktree::WorkTree;
+use crate::workspace::{Pair, Plan};
+
+use super::check::{load_plan, Selection, UsageError};
+
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub selection: Selection,
+
+    /// Print JSON instead of text
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The ytt command line that computes a pair's data values.
+pub fn ytt_command(plan: &Plan, pair: &Pair) -> Vec<String> {
+    let lib = &plan.libraries[pair.library];
+    let mut cmd = vec!["ytt".to_string(), "-f".to_string(), lib.root.to_string()];
+    for f in lib.extra_files.iter().chain(&pair.inputs.files) {
+        cmd.push("-f".into());
+        cmd.push(f.to_string());
+    }
+    for f in &pair.inputs.data_values_files {
+        cmd.push("--data-values-file".into());
+        cmd.push(f.to_string());
+    }
+    let flags: [(&str, &Vec<String>); 5] = [
+        ("--data-values-env", &pair.inputs.env_prefixes),
+        ("--data-values-env-yaml", &pair.inputs.env_yaml_prefixes),
+        ("--data-value", &pair.inputs.data_values),
+        ("--data-value-yaml", &pair.inputs.data_values_yaml),
+        ("--data-value-file", &pair.inputs.data_value_files),
+    ];
+    for (flag, values) in flags {
+        for v in values {
+            cmd.push(flag.to_string());
+            cmd.push(v.clone());
+        }
+    }
+    cmd.push("--data-values-inspect".into());
+    cmd
+}
+
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=@:,+%".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+pub fn run(args: &ListArgs) -> i32 {
+    let root = match &args.selection.root {
+        Some(r) => r.clone(),
+        None => match std::env::current_dir() {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("yttcheck: error: {e}");
+                return 2;
+            }
+        },
+    };
+    let snap = WorkTree::new(&root);
+    let plan = match load_plan(&snap, &args.selection) {
+        Ok(p) => p,
+        Err(UsageError(m)) => {
+            eprintln!("yttcheck: error: {m}");
+            return 2;
+        }
+    };
+    let mut out = String::new();
+    if args.json {
+        let pairs: Vec<serde_json::Value> = plan
+            .pairs
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "name": p.name(&plan),
+                    "library": plan.libraries[p.library].name,
+                    "environment": p.environment,
+                    "ytt": ytt_command(&plan, p),
+                    "files": plan.files_read(p).iter().map(|f| f.as_str().to_string()).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let problems: Vec<serde_json::Value> = plan
+            .problems
+            .iter()
+            .map(|p| serde_json::json!({"path": p.path.as_str(), "message": p.message}))
+            .collect();
+        out = serde_json::to_string_pretty(
+            &serde_json::json!({"pairs": pairs, "problems": problems}),
+        )
+        .unwrap_or_default();
+        out.push('\n');
+    } else {
+        for p in &plan.pairs {
+            out.push_str(&format!("{}\n", p.name(&plan)));
+            let cmd: Vec<String> = ytt_command(&plan, p)
+                .iter()
+                .map(|s| shell_quote(s))
+                .collect();
+            out.push_str(&format!("  {}\n", cmd.join(" ")));
+            for f in plan.files_read(p) {
+                out.push_str(&format!("    {f}\n"));
+            }
+        }
+        for p in &plan.problems {
+            out.push_str(&format!("problem: {}: {}\n", p.path, p.message));
+        }
+        out.push_str(&format!(
+            "{} pair{} of {} librar{}\n",
+            plan.pairs.len(),
+            if plan.pairs.len() == 1 { "" } else { "s" },
+            plan.libraries.len(),
+            if plan.libraries.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            }
+        ));
+    }
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    0
+}

@@ -1,0 +1,109 @@
+//! JUnit XML: one test case per library x environment pair
+//! (`<library>@<env>`), failing when the pair has findings at or above the
+//! `--fail-on` severity. CI systems that render JUnit then show which
+//! environments of which libraries are broken.
+
+use crate::check::Finding;
+
+use super::ReportInput;
+
+/// Escapes text for XML content and attributes.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            // characters XML 1.0 cannot carry at all
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => {
+                out.push_str(&format!("\\u{:04x}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn line(f: &Finding) -> String {
+    let place = f
+        .location
+        .as_ref()
+        .map(|l| l.display())
+        .or_else(|| f.origin.clone())
+        .unwrap_or_default();
+    format!(
+        "{} [{}] {}: {}",
+        f.severity.as_str(),
+        f.rule,
+        place,
+        f.message
+    )
+}
+
+pub fn render(input: &ReportInput) -> String {
+    let mut pairs: Vec<_> = input.result.pairs.iter().collect();
+    pairs.sort_by(|a, b| a.name.cmp(&b.name));
+    let failures = pairs
+        .iter()
+        .filter(|p| p.findings.iter().any(|f| f.severity.reaches(input.fail_on)))
+        .count();
+    let total: f64 = pairs.iter().map(|p| p.duration.as_secs_f64()).sum();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"yttcheck\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" time=\"{total:.3}\">\n",
+        pairs.len()
+    ));
+    out.push_str(&format!(
+        "  <testsuite name=\"yttcheck\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"{total:.3}\">\n",
+        pairs.len()
+    ));
+    for p in pairs {
+        out.push_str(&format!(
+            "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\"",
+            xml_escape(&p.name),
+            xml_escape(&p.library),
+            p.duration.as_secs_f64()
+        ));
+        let failing: Vec<&Finding> = p
+            .findings
+            .iter()
+            .filter(|f| f.severity.reaches(input.fail_on))
+            .collect();
+        let others: Vec<&Finding> = p
+            .findings
+            .iter()
+            .filter(|f| !f.severity.reaches(input.fail_on))
+            .collect();
+        if failing.is_empty() && others.is_empty() {
+            out.push_str("/>\n");
+            continue;
+        }
+        out.push_str(">\n");
+        if !failing.is_empty() {
+            let text: Vec<String> = failing.iter().map(|f| line(f)).collect();
+            out.push_str(&format!(
+                "      <failure type=\"yttcheck\" message=\"{}\">{}</failure>\n",
+                xml_escape(&format!(
+                    "{} finding{}: {}",
+                    failing.len(),
+                    if failing.len() == 1 { "" } else { "s" },
+                    failing[0].message
+                )),
+                xml_escape(&text.join("\n"))
+            ));
+        }
+        if !others.is_empty() {
+            let text: Vec<String> = others.iter().map(|f| line(f)).collect();
+            out.push_str(&format!(
+                "      <system-out>{}</system-out>\n",
+                xml_escape(&text.join("\n"))
+            ));
+        }
+        out.push_str("    </testcase>\n");
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}

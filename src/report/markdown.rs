@@ -1,0 +1,75 @@
+//! Markdown for `$GITHUB_STEP_SUMMARY` or a pull request comment: a headline,
+//! a table of findings, and the pairs in a collapsed section.
+
+use crate::check::Severity;
+
+use super::{pairs_of, Counts, ReportInput};
+
+/// Escapes text for a table cell.
+fn cell(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('\n', "<br>")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace("&lt;br&gt;", "<br>")
+}
+
+fn icon(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "❌",
+        Severity::Warning => "⚠️",
+        Severity::Note => "ℹ️",
+    }
+}
+
+pub fn render(input: &ReportInput) -> String {
+    let counts = input.counts();
+    let mut out = String::new();
+    out.push_str(&format!(
+        "## {} yttcheck: {} in {} pair{}\n\n",
+        if input.failed() { "❌" } else { "✅" },
+        counts.describe(),
+        input.result.pairs.len(),
+        if input.result.pairs.len() == 1 {
+            ""
+        } else {
+            "s"
+        }
+    ));
+    if !input.result.findings.is_empty() {
+        out.push_str("| | rule | where | message | pairs |\n|---|---|---|---|---|\n");
+        for f in &input.result.findings {
+            let place = input
+                .anchor(f)
+                .map(|l| format!("`{}`", l.display()))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {} | {} |\n",
+                icon(f.severity),
+                f.rule,
+                place,
+                cell(&f.message),
+                cell(&pairs_of(f))
+            ));
+        }
+        out.push('\n');
+    }
+    let mut pairs: Vec<_> = input.result.pairs.iter().collect();
+    pairs.sort_by(|a, b| a.name.cmp(&b.name));
+    out.push_str("<details><summary>Pairs checked</summary>\n\n| pair | result |\n|---|---|\n");
+    for p in pairs {
+        let c = Counts::of(&p.findings);
+        out.push_str(&format!(
+            "| `{}` | {} |\n",
+            cell(&p.name),
+            if c == Counts::default() {
+                "✅".to_string()
+            } else {
+                c.describe()
+            }
+        ));
+    }
+    out.push_str("\n</details>\n");
+    out
+}

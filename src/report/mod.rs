@@ -1,0 +1,154 @@
+//! Reports: one thin printer per format over the same findings.
+//!
+//! * [`text`] — for people at a terminal: code frames, colours, a summary;
+//! * [`json`] — stable, documented, for scripts;
+//! * [`sarif`] — SARIF 2.1.0 for GitHub code scanning;
+//! * [`github`] — workflow commands (`::error file=...`) for annotations;
+//! * [`junit`] — one test case per library x environment pair;
+//! * [`markdown`] — a table for `$GITHUB_STEP_SUMMARY` or a PR comment.
+
+pub mod github;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod sarif;
+pub mod text;
+
+use crate::check::{CheckResult, Finding, Location, Severity};
+use crate::workspace::Plan;
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Sarif,
+    Github,
+    Junit,
+    Markdown,
+}
+
+impl Format {
+    pub const NAMES: &'static [&'static str] =
+        &["text", "json", "sarif", "github", "junit", "markdown"];
+
+    pub fn parse(s: &str) -> Option<Format> {
+        Some(match s {
+            "text" => Format::Text,
+            "json" => Format::Json,
+            "sarif" => Format::Sarif,
+            "github" => Format::Github,
+            "junit" => Format::Junit,
+            "markdown" | "md" => Format::Markdown,
+            _ => return None,
+        })
+    }
+}
+
+/// Everything a printer may use.
+pub struct ReportInput<'a> {
+    pub result: &'a CheckResult,
+    pub plan: &'a Plan,
+    pub fail_on: Severity,
+    /// A file's text, for code frames.
+    pub source: &'a dyn Fn(&str) -> Option<String>,
+    /// ANSI colours (text only).
+    pub color: bool,
+}
+
+impl ReportInput<'_> {
+    pub fn counts(&self) -> Counts {
+        Counts::of(&self.result.findings)
+    }
+
+    /// Whether the run fails (exit status 1).
+    pub fn failed(&self) -> bool {
+        self.result
+            .findings
+            .iter()
+            .any(|f| f.severity.reaches(self.fail_on))
+    }
+
+    /// Where a finding is shown when it has no file of its own (a value from
+    /// a flag of the config file): the config file, else the library's
+    /// first file.
+    pub fn anchor(&self, f: &Finding) -> Option<Location> {
+        if let Some(l) = &f.location {
+            return Some(l.clone());
+        }
+        if let Some(c) = &self.plan.config {
+            return Some(Location::file(c.as_str()));
+        }
+        self.plan
+            .libraries
+            .iter()
+            .find(|l| l.name == f.library || f.library.starts_with(&format!("{}/", l.name)))
+            .and_then(|l| l.files.first())
+            .map(|p| Location::file(p.as_str()))
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub errors: usize,
+    pub warnings: usize,
+    pub notes: usize,
+}
+
+impl Counts {
+    pub fn of(findings: &[Finding]) -> Counts {
+        let mut c = Counts::default();
+        for f in findings {
+            match f.severity {
+                Severity::Error => c.errors += 1,
+                Severity::Warning => c.warnings += 1,
+                Severity::Note => c.notes += 1,
+            }
+        }
+        c
+    }
+
+    /// "3 errors, 1 warning" / "no findings".
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        if self.errors > 0 {
+            parts.push(plural(self.errors, "error"));
+        }
+        if self.warnings > 0 {
+            parts.push(plural(self.warnings, "warning"));
+        }
+        if self.notes > 0 {
+            parts.push(plural(self.notes, "note"));
+        }
+        if parts.is_empty() {
+            "no findings".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// "web@prod, web@staging" for a finding's pairs (or the library alone).
+pub fn pairs_of(f: &Finding) -> String {
+    if f.environments.is_empty() {
+        return f.library.clone();
+    }
+    f.environments
+        .iter()
+        .map(|e| format!("{}@{e}", f.library))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Renders a report.
+pub fn render(format: Format, input: &ReportInput) -> String {
+    match format {
+        Format::Text => text::render(input),
+        Format::Json => json::render(input),
+        Format::Sarif => sarif::render(input),
+        Format::Github => github::render(input),
+        Format::Junit => junit::render(input),
+        Format::Markdown => markdown::render(input),
+    }
+}

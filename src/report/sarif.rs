@@ -1,0 +1,190 @@
+//! SARIF 2.1.0 for GitHub code scanning (`github/codeql-action/upload-sarif`).
+//!
+//! One rule per rule id, with the documentation of `check::rules` as
+//! `fullDescription` and `help` (GitHub shows both); one result per finding,
+//! located relative to the repository root (`%SRCROOT%`), with the schema
+//! line that decided it as a related location, and a partial fingerprint
+//! that does not change when lines move, so GitHub tracks an alert across
+//! commits.
+
+use std::collections::BTreeMap;
+
+use serde_sarif::sarif::{
+    ArtifactLocation, Location as SarifLocation, Message, MultiformatMessageString,
+    PhysicalLocation, Region, ReportingConfiguration, ReportingDescriptor, Result as SarifResult,
+    ResultLevel, Run, Sarif, Tool, ToolComponent,
+};
+use sha2::{Digest, Sha256};
+
+use crate::check::rules::{Rule, RULES};
+use crate::check::{Finding, Location, Severity};
+
+use super::{pairs_of, ReportInput};
+
+const SRCROOT: &str = "%SRCROOT%";
+
+fn level(s: Severity) -> ResultLevel {
+    match s {
+        Severity::Error => ResultLevel::Error,
+        Severity::Warning => ResultLevel::Warning,
+        Severity::Note => ResultLevel::Note,
+    }
+}
+
+fn level_name(s: Severity) -> &'static str {
+    s.as_str()
+}
+
+fn descriptor(rule: &Rule) -> ReportingDescriptor {
+    let help_text = format!(
+        "{}\n\nWhy: {}\n\nExample that fails:\n{}\n\nFix:\n{}",
+        rule.summary, rule.why, rule.example, rule.fix
+    );
+    let help_markdown = format!(
+        "{}\n\n**Why:** {}\n\n**Example that fails:**\n\n```yaml\n{}\n```\n\n**Fix:**\n\n```yaml\n{}\n```\n",
+        rule.summary, rule.why, rule.example, rule.fix
+    );
+    ReportingDescriptor::builder()
+        .id(rule.id)
+        .name(rule.id.replace(['/', '-', '_'], " "))
+        .short_description(
+            MultiformatMessageString::builder()
+                .text(rule.summary)
+                .build(),
+        )
+        .full_description(
+            MultiformatMessageString::builder()
+                .text(format!("{} {}", rule.summary, rule.why))
+                .build(),
+        )
+        .help(
+            MultiformatMessageString::builder()
+                .text(help_text)
+                .markdown(help_markdown)
+                .build(),
+        )
+        .default_configuration(
+            ReportingConfiguration::builder()
+                .level(serde_json::json!(level_name(rule.severity)))
+                .build(),
+        )
+        .build()
+}
+
+fn physical(loc: &Location, message: Option<&str>) -> SarifLocation {
+    let mut region = Region::builder().start_line(loc.line as i64).build();
+    if loc.column > 0 {
+        region.start_column = Some(loc.column as i64);
+    }
+    let physical = PhysicalLocation::builder()
+        .artifact_location(
+            ArtifactLocation::builder()
+                .uri(uri_path(&loc.path))
+                .uri_base_id(SRCROOT)
+                .build(),
+        )
+        .region(region)
+        .build();
+    match message {
+        Some(m) => SarifLocation::builder()
+            .physical_location(physical)
+            .message(Message::builder().text(m).build())
+            .build(),
+        None => SarifLocation::builder().physical_location(physical).build(),
+    }
+}
+
+/// A relative URI: each path piece percent-encoded where needed.
+fn uri_path(path: &str) -> String {
+    path.split('/')
+        .map(|piece| {
+            piece
+                .bytes()
+                .map(|b| {
+                    if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@".contains(&b) {
+                        (b as char).to_string()
+                    } else {
+                        format!("%{b:02X}")
+                    }
+                })
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Stable across line moves: the rule, the file, the key path (or message)
+/// and the library.
+fn fingerprint(f: &Finding, anchor: &Location) -> String {
+    let mut h = Sha256::new();
+    h.update(f.rule.as_bytes());
+    h.update([0]);
+    h.update(anchor.path.as_bytes());
+    h.update([0]);
+    h.update(f.key_path.as_deref().unwrap_or(&f.message).as_bytes());
+    h.update([0]);
+    h.update(f.library.as_bytes());
+    let digest = h.finalize();
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
+    let anchor = input.anchor(f)?;
+    let rule_index = RULES.iter().position(|r| r.id == f.rule)? as i64;
+    let mut text = f.message.clone();
+    if !text.ends_with('.') {
+        text.push('.');
+    }
+    if let Some(o) = &f.origin {
+        text.push_str(&format!(" The value comes from {o}."));
+    }
+    text.push_str(&format!(" In {}.", pairs_of(f)));
+    let related: Vec<SarifLocation> = f
+        .related
+        .iter()
+        .map(|r| physical(&r.location, Some(&r.message)))
+        .collect();
+    let mut fingerprints = BTreeMap::new();
+    fingerprints.insert("yttcheck/v1".to_string(), fingerprint(f, &anchor));
+    let mut r = SarifResult::builder()
+        .rule_id(f.rule)
+        .rule_index(rule_index)
+        .level(level(f.severity))
+        .message(Message::builder().text(text).build())
+        .locations(vec![physical(&anchor, None)])
+        .partial_fingerprints(fingerprints)
+        .build();
+    if !related.is_empty() {
+        r.related_locations = Some(related);
+    }
+    Some(r)
+}
+
+pub fn render(input: &ReportInput) -> String {
+    let driver = ToolComponent::builder()
+        .name("yttcheck")
+        .version(env!("CARGO_PKG_VERSION"))
+        .semantic_version(env!("CARGO_PKG_VERSION"))
+        .information_uri(env!("CARGO_PKG_HOMEPAGE"))
+        .rules(RULES.iter().map(descriptor).collect::<Vec<_>>())
+        .build();
+    let results: Vec<SarifResult> = input
+        .result
+        .findings
+        .iter()
+        .filter_map(|f| result(f, input))
+        .collect();
+    let run = Run::builder()
+        .tool(Tool::builder().driver(driver).build())
+        .results(results)
+        .column_kind(serde_json::json!("unicodeCodePoints"))
+        .build();
+    let sarif = Sarif::builder()
+        .schema(serde_sarif::sarif::SCHEMA_URL)
+        .version(serde_json::json!("2.1.0"))
+        .runs(vec![run])
+        .build();
+    let mut s = serde_json::to_string_pretty(&sarif).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}

@@ -1,0 +1,143 @@
+//! The default report: each finding with a code frame of the offending line,
+//! what decided it, and where it happens; then a summary line.
+
+use crate::check::{Finding, Severity};
+
+use super::{pairs_of, ReportInput};
+
+struct Style {
+    on: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, s: &str) -> String {
+        if self.on {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    fn severity(&self, sev: Severity) -> String {
+        match sev {
+            Severity::Error => self.paint("1;31", "error"),
+            Severity::Warning => self.paint("1;33", "warning"),
+            Severity::Note => self.paint("1;36", "note"),
+        }
+    }
+    fn dim(&self, s: &str) -> String {
+        self.paint("2", s)
+    }
+    fn bold(&self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    fn blue(&self, s: &str) -> String {
+        self.paint("34", s)
+    }
+}
+
+/// Rules whose ytt text adds to the one-line message (stack traces, the
+/// nested overlay path).
+fn shows_detail(f: &Finding) -> bool {
+    f.rule.starts_with("template/") || f.rule.starts_with("overlay/") || f.rule == "values/error"
+}
+
+fn finding(out: &mut String, f: &Finding, input: &ReportInput, st: &Style) {
+    out.push_str(&format!(
+        "{}{} {}\n",
+        st.severity(f.severity),
+        st.bold(&format!("[{}]", f.rule)),
+        f.message
+    ));
+    match &f.location {
+        Some(loc) => {
+            out.push_str(&format!("  {} {}\n", st.blue("-->"), loc.display()));
+            if let Some(line) = (input.source)(&loc.path).as_deref().and_then(|t| {
+                t.lines()
+                    .nth(loc.line.saturating_sub(1) as usize)
+                    .map(String::from)
+            }) {
+                let n = loc.line.to_string();
+                let pad = " ".repeat(n.len());
+                out.push_str(&format!("  {pad} {}\n", st.blue("|")));
+                out.push_str(&format!(
+                    "  {} {} {}\n",
+                    st.blue(&n),
+                    st.blue("|"),
+                    line.trim_end()
+                ));
+                if loc.column > 0 {
+                    let caret = " ".repeat(loc.column as usize - 1) + "^";
+                    out.push_str(&format!(
+                        "  {pad} {} {}\n",
+                        st.blue("|"),
+                        st.paint("1;31", &caret)
+                    ));
+                }
+            }
+        }
+        None => {
+            if let Some(o) = &f.origin {
+                out.push_str(&format!("  {} {o}\n", st.blue("-->")));
+            }
+        }
+    }
+    for r in &f.related {
+        out.push_str(&format!(
+            "  {} {}: {}\n",
+            st.blue("="),
+            r.message,
+            r.location.display()
+        ));
+    }
+    if shows_detail(f) && f.detail.len() > 1 {
+        for l in &f.detail {
+            out.push_str(&format!("  {} {}\n", st.blue("|"), st.dim(l)));
+        }
+    } else {
+        for l in f.detail.iter().filter(|l| l.starts_with("hint: ")) {
+            out.push_str(&format!("  {} {l}\n", st.blue("=")));
+        }
+    }
+    out.push_str(&format!("  {} in {}\n\n", st.blue("="), pairs_of(f)));
+}
+
+pub fn render(input: &ReportInput) -> String {
+    let st = Style { on: input.color };
+    let mut out = String::new();
+    for f in &input.result.findings {
+        finding(&mut out, f, input, &st);
+    }
+    let libraries = {
+        let mut l: Vec<&str> = input
+            .result
+            .pairs
+            .iter()
+            .map(|p| p.library.as_str())
+            .collect();
+        l.sort();
+        l.dedup();
+        l.len()
+    };
+    let counts = input.counts();
+    let summary = format!(
+        "yttcheck: {} in {} pair{} of {} librar{} ({:.2}s)",
+        counts.describe(),
+        input.result.pairs.len(),
+        if input.result.pairs.len() == 1 {
+            ""
+        } else {
+            "s"
+        },
+        libraries,
+        if libraries == 1 { "y" } else { "ies" },
+        input.result.elapsed.as_secs_f64()
+    );
+    let summary = if input.failed() {
+        st.paint("1;31", &summary)
+    } else {
+        st.paint("1;32", &summary)
+    };
+    out.push_str(&summary);
+    out.push('\n');
+    out
+}

@@ -1,0 +1,193 @@
+//! Paths inside a repository, and walking a snapshot.
+
+use std::fmt;
+
+use super::{EntryKind, Snapshot, SourceError};
+
+/// A path relative to the repository root, `/`-separated, without `.` or `..`
+/// pieces (`libs/web/schema.yml`). The root itself is the empty path.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct RepoPath(String);
+
+impl RepoPath {
+    /// Normalises a relative path; `None` if it leaves the repository.
+    pub fn new(path: &str) -> Option<RepoPath> {
+        let mut out: Vec<&str> = Vec::new();
+        if path.starts_with('/') {
+            return None;
+        }
+        for piece in path.split(['/', '\\']) {
+            match piece {
+                "" | "." => {}
+                ".." => {
+                    out.pop()?;
+                }
+                p => out.push(p),
+            }
+        }
+        Some(RepoPath(out.join("/")))
+    }
+
+    pub fn root() -> RepoPath {
+        RepoPath(String::new())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn join(&self, name: &str) -> RepoPath {
+        if self.0.is_empty() {
+            RepoPath::new(name).unwrap_or_default()
+        } else {
+            RepoPath::new(&format!("{}/{name}", self.0)).unwrap_or_default()
+        }
+    }
+
+    /// The last piece (`schema.yml`).
+    pub fn file_name(&self) -> &str {
+        self.0.rsplit('/').next().unwrap_or("")
+    }
+
+    /// The file name without its last extension (`prod` for `prod.yml`).
+    pub fn stem(&self) -> &str {
+        let name = self.file_name();
+        match name.rfind('.') {
+            Some(i) if i > 0 => &name[..i],
+            _ => name,
+        }
+    }
+
+    pub fn parent(&self) -> Option<RepoPath> {
+        if self.0.is_empty() {
+            return None;
+        }
+        Some(match self.0.rfind('/') {
+            Some(i) => RepoPath(self.0[..i].to_string()),
+            None => RepoPath::root(),
+        })
+    }
+
+    /// Whether `self` is `dir` or inside it.
+    pub fn starts_with(&self, dir: &RepoPath) -> bool {
+        dir.0.is_empty()
+            || self.0 == dir.0
+            || (self.0.starts_with(&dir.0) && self.0.as_bytes().get(dir.0.len()) == Some(&b'/'))
+    }
+
+    /// The path below `dir` (`schema.yml` for `libs/web/schema.yml` under `libs/web`).
+    pub fn strip_prefix(&self, dir: &RepoPath) -> Option<&str> {
+        if dir.0.is_empty() {
+            return Some(&self.0);
+        }
+        if !self.starts_with(dir) {
+            return None;
+        }
+        Some(self.0[dir.0.len()..].trim_start_matches('/'))
+    }
+
+    /// Pieces of the path.
+    pub fn components(&self) -> impl Iterator<Item = &str> {
+        self.0.split('/').filter(|s| !s.is_empty())
+    }
+
+    pub fn is_yaml(&self) -> bool {
+        let n = self.file_name();
+        n.ends_with(".yml") || n.ends_with(".yaml")
+    }
+}
+
+impl fmt::Display for RepoPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            write!(f, ".")
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
+/// Directories never walked: version control, dependencies and build output.
+pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target", ".venv", "__pycache__"];
+
+/// Every file in the snapshot under `dir`, sorted, skipping [`SKIPPED_DIRS`]
+/// and hidden directories. Symlinks are followed only when they resolve
+/// inside the snapshot. Unreadable directories are returned as errors, not
+/// skipped, so that a caller can report them.
+pub fn walk(snap: &dyn Snapshot, dir: &RepoPath) -> (Vec<RepoPath>, Vec<SourceError>) {
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    let mut stack = vec![dir.clone()];
+    let mut seen_dirs = std::collections::HashSet::new();
+    while let Some(d) = stack.pop() {
+        if !seen_dirs.insert(d.clone()) {
+            continue;
+        }
+        let names = match snap.list(d.as_str()) {
+            Ok(n) => n,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        for name in names {
+            let path = d.join(&name);
+            let kind = match snap.kind(path.as_str()) {
+                Ok(EntryKind::Symlink) => match snap.resolve_symlink(path.as_str()) {
+                    Some(target) => match snap.kind(&target) {
+                        // a linked directory is walked under its own path, once
+                        // (so that `a -> .` cannot loop)
+                        Ok(EntryKind::Dir) => {
+                            if let Some(t) = RepoPath::new(&target) {
+                                stack.push(t);
+                            }
+                            continue;
+                        }
+                        _ => EntryKind::File,
+                    },
+                    None => continue, // points outside the repository: never read
+                },
+                Ok(k) => k,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            match kind {
+                EntryKind::Dir => {
+                    if !(name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_str())) {
+                        stack.push(path);
+                    }
+                }
+                _ => files.push(path),
+            }
+        }
+    }
+    files.sort();
+    (files, errors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalises_and_refuses_escapes() {
+        assert_eq!(RepoPath::new("./a//b/../c").unwrap().as_str(), "a/c");
+        assert!(RepoPath::new("../x").is_none());
+        assert!(RepoPath::new("/etc/passwd").is_none());
+        let p = RepoPath::new("libs/web/schema.yml").unwrap();
+        assert_eq!(p.stem(), "schema");
+        assert_eq!(p.parent().unwrap().as_str(), "libs/web");
+        assert!(p.starts_with(&RepoPath::new("libs").unwrap()));
+        assert!(!p.starts_with(&RepoPath::new("lib").unwrap()));
+        assert_eq!(
+            p.strip_prefix(&RepoPath::new("libs").unwrap()),
+            Some("web/schema.yml")
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! `.yttcheck.yml`: what a repository declares about its libraries and
+//! environments. Every key is optional; unknown keys are errors (a typo in a
+//! config file must not silently change what is checked).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::source::RepoPath;
+
+/// The config file's name, at the repository root.
+pub const CONFIG_FILE: &str = ".yttcheck.yml";
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Libraries; when absent, they are discovered (see `discover`).
+    #[serde(default)]
+    pub libraries: Vec<LibrarySpec>,
+    /// Environments; when absent, they are discovered.
+    #[serde(default)]
+    pub environments: Vec<EnvironmentSpec>,
+    /// Which environments apply to which libraries: library name (or glob) ->
+    /// environment names (or globs). Libraries not listed get every
+    /// environment.
+    #[serde(default)]
+    pub matrix: BTreeMap<String, Vec<String>>,
+    /// Globs of paths never read (`**/testdata/**`).
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Also check each library's private libraries (`_ytt_lib/*`) with the
+    /// values the library sends them.
+    #[serde(default)]
+    pub private_libraries: bool,
+    /// Lowest severity that fails the run: `error` (default), `warning`, `note`.
+    #[serde(default)]
+    pub fail_on: Option<String>,
+    /// Evaluation budgets per file.
+    #[serde(default)]
+    pub budget: Option<BudgetSpec>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LibrarySpec {
+    /// One library: a folder given to ytt as `-f`.
+    pub path: Option<String>,
+    /// Several libraries: every folder matching the glob (`libs/*`).
+    pub glob: Option<String>,
+    /// Name (for `path:`; `glob:` libraries are named by folder).
+    pub name: Option<String>,
+    /// More `-f` files or folders read with the library (shared helpers).
+    #[serde(default)]
+    pub files: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvironmentSpec {
+    /// One environment with the files and flags below.
+    pub name: Option<String>,
+    /// Several environments: every folder (or YAML file) matching the glob,
+    /// laid out as in zero-config discovery (`envs/*`).
+    pub glob: Option<String>,
+    /// `-f` files: templates or `@data/values` documents (globs allowed;
+    /// `{library}` is replaced by the library's name).
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// `--data-values-file` (plain YAML; globs and `{library}` allowed; a
+    /// pattern that matches nothing for a library is skipped for it).
+    #[serde(default)]
+    pub data_values_files: Vec<String>,
+    /// `-v` / `--data-value` (`[@lib:]key=value`).
+    #[serde(default)]
+    pub data_values: Vec<String>,
+    /// `--data-value-yaml`.
+    #[serde(default)]
+    pub data_values_yaml: Vec<String>,
+    /// `--data-value-file` (`key=path`).
+    #[serde(default)]
+    pub data_value_files: Vec<String>,
+    /// `--data-values-env PREFIX`.
+    #[serde(default)]
+    pub env_prefixes: Vec<String>,
+    /// `--data-values-env-yaml PREFIX`.
+    #[serde(default)]
+    pub env_yaml_prefixes: Vec<String>,
+    /// Environment variables the prefixes read (the process environment is
+    /// never read: a check must not depend on who runs it).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSpec {
+    pub max_steps: Option<u64>,
+    pub timeout_seconds: Option<f64>,
+}
+
+/// A config error, with the file's line when known.
+#[derive(Debug, Clone)]
+pub struct ConfigError {
+    pub path: RepoPath,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}: {}", self.path, self.message),
+            None => write!(f, "{}: {}", self.path, self.message),
+        }
+    }
+}
+
+/// The keys a config section accepts, for "did you mean" hints.
+const SECTION_KEYS: &[&[&str]] = &[
+    &[
+        "libraries",
+        "environments",
+        "matrix",
+        "exclude",
+        "private_libraries",
+        "fail_on",
+        "budget",
+    ],
+    &["path", "glob", "name", "files"],
+    &[
+        "name",
+        "glob",
+        "files",
+        "data_values_files",
+        "data_values",
+        "data_values_yaml",
+        "data_value_files",
+        "env_prefixes",
+        "env_yaml_prefixes",
+        "env",
+    ],
+    &["max_steps", "timeout_seconds"],
+];
+
+impl Config {
+    /// Parses and checks a config file's text.
+    pub fn parse(path: &RepoPath, text: &str) -> Result<Config, ConfigError> {
+        if text.trim().is_empty() {
+            return Ok(Config::default());
+        }
+        let config: Config = serde_norway::from_str(text).map_err(|e| {
+            let line = e.location().map(|l| l.line());
+            let mut message = e.to_string();
+            // serde_norway appends " at line N column M"; we print the line ourselves
+            if let Some(i) = message.find(" at line ") {
+                message.truncate(i);
+            }
+            if let Some(hint) = unknown_key_hint(&message) {
+                message.push_str(&hint);
+            }
+            ConfigError {
+                path: path.clone(),
+                line,
+                message,
+            }
+        })?;
+        config.validate(path)?;
+        Ok(config)
+    }
+
+    fn validate(&self, path: &RepoPath) -> Result<(), ConfigError> {
+        let err = |message: String| ConfigError {
+            path: path.clone(),
+            line: None,
+            message,
+        };
+        for (i, l) in self.libraries.iter().enumerate() {
+            match (&l.path, &l.glob) {
+                (Some(_), Some(_)) | (None, None) => {
+                    return Err(err(format!(
+                        "libraries[{i}]: give exactly one of `path:` (one library) or `glob:` (several)"
+                    )))
+                }
+                (None, Some(_)) if l.name.is_some() => {
+                    return Err(err(format!(
+                        "libraries[{i}]: `name:` is only for `path:` libraries; `glob:` libraries are named by their folder"
+                    )))
+                }
+                _ => {}
+            }
+        }
+        for (i, e) in self.environments.iter().enumerate() {
+            match (&e.name, &e.glob) {
+                (Some(_), Some(_)) | (None, None) => {
+                    return Err(err(format!(
+                        "environments[{i}]: give exactly one of `name:` (one environment) or `glob:` (several)"
+                    )))
+                }
+                _ => {}
+            }
+        }
+        if let Some(f) = &self.fail_on {
+            if crate::check::Severity::parse(f).is_none() {
+                return Err(err(format!(
+                    "fail_on: expected one of error, warning, note; got '{f}'"
+                )));
+            }
+        }
+        for pattern in self.exclude.iter().chain(self.matrix.keys()) {
+            globset::Glob::new(pattern).map_err(|e| err(format!("bad glob '{pattern}': {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// " (did you mean `x`?)" for serde's "unknown field `y`" messages.
+fn unknown_key_hint(message: &str) -> Option<String> {
+    let start = message.find("unknown field `")? + "unknown field `".len();
+    let rest = &message[start..];
+    let key = &rest[..rest.find('`')?];
+    let best = SECTION_KEYS
+        .iter()
+        .flat_map(|s| s.iter())
+        .map(|k| (crate::template::metas::strsim(key, k), *k))
+        .filter(|(d, _)| *d <= 3)
+        .min_by_key(|(d, _)| *d)?;
+    Some(format!(" (did you mean `{}`?)", best.1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        Config::parse(&RepoPath::new(CONFIG_FILE).unwrap(), text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn parses_a_full_config() {
+        let c = parse(
+            "libraries:\n- glob: libs/*\n- path: platform/base\n  name: base\nenvironments:\n- glob: envs/*\n- name: eu\n  data_values_files: [regions/eu.yml]\n  data_values_yaml: [replicas=3]\nmatrix:\n  base: [eu]\nexclude: ['**/testdata/**']\nfail_on: warning\n",
+        )
+        .unwrap();
+        assert_eq!(c.libraries.len(), 2);
+        assert_eq!(c.environments[1].data_values_yaml, vec!["replicas=3"]);
+        assert_eq!(c.matrix["base"], vec!["eu"]);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_a_suggestion() {
+        let e = parse("librarys:\n- glob: libs/*\n").unwrap_err();
+        assert!(
+            e.starts_with(".yttcheck.yml:1: unknown field `librarys`"),
+            "{e}"
+        );
+        assert!(e.ends_with("(did you mean `libraries`?)"), "{e}");
+        let e = parse("environments:\n- name: prod\n  data_value_file: [x]\n").unwrap_err();
+        assert!(e.contains(":3: environments[0]: unknown field `data_value_file`"), "{e}");
+        assert!(e.contains("did you mean `data_value_files`?"), "{e}");
+    }
+
+    #[test]
+    fn inconsistent_entries_are_errors() {
+        assert!(parse("libraries:\n- path: a\n  glob: b\n")
+            .unwrap_err()
+            .contains("exactly one of"));
+        assert!(parse("environments:\n- files: [x]\n")
+            .unwrap_err()
+            .contains("exactly one of"));
+        assert!(parse("fail_on: fatal\n").unwrap_err().contains("fail_on"));
+    }
+}

@@ -1,0 +1,41 @@
+//! What to check in a repository: its libraries, its environments and the
+//! library x environment pairs, from `.yttcheck.yml` or by convention.
+//!
+//! * [`config`] — the config file;
+//! * [`discover`] — conventions, and applying the config;
+//! * [`plan`] — libraries, pairs, and the files each pair reads.
+
+pub mod config;
+pub mod discover;
+pub mod plan;
+
+pub use config::{Config, ConfigError, CONFIG_FILE};
+pub use discover::{plan as make_plan, RepoFiles};
+pub use plan::{EnvInputs, Library, Pair, Plan, PlanProblem, DEFAULTS_ENV};
+
+use crate::source::{RepoPath, Snapshot};
+
+/// Reads the config file (if any) and makes the plan.
+pub fn load(snap: &dyn Snapshot) -> Result<Plan, ConfigError> {
+    let config_path = RepoPath::new(CONFIG_FILE).expect("config path");
+    let config = match snap.read(config_path.as_str()) {
+        Ok(bytes) => {
+            let text = crate::source::decode_text(CONFIG_FILE, bytes).map_err(|e| ConfigError {
+                path: config_path.clone(),
+                line: None,
+                message: e.message,
+            })?;
+            Some(Config::parse(&config_path, &text)?)
+        }
+        Err(_) => None,
+    };
+    let exclude = config
+        .as_ref()
+        .map(|c| c.exclude.clone())
+        .unwrap_or_default();
+    let files = RepoFiles::scan(snap, &exclude);
+    Ok(make_plan(
+        &files,
+        config.as_ref().map(|c| (&config_path, c)),
+    ))
+}

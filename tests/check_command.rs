@@ -1,0 +1,372 @@
+//! `yttcheck check`, `list` and `explain` through the real binary, on the
+//! bundled monorepo example and on broken repositories made in temp dirs.
+//! Every report format is pinned with a snapshot; the SARIF output must pass
+//! Microsoft's SARIF Multitool with GitHub's ingestion rules.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+
+fn monorepo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/monorepo")
+}
+
+fn yttcheck(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// Timings vary from run to run; snapshots leave them out.
+fn without_times(s: &str) -> String {
+    let re = regex::Regex::new(r#"time="[0-9.]+"|\([0-9.]+s\)"#).unwrap();
+    re.replace_all(s, |c: &regex::Captures| {
+        if c[0].starts_with("time") {
+            "time=\"T\"".to_string()
+        } else {
+            "(Ts)".to_string()
+        }
+    })
+    .to_string()
+}
+
+#[test]
+fn text_report() {
+    let (code, out, err) = yttcheck(&monorepo(), &["check"]);
+    assert_eq!(code, 1, "{err}");
+    insta::assert_snapshot!("monorepo_text", without_times(&out));
+}
+
+#[test]
+fn every_other_format() {
+    for format in ["json", "github", "junit", "markdown", "sarif"] {
+        let (code, out, err) = yttcheck(&monorepo(), &["check", "--format", format]);
+        assert_eq!(code, 1, "{format}: {err}");
+        insta::assert_snapshot!(format!("monorepo_{format}"), without_times(&out));
+    }
+}
+
+#[test]
+fn several_formats_at_once_to_files() {
+    let d = tempfile::tempdir().unwrap();
+    let sarif = d.path().join("out.sarif");
+    let md = d.path().join("summary.md");
+    let (code, out, _) = yttcheck(
+        &monorepo(),
+        &[
+            "check",
+            "--format",
+            "github",
+            "--format",
+            &format!("sarif={}", sarif.display()),
+            "--format",
+            &format!("markdown={}", md.display()),
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(out.starts_with("::error file="), "{out}");
+    assert!(std::fs::read_to_string(&sarif)
+        .unwrap()
+        .contains("\"version\": \"2.1.0\""));
+    assert!(std::fs::read_to_string(&md)
+        .unwrap()
+        .starts_with("## ❌ yttcheck: 4 errors, 1 warning"));
+}
+
+/// The Multitool, installed by `.ci/run` (npm) under target/tools, or named
+/// by `SARIF_MULTITOOL`.
+fn multitool() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SARIF_MULTITOOL") {
+        return Some(PathBuf::from(p));
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/tools/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool");
+    p.is_file().then_some(p)
+}
+
+#[test]
+fn sarif_passes_the_multitool_with_github_rules() {
+    let Some(tool) = multitool() else {
+        eprintln!(
+            "SARIF Multitool not installed; skipped (install: npm install --prefix target/tools @microsoft/sarif-multitool-linux, as .ci/run does)"
+        );
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let sarif = d.path().join("out.sarif");
+    let (code, _, _) = yttcheck(
+        &monorepo(),
+        &["check", "--format", &format!("sarif={}", sarif.display())],
+    );
+    assert_eq!(code, 1);
+    let log = d.path().join("validation.sarif");
+    let status = Process::new(&tool)
+        .args([
+            "validate",
+            "--rule-kind",
+            "Sarif;Gh",
+            "--level",
+            "Error;Warning",
+            "--output",
+        ])
+        .arg(&log)
+        .arg(&sarif)
+        .output()
+        .expect("run the SARIF Multitool");
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let results = v["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        results.is_empty(),
+        "SARIF Multitool reports problems: {}",
+        serde_json::to_string_pretty(&results).unwrap()
+    );
+}
+
+#[test]
+fn exit_codes() {
+    // clean: 0
+    let (code, out, _) = yttcheck(&monorepo(), &["check", "--library", "web", "--env", "dev"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("no findings in 1 pair of 1 library"), "{out}");
+    // a warning fails only with --fail-on warning
+    let (code, _, _) = yttcheck(&monorepo(), &["check", "--library", "worker"]);
+    assert_eq!(code, 0);
+    let (code, _, _) = yttcheck(
+        &monorepo(),
+        &["check", "--library", "worker", "--fail-on", "warning"],
+    );
+    assert_eq!(code, 1);
+    // usage errors: 2
+    let (code, _, err) = yttcheck(&monorepo(), &["check", "--format", "xml"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown format 'xml'"), "{err}");
+    let (code, _, err) = yttcheck(&monorepo(), &["check", "--library", "nope"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no library named 'nope' (libraries: api, web, worker)"),
+        "{err}"
+    );
+    let (code, _, _) = yttcheck(&monorepo(), &["check", "--shard", "3/2"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn shards_split_the_pairs_exactly() {
+    let list = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["list", "--json"];
+        all.extend_from_slice(args);
+        let (code, out, err) = yttcheck(&monorepo(), &all);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = list(&[]);
+    assert_eq!(all.len(), 9);
+    let mut union = Vec::new();
+    for i in 1..=4 {
+        let part = list(&["--shard", &format!("{i}/4")]);
+        assert!(part.iter().all(|p| !union.contains(p)), "shards overlap");
+        union.extend(part);
+    }
+    union.sort();
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(union, sorted);
+}
+
+#[test]
+fn paths_select_the_pairs_that_read_them() {
+    let (_, out, _) = yttcheck(&monorepo(), &["list", "envs/prod/web.yml"]);
+    assert!(out.starts_with("web@prod\n"), "{out}");
+    assert!(out.ends_with("1 pair of 3 libraries\n"), "{out}");
+    let (_, out, _) = yttcheck(&monorepo(), &["list", "libs/api"]);
+    assert!(out.ends_with("3 pairs of 3 libraries\n"), "{out}");
+    let (_, out, _) = yttcheck(&monorepo(), &["list", "envs/prod/common.yml"]);
+    assert!(out.ends_with("3 pairs of 3 libraries\n"), "{out}");
+}
+
+#[test]
+fn list_shows_the_plan() {
+    let (code, out, _) = yttcheck(&monorepo(), &["list"]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("monorepo_list", out);
+}
+
+fn write(dir: &Path, name: &str, content: &str) {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+#[test]
+fn broken_libraries_do_not_hide_each_other() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    // broken YAML
+    write(
+        p,
+        "libs/a/schema.yml",
+        "#@data/values-schema\n---\nport: [80\nhost: x\n",
+    );
+    // a Starlark error
+    write(
+        p,
+        "libs/b/schema.yml",
+        "#@data/values-schema\n---\nport: #@ 80 + \"80\"\n",
+    );
+    // a schema error
+    write(
+        p,
+        "libs/c/schema.yml",
+        "#@data/values-schema\n---\nports: []\n",
+    );
+    // a good library, with a violation in one environment
+    write(
+        p,
+        "libs/d/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\n",
+    );
+    write(p, "envs/dev/d.yml", "replicas: 2\n");
+    write(p, "envs/prod/d.yml", "replicas: 0\n");
+    let (code, out, err) = yttcheck(p, &["check", "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(String, String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["location"]["path"].as_str().unwrap_or("").to_string(),
+                f["library"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for expected in [
+        ("yaml/syntax", "libs/a/schema.yml", "a"),
+        ("template/error", "libs/b/schema.yml", "b"),
+        ("schema/invalid", "libs/c/schema.yml", "c"),
+        ("validation/min", "envs/prod/d.yml", "d"),
+    ] {
+        assert!(
+            found.contains(&(expected.0.into(), expected.1.into(), expected.2.into())),
+            "{expected:?} not in {found:?}"
+        );
+    }
+    assert_eq!(found.len(), 4, "{found:?}");
+    // every pair ran: a, b and c have no environment files (their defaults), d has two
+    assert_eq!(v["summary"]["pairs"], 5);
+}
+
+#[test]
+fn unreadable_and_binary_files_are_findings() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/a/schema.yml",
+        "#@data/values-schema\n---\nport: 1\n",
+    );
+    std::fs::write(
+        p.join("libs/a/values.yml"),
+        b"#@data/values\n---\nport: caf\xe9\n",
+    )
+    .unwrap();
+    let (code, out, _) = yttcheck(p, &["check", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "file/unreadable");
+    assert_eq!(f["location"]["path"], "libs/a/values.yml");
+    assert_eq!(f["location"]["line"], 3);
+}
+
+#[test]
+fn config_file_errors_are_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), ".yttcheck.yml", "librarys:\n- glob: libs/*\n");
+    let (code, _, err) = yttcheck(d.path(), &["check"]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "yttcheck: error: .yttcheck.yml:1: unknown field `librarys`, expected one of `libraries`, `environments`, `matrix`, `exclude`, `private_libraries`, `fail_on`, `budget` (did you mean `libraries`?)\n"
+    );
+}
+
+#[test]
+fn config_declares_libraries_environments_and_flags() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "platform/base/schema.yml",
+        "#@data/values-schema\n---\nregion: \"\"\nreplicas: 1\n",
+    );
+    write(p, "regions/eu.yml", "region: eu\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n- path: platform/base\n  name: base\nenvironments:\n- name: eu\n  data_values_files: [regions/eu.yml]\n  data_values_yaml: [replicas=three]\n",
+    );
+    let (code, out, _) = yttcheck(p, &["list"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("ytt -f platform/base --data-values-file regions/eu.yml --data-value-yaml replicas=three --data-values-inspect"),
+        "{out}"
+    );
+    let (code, out, _) = yttcheck(p, &["check", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "schema/type-mismatch");
+    assert_eq!(f["origin"], "(data-value-yaml arg)");
+}
+
+#[test]
+fn explain_documents_every_rule() {
+    let (code, out, _) = yttcheck(&monorepo(), &["explain", "schema/undeclared-key"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("schema/undeclared-key (error)\n"), "{out}");
+    assert!(out.contains("Fix:"), "{out}");
+    let (code, _, err) = yttcheck(&monorepo(), &["explain", "schema/undeclared"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("did you mean 'schema/undeclared-key'?"),
+        "{err}"
+    );
+    // the README lists every rule
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    for r in yttcheck::check::rules::RULES {
+        assert!(
+            readme.contains(&format!("| `{}` |", r.id)),
+            "README lacks rule {}",
+            r.id
+        );
+    }
+}
