@@ -202,8 +202,13 @@ fn shards_split_the_pairs_exactly() {
 fn paths_select_the_pairs_that_read_them() {
     let (_, out, _) = yttcheck(&monorepo(), &["list", "envs/prod/web.yml"]);
     assert!(out.starts_with("web@prod\n"), "{out}");
-    assert!(out.ends_with("1 pair of 3 libraries\n"), "{out}");
+    assert!(out.ends_with("1 pair of 1 library\n"), "{out}");
     let (_, out, _) = yttcheck(&monorepo(), &["list", "libs/api"]);
+    assert!(out.ends_with("3 pairs of 1 library\n"), "{out}");
+    // a deleted file selects the pairs of the folder it was in
+    let (_, out, _) = yttcheck(&monorepo(), &["list", "libs/api/removed.star"]);
+    assert!(out.ends_with("3 pairs of 1 library\n"), "{out}");
+    let (_, out, _) = yttcheck(&monorepo(), &["list", "envs/staging/removed.yml"]);
     assert!(out.ends_with("3 pairs of 3 libraries\n"), "{out}");
     let (_, out, _) = yttcheck(&monorepo(), &["list", "envs/prod/common.yml"]);
     assert!(out.ends_with("3 pairs of 3 libraries\n"), "{out}");
@@ -369,4 +374,27 @@ fn explain_documents_every_rule() {
             r.id
         );
     }
+}
+
+#[test]
+fn config_budget_stops_runaway_templates() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "lib/schema.yml",
+        "#@ n = 0\n#@ for i in range(100000000):\n#@   n = i\n#@ end\n#@data/values-schema\n---\nx: 1\n",
+    );
+    write(p, ".yttcheck.yml", "budget:\n  max_steps: 10000\n");
+    let (code, out, _) = yttcheck(p, &["check", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "template/budget");
+    assert_eq!(f["location"]["path"], "lib/schema.yml");
+    assert_eq!(f["location"]["line"], 3);
+    assert!(
+        f["message"].as_str().unwrap().contains("after 10000 steps"),
+        "{f}"
+    );
 }

@@ -113,21 +113,16 @@ fn headline(text: &str) -> String {
 /// ytt's overlay errors name each level ("Map item (key 'a') on line
 /// x.yml:4:"), innermost last; the finding goes to the innermost line.
 fn overlay(message: &str, who: &Subject) -> Finding {
-    let mut location = None;
-    for l in message.lines() {
-        if let Some(i) = l.find(" on line ") {
-            let place = l[i + " on line ".len()..].trim_end_matches(':');
-            if let Some((path, line)) = place.rsplit_once(':') {
-                if let Ok(n) = line.parse::<u32>() {
-                    location = Some(Location {
-                        path: path.to_string(),
-                        line: n,
-                        column: 0,
-                    });
-                }
-            }
-        }
-    }
+    static PLACE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = PLACE
+        .get_or_init(|| regex::Regex::new(r" on line ([^\s:]+(?:[^\s]*?)):(\d+):").expect("regex"));
+    let location = re.captures_iter(message).last().and_then(|c| {
+        Some(Location {
+            path: c.get(1)?.as_str().to_string(),
+            line: c.get(2)?.as_str().parse().ok()?,
+            column: 0,
+        })
+    });
     let mut f = who.finding("overlay/error", headline(message), location);
     f.detail = detail_lines(message);
     f
@@ -173,8 +168,13 @@ fn schema_violation(v: &schema::Violation, stage: Stage, message: &str, who: &Su
             }
         }
     };
+    let text = match (&v.key_path, rule) {
+        (Some(k), "schema/type-mismatch") if !k.is_empty() => format!("{k}: {text}"),
+        _ => text,
+    };
     let mut f = who.finding(rule, text, Location::from_pos(&v.pos));
     f.origin = origin_of(&v.pos);
+    f.key_path = v.key_path.clone().filter(|k| !k.is_empty());
     if let Some(sp) = v.schema_pos.as_ref().and_then(Location::from_pos) {
         f.related.push(Related {
             location: sp,

@@ -45,6 +45,9 @@ pub struct CheckOptions {
     pub skip_validation: bool,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Keep each pair's final data values and each library's schema (for
+    /// `diff`).
+    pub keep_values: bool,
 }
 
 /// What happened to one pair.
@@ -56,6 +59,8 @@ pub struct PairOutcome {
     /// Findings of this pair (the same finding may belong to other pairs).
     pub findings: Vec<Finding>,
     pub duration: Duration,
+    /// The final data values (with `keep_values`, when they could be computed).
+    pub values: Option<Document>,
 }
 
 /// The result of a check.
@@ -65,6 +70,9 @@ pub struct CheckResult {
     pub findings: Vec<Finding>,
     pub pairs: Vec<PairOutcome>,
     pub elapsed: Duration,
+    /// Each library's schema (with `keep_values`; `None` when it has none or
+    /// it could not be built).
+    pub schemas: std::collections::BTreeMap<String, Option<DocType>>,
 }
 
 /// Reads each file once, for all threads.
@@ -78,6 +86,20 @@ impl<'a> Sources<'a> {
         Sources {
             snap,
             files: Mutex::default(),
+        }
+    }
+
+    /// A file ytt only reads as data (`data.read`): an image or a Latin-1
+    /// text is no error, so it is taken as lossy text.
+    fn get_data(&self, path: &RepoPath) -> Result<Arc<SourceFile>, SourceError> {
+        match self.get(path) {
+            Ok(s) => Ok(s),
+            Err(e) => match self.snap.read(path.as_str()) {
+                Ok(bytes) if bytes.len() as u64 <= crate::source::MAX_FILE_SIZE => Ok(
+                    SourceFile::new(path.as_str(), String::from_utf8_lossy(&bytes).into_owned()),
+                ),
+                _ => Err(e),
+            },
         }
     }
 
@@ -163,7 +185,19 @@ fn input_files(
     let mut files = Vec::new();
     let mut problems = Vec::new();
     for (path, rel_path, order) in paths {
-        match sources.get(&path) {
+        // ytt parses YAML, Starlark and text templates; other files are data
+        let parsed = matches!(
+            crate::files::file_type_of(&rel_path),
+            crate::files::FileType::Yaml
+                | crate::files::FileType::Starlark
+                | crate::files::FileType::Text
+        );
+        let read = if parsed {
+            sources.get(&path)
+        } else {
+            sources.get_data(&path)
+        };
+        match read {
             Ok(src) => files.push(Arc::new(InputFile {
                 rel_path,
                 implied: true,
@@ -195,7 +229,7 @@ fn library_inputs(lib: &Library) -> Vec<(RepoPath, String, usize)> {
         .collect();
     let n = out.len();
     for (i, f) in lib.extra_files.iter().enumerate() {
-        out.push((f.clone(), f.file_name().to_string(), n + i));
+        out.push((f.path.clone(), f.rel.clone(), n + i));
     }
     out
 }
@@ -233,7 +267,7 @@ fn library_base(
     })
 }
 
-/// Evaluates one pair; returns its findings.
+/// Evaluates one pair; returns its findings and final values.
 fn run_pair(
     sources: &Sources,
     cache: &CompileCache,
@@ -241,7 +275,7 @@ fn run_pair(
     plan: &Plan,
     pair: &Pair,
     base: &Result<LibraryBase, Vec<Finding>>,
-) -> Vec<Finding> {
+) -> (Vec<Finding>, Option<Document>) {
     let lib = &plan.libraries[pair.library];
     let who = Subject {
         library: lib.name.clone(),
@@ -250,19 +284,20 @@ fn run_pair(
     let base = match base {
         Ok(b) => b,
         Err(findings) => {
-            return findings
+            let findings = findings
                 .iter()
                 .cloned()
                 .map(|mut f| {
                     f.environments = who.environments.clone();
                     f
                 })
-                .collect()
+                .collect();
+            return (findings, None);
         }
     };
     match evaluate_pair(sources, cache, opts, plan, pair, base, &who) {
-        Ok(findings) => findings,
-        Err(findings) => findings,
+        Ok((findings, values)) => (findings, Some(values)),
+        Err(findings) => (findings, None),
     }
 }
 
@@ -274,14 +309,14 @@ fn evaluate_pair(
     pair: &Pair,
     base: &LibraryBase,
     who: &Subject,
-) -> Result<Vec<Finding>, Vec<Finding>> {
+) -> Result<(Vec<Finding>, Document), Vec<Finding>> {
     let values_err = |e: ValuesError| from_values_error(&e, Stage::Values, who);
     let env_inputs: Vec<(RepoPath, String, usize)> = pair
         .inputs
         .files
         .iter()
         .enumerate()
-        .map(|(i, f)| (f.clone(), f.file_name().to_string(), ENV_FILE_ORDER + i))
+        .map(|(i, f)| (f.path.clone(), f.rel.clone(), ENV_FILE_ORDER + i))
         .collect();
     let env_files = input_files(sources, env_inputs, who)?;
     let mut all_files = base.files.clone();
@@ -376,7 +411,7 @@ fn evaluate_pair(
             }
         }
     }
-    Ok(findings)
+    Ok((findings, merged.doc))
 }
 
 /// `values/deprecated` and `values/removed`: a value given (not a schema
@@ -482,7 +517,8 @@ pub fn check(snap: &dyn Snapshot, plan: &Plan, opts: &CheckOptions) -> CheckResu
             .par_iter()
             .map(|pair| {
                 let t = Instant::now();
-                let findings = run_pair(&sources, &cache, opts, plan, pair, &bases[pair.library]);
+                let (findings, values) =
+                    run_pair(&sources, &cache, opts, plan, pair, &bases[pair.library]);
                 progress.tick();
                 PairOutcome {
                     name: pair.name(plan),
@@ -490,11 +526,22 @@ pub fn check(snap: &dyn Snapshot, plan: &Plan, opts: &CheckOptions) -> CheckResu
                     environment: pair.environment.clone(),
                     findings,
                     duration: t.elapsed(),
+                    values: if opts.keep_values { values } else { None },
                 }
             })
             .collect();
         (bases, outcomes)
     });
+    let mut schemas = std::collections::BTreeMap::new();
+    if opts.keep_values {
+        for (lib, base) in plan.libraries.iter().zip(&bases) {
+            let dt = base
+                .as_ref()
+                .ok()
+                .and_then(|b| b.schema.schema.doc_type.clone());
+            schemas.insert(lib.name.clone(), dt);
+        }
+    }
     drop(bases);
     progress.finish();
 
@@ -522,5 +569,6 @@ pub fn check(snap: &dyn Snapshot, plan: &Plan, opts: &CheckOptions) -> CheckResu
         findings: dedupe(all),
         pairs: outcomes,
         elapsed: started.elapsed(),
+        schemas,
     }
 }

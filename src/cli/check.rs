@@ -7,6 +7,7 @@ use clap::Args;
 
 use crate::check::{check, CheckOptions, Severity};
 use crate::report::{render, Format, ReportInput};
+use crate::source::git::{changed_paths, Git, GitSnapshot};
 use crate::source::worktree::WorkTree;
 use crate::source::{RepoPath, Snapshot};
 use crate::template::EvalOpts;
@@ -36,6 +37,83 @@ pub struct Selection {
     /// The repository root (default: the current directory)
     #[arg(short = 'C', long = "root", value_name = "DIR")]
     pub root: Option<PathBuf>,
+
+    /// Check what is staged (the git index), not the work tree
+    #[arg(long, conflicts_with = "rev")]
+    pub staged: bool,
+
+    /// Check a revision (`HEAD~1`, `origin/main`, a SHA) without checking it out
+    #[arg(long, value_name = "REV")]
+    pub rev: Option<String>,
+
+    /// Only pairs whose inputs changed since the merge base of REV and HEAD
+    #[arg(long = "changed-since", value_name = "REV")]
+    pub changed_since: Option<String>,
+}
+
+/// Where a check reads files from.
+pub enum Opened {
+    Work(WorkTree),
+    Git(Box<GitSnapshot>),
+}
+
+impl Opened {
+    pub fn snapshot(&self) -> &dyn Snapshot {
+        match self {
+            Opened::Work(w) => w,
+            Opened::Git(g) => g.as_ref(),
+        }
+    }
+}
+
+/// The files to check, and the repository they are in (for git modes).
+pub struct Source {
+    pub opened: Opened,
+    pub git: Option<Git>,
+}
+
+/// Opens the work tree, the index or a revision, as the selection says.
+pub fn open_source(sel: &Selection) -> Result<Source, UsageError> {
+    let dir = match &sel.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
+    };
+    if !dir.is_dir() {
+        return Err(UsageError(format!("{} is not a folder", dir.display())));
+    }
+    if !(sel.staged || sel.rev.is_some() || sel.changed_since.is_some()) {
+        return Ok(Source {
+            opened: Opened::Work(WorkTree::new(dir)),
+            git: None,
+        });
+    }
+    let git = Git::discover(&dir).map_err(|e| UsageError(e.0))?;
+    let opened = if sel.staged {
+        Opened::Git(Box::new(git.index().map_err(|e| UsageError(e.0))?))
+    } else if let Some(rev) = &sel.rev {
+        let commit = git.commit(rev).map_err(|e| UsageError(e.0))?;
+        Opened::Git(Box::new(
+            git.tree(commit, rev).map_err(|e| UsageError(e.0))?,
+        ))
+    } else {
+        Opened::Work(WorkTree::new(git.workdir()))
+    };
+    Ok(Source {
+        opened,
+        git: Some(git),
+    })
+}
+
+/// The repository paths that changed since the merge base of `rev` and HEAD.
+fn changed_since(source: &Source, rev: &str) -> Result<Vec<RepoPath>, UsageError> {
+    let git = source.git.as_ref().expect("git modes open a repository");
+    let base = git.merge_base_with_head(rev).map_err(|e| UsageError(e.0))?;
+    let base = git.tree(base, rev).map_err(|e| UsageError(e.0))?.listing();
+    let head = match &source.opened {
+        Opened::Git(g) => g.listing(),
+        Opened::Work(w) => git.worktree_listing(w),
+    };
+    Ok(changed_paths(&base, &head))
 }
 
 #[derive(Args, Debug)]
@@ -80,8 +158,13 @@ pub struct CheckArgs {
 pub struct UsageError(pub String);
 
 /// Loads the plan and applies the selection.
-pub fn load_plan(snap: &dyn Snapshot, sel: &Selection) -> Result<Plan, UsageError> {
+pub fn load_plan(source: &Source, sel: &Selection) -> Result<Plan, UsageError> {
+    let snap = source.opened.snapshot();
     let mut plan = workspace::load(snap).map_err(|e| UsageError(format!("{e}")))?;
+    if let Some(rev) = &sel.changed_since {
+        let changed = changed_since(source, rev)?;
+        plan.retain_reading(&changed);
+    }
     if !sel.libraries.is_empty() {
         for l in &sel.libraries {
             if !plan.libraries.iter().any(|x| &x.name == l) {
@@ -99,6 +182,22 @@ pub fn load_plan(snap: &dyn Snapshot, sel: &Selection) -> Result<Plan, UsageErro
         plan.retain_pairs(|p, pair| sel.libraries.contains(&p.libraries[pair.library].name));
     }
     if !sel.environments.is_empty() {
+        for e in &sel.environments {
+            if !plan.pairs.iter().any(|p| &p.environment == e) {
+                let mut names: Vec<&str> =
+                    plan.pairs.iter().map(|p| p.environment.as_str()).collect();
+                names.sort();
+                names.dedup();
+                return Err(UsageError(format!(
+                    "no environment named '{e}' (environments: {})",
+                    if names.is_empty() {
+                        "none found".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                )));
+            }
+        }
         plan.retain_pairs(|_, pair| sel.environments.contains(&pair.environment));
     }
     if !sel.paths.is_empty() {
@@ -162,19 +261,30 @@ fn outputs(args: &CheckArgs) -> Result<Vec<(Format, Option<PathBuf>)>, UsageErro
         })?;
         out.push((format, file));
     }
+    let to_stdout: Vec<usize> = out
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, f))| f.is_none())
+        .map(|(i, _)| i)
+        .collect();
     if let Some(o) = &args.output {
-        let to_stdout: Vec<usize> = out
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, f))| f.is_none())
-            .map(|(i, _)| i)
-            .collect();
         if to_stdout.len() != 1 {
             return Err(UsageError(
                 "--output needs exactly one --format without its own =FILE".to_string(),
             ));
         }
         out[to_stdout[0]].1 = Some(o.clone());
+    } else if to_stdout.len() > 1 {
+        return Err(UsageError(
+            "only one format can go to standard output; give the others a file (--format sarif=out.sarif)".to_string(),
+        ));
+    }
+    // fail now, not after the check, when a report cannot be written
+    for (_, file) in &out {
+        if let Some(f) = file {
+            std::fs::File::create(f)
+                .map_err(|e| UsageError(format!("cannot write {}: {e}", f.display())))?;
+        }
     }
     Ok(out)
 }
@@ -200,25 +310,27 @@ pub fn run(args: &CheckArgs) -> i32 {
 }
 
 fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
-    let root = match &args.selection.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
-    };
-    let snap = WorkTree::new(&root);
     let outputs = outputs(args)?;
     let color = use_color(&args.color)?;
-    let plan = load_plan(&snap, &args.selection)?;
-    let config_fail_on = config_fail_on(&snap);
-    let threshold = fail_on(args.fail_on.as_deref(), config_fail_on.as_deref())?;
-    let mut eval = EvalOpts::default();
-    args.budget.apply(&mut eval).map_err(UsageError)?;
+    let source = open_source(&args.selection)?;
+    let snap = source.opened.snapshot();
+    let plan = load_plan(&source, &args.selection)?;
+    let threshold = fail_on(args.fail_on.as_deref(), plan.fail_on.as_deref())?;
+    let eval = eval_opts(&args.budget, plan.budget.as_ref())?;
     let opts = CheckOptions {
         jobs: args.jobs,
         eval,
         skip_validation: args.skip_validation,
         progress: !args.quiet,
+        keep_values: false,
     };
-    let result = check(&snap, &plan, &opts);
+    if plan.pairs.is_empty() {
+        eprintln!(
+            "yttcheck: warning: nothing to check: no library{} (see `yttcheck list` and the README on how libraries are found)",
+            if plan.libraries.is_empty() { " found" } else { " x environment pair selected" }
+        );
+    }
+    let result = check(snap, &plan, &opts);
     let source = |path: &str| -> Option<String> {
         snap.read(path).ok().and_then(|b| String::from_utf8(b).ok())
     };
@@ -248,11 +360,26 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
     Ok(i32::from(failed))
 }
 
-/// `fail_on:` of the config file, if any (the config itself was checked when
-/// the plan was made).
-fn config_fail_on(snap: &dyn Snapshot) -> Option<String> {
-    let bytes = snap.read(workspace::CONFIG_FILE).ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    let path = RepoPath::new(workspace::CONFIG_FILE)?;
-    workspace::Config::parse(&path, &text).ok()?.fail_on
+/// Evaluation options: the config's `budget:`, then the flags where they
+/// differ from their defaults.
+pub fn eval_opts(
+    flags: &BudgetArgs,
+    config: Option<&crate::workspace::config::BudgetSpec>,
+) -> Result<EvalOpts, UsageError> {
+    let mut eval = EvalOpts::default();
+    if let Some(b) = config {
+        let from_config = BudgetArgs {
+            max_steps: b.max_steps,
+            timeout: b.timeout_seconds,
+        };
+        from_config.apply(&mut eval).map_err(|e| {
+            UsageError(format!(
+                "{}: budget: {}",
+                workspace::CONFIG_FILE,
+                e.trim_start_matches("--")
+            ))
+        })?;
+    }
+    flags.apply(&mut eval).map_err(UsageError)?;
+    Ok(eval)
 }

@@ -89,38 +89,33 @@ pub struct InspectArgs {
 
 /// Evaluation budgets (yttcheck extensions: ytt has none, so a runaway
 /// template would hang it).
-#[derive(Args, Debug, Clone)]
+#[derive(Args, Debug, Clone, Default)]
 pub struct BudgetArgs {
-    /// Most Starlark steps one file evaluation may take
-    #[arg(long = "max-steps", value_name = "N", default_value_t = EvalOpts::default().max_steps)]
-    pub max_steps: u64,
+    /// Most Starlark steps one file evaluation may take [default: 50000000]
+    #[arg(long = "max-steps", value_name = "N")]
+    pub max_steps: Option<u64>,
 
-    /// Most seconds one file evaluation may take
-    #[arg(long = "timeout", value_name = "SECONDS", default_value_t = EvalOpts::default().timeout.as_secs_f64())]
-    pub timeout: f64,
-}
-
-impl Default for BudgetArgs {
-    fn default() -> Self {
-        let d = EvalOpts::default();
-        BudgetArgs {
-            max_steps: d.max_steps,
-            timeout: d.timeout.as_secs_f64(),
-        }
-    }
+    /// Most seconds one file evaluation may take [default: 10]
+    #[arg(long = "timeout", value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 }
 
 impl BudgetArgs {
-    /// Applies the budgets to evaluation options.
+    /// Applies the budgets given on the command line to evaluation options
+    /// (what is not given keeps its value).
     pub fn apply(&self, opts: &mut EvalOpts) -> Result<(), String> {
-        if self.max_steps == 0 {
-            return Err("--max-steps must be at least 1".to_string());
+        if let Some(n) = self.max_steps {
+            if n == 0 {
+                return Err("--max-steps must be at least 1".to_string());
+            }
+            opts.max_steps = n;
         }
-        if !(self.timeout.is_finite() && self.timeout > 0.0) {
-            return Err("--timeout must be a positive number of seconds".to_string());
+        if let Some(t) = self.timeout {
+            if !(t.is_finite() && t > 0.0) {
+                return Err("--timeout must be a positive number of seconds".to_string());
+            }
+            opts.timeout = std::time::Duration::from_secs_f64(t);
         }
-        opts.max_steps = self.max_steps;
-        opts.timeout = std::time::Duration::from_secs_f64(self.timeout);
         Ok(())
     }
 }

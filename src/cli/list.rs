@@ -5,10 +5,9 @@ use std::io::Write;
 
 use clap::Args;
 
-use crate::source::worktree::WorkTree;
 use crate::workspace::{Pair, Plan};
 
-use super::check::{load_plan, Selection, UsageError};
+use super::check::{load_plan, open_source, Selection, UsageError};
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
@@ -26,7 +25,12 @@ pub fn ytt_command(plan: &Plan, pair: &Pair) -> Vec<String> {
     let mut cmd = vec!["ytt".to_string(), "-f".to_string(), lib.root.to_string()];
     for f in lib.extra_files.iter().chain(&pair.inputs.files) {
         cmd.push("-f".into());
-        cmd.push(f.to_string());
+        // `rel=path` when ytt must see another path than the file's name
+        if f.rel == f.path.file_name() {
+            cmd.push(f.path.to_string());
+        } else {
+            cmd.push(format!("{}={}", f.rel, f.path));
+        }
     }
     for f in &pair.inputs.data_values_files {
         cmd.push("--data-values-file".into());
@@ -61,18 +65,14 @@ fn shell_quote(s: &str) -> String {
 }
 
 pub fn run(args: &ListArgs) -> i32 {
-    let root = match &args.selection.root {
-        Some(r) => r.clone(),
-        None => match std::env::current_dir() {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("yttcheck: error: {e}");
-                return 2;
-            }
-        },
+    let source = match open_source(&args.selection) {
+        Ok(s) => s,
+        Err(UsageError(m)) => {
+            eprintln!("yttcheck: error: {m}");
+            return 2;
+        }
     };
-    let snap = WorkTree::new(&root);
-    let plan = match load_plan(&snap, &args.selection) {
+    let plan = match load_plan(&source, &args.selection) {
         Ok(p) => p,
         Err(UsageError(m)) => {
             eprintln!("yttcheck: error: {m}");
@@ -123,8 +123,8 @@ pub fn run(args: &ListArgs) -> i32 {
             "{} pair{} of {} librar{}\n",
             plan.pairs.len(),
             if plan.pairs.len() == 1 { "" } else { "s" },
-            plan.libraries.len(),
-            if plan.libraries.len() == 1 {
+            plan.libraries_in_use(),
+            if plan.libraries_in_use() == 1 {
                 "y"
             } else {
                 "ies"

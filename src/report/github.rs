@@ -68,8 +68,14 @@ pub fn render(input: &ReportInput) -> String {
         }
     }
     if hidden > 0 {
+        // as a notice unless notices are used up (then GitHub would hide it)
+        let kind = if shown[Severity::Note as usize] < GITHUB_LIMIT {
+            "notice"
+        } else {
+            "warning"
+        };
         out.push_str(&format!(
-            "::notice title=yttcheck::{}\n",
+            "::{kind} title=yttcheck::{}\n",
             escape_data(&format!(
                 "{hidden} more finding{} than GitHub shows as annotations; see the SARIF upload (code scanning) or the job summary for all {} findings",
                 if hidden == 1 { "" } else { "s" },

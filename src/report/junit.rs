@@ -46,20 +46,36 @@ fn line(f: &Finding) -> String {
 pub fn render(input: &ReportInput) -> String {
     let mut pairs: Vec<_> = input.result.pairs.iter().collect();
     pairs.sort_by(|a, b| a.name.cmp(&b.name));
+    // findings of no pair (config problems, unreadable folders) fail a test
+    // case of their own, so that JUnit is red whenever the run fails
+    let unpaired: Vec<&Finding> = input
+        .result
+        .findings
+        .iter()
+        .filter(|f| f.library.is_empty())
+        .collect();
     let failures = pairs
         .iter()
         .filter(|p| p.findings.iter().any(|f| f.severity.reaches(input.fail_on)))
-        .count();
+        .count()
+        + usize::from(unpaired.iter().any(|f| f.severity.reaches(input.fail_on)));
+    let tests = pairs.len() + usize::from(!unpaired.is_empty());
     let total: f64 = pairs.iter().map(|p| p.duration.as_secs_f64()).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
-        "<testsuites name=\"yttcheck\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" time=\"{total:.3}\">\n",
-        pairs.len()
+        "<testsuites name=\"yttcheck\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{total:.3}\">\n"
     ));
     out.push_str(&format!(
-        "  <testsuite name=\"yttcheck\" tests=\"{}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"{total:.3}\">\n",
-        pairs.len()
+        "  <testsuite name=\"yttcheck\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"{total:.3}\">\n"
     ));
+    if !unpaired.is_empty() {
+        let text: Vec<String> = unpaired.iter().map(|f| line(f)).collect();
+        out.push_str(&format!(
+            "    <testcase name=\"yttcheck@plan\" classname=\"yttcheck\" time=\"0.000\">\n      <failure type=\"yttcheck\" message=\"{}\">{}</failure>\n    </testcase>\n",
+            xml_escape(&format!("{} problem(s) with the repository or its configuration", unpaired.len())),
+            xml_escape(&text.join("\n"))
+        ));
+    }
     for p in pairs {
         out.push_str(&format!(
             "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\"",

@@ -7,13 +7,17 @@ use super::{pairs_of, Counts, ReportInput};
 
 /// Escapes text for a table cell.
 fn cell(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('\n', "<br>")
+    s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
-        .replace("&lt;br&gt;", "<br>")
+        .replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('`', "\\`")
+        .replace('\n', "<br>")
 }
+
+/// Most findings listed: `$GITHUB_STEP_SUMMARY` takes at most 1 MiB.
+const MAX_ROWS: usize = 300;
 
 fn icon(s: Severity) -> &'static str {
     match s {
@@ -39,10 +43,10 @@ pub fn render(input: &ReportInput) -> String {
     ));
     if !input.result.findings.is_empty() {
         out.push_str("| | rule | where | message | pairs |\n|---|---|---|---|---|\n");
-        for f in &input.result.findings {
+        for f in input.result.findings.iter().take(MAX_ROWS) {
             let place = input
                 .anchor(f)
-                .map(|l| format!("`{}`", l.display()))
+                .map(|l| cell(&l.display()))
                 .unwrap_or_default();
             out.push_str(&format!(
                 "| {} | `{}` | {} | {} | {} |\n",
@@ -51,6 +55,12 @@ pub fn render(input: &ReportInput) -> String {
                 place,
                 cell(&f.message),
                 cell(&pairs_of(f))
+            ));
+        }
+        if input.result.findings.len() > MAX_ROWS {
+            out.push_str(&format!(
+                "\n… and {} more (see the SARIF upload or `yttcheck check` output).\n",
+                input.result.findings.len() - MAX_ROWS
             ));
         }
         out.push('\n');

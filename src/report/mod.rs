@@ -76,15 +76,36 @@ impl ReportInput<'_> {
         if let Some(l) = &f.location {
             return Some(l.clone());
         }
-        if let Some(c) = &self.plan.config {
-            return Some(Location::file(c.as_str()));
+        // a value from a flag: flags come from the config file
+        if f.origin.is_some() || f.library.is_empty() {
+            if let Some(c) = &self.plan.config {
+                return Some(Location::file(c.as_str()));
+            }
         }
-        self.plan
+        let lib = self
+            .plan
             .libraries
             .iter()
-            .find(|l| l.name == f.library || f.library.starts_with(&format!("{}/", l.name)))
-            .and_then(|l| l.files.first())
+            .find(|l| l.name == f.library || f.library.starts_with(&format!("{}/", l.name)))?;
+        // the environment's own file, else the library's first
+        let env_file = self
+            .plan
+            .pairs
+            .iter()
+            .filter(|p| {
+                self.plan.libraries[p.library].name == lib.name
+                    && f.environments.contains(&p.environment)
+            })
+            .find_map(|p| p.inputs.files_read().into_iter().next());
+        env_file
+            .or_else(|| lib.files.first().cloned())
             .map(|p| Location::file(p.as_str()))
+            .or_else(|| {
+                self.plan
+                    .config
+                    .as_ref()
+                    .map(|c| Location::file(c.as_str()))
+            })
     }
 }
 

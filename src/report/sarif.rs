@@ -10,9 +10,9 @@
 use std::collections::BTreeMap;
 
 use serde_sarif::sarif::{
-    ArtifactLocation, Location as SarifLocation, Message, MultiformatMessageString,
-    PhysicalLocation, Region, ReportingConfiguration, ReportingDescriptor, Result as SarifResult,
-    ResultLevel, Run, Sarif, Tool, ToolComponent,
+    ArtifactLocation, Invocation, Location as SarifLocation, Message, MultiformatMessageString,
+    Notification, PhysicalLocation, Region, ReportingConfiguration, ReportingDescriptor,
+    Result as SarifResult, ResultLevel, Run, Sarif, Tool, ToolComponent,
 };
 use sha2::{Digest, Sha256};
 
@@ -174,11 +174,35 @@ pub fn render(input: &ReportInput) -> String {
         .iter()
         .filter_map(|f| result(f, input))
         .collect();
-    let run = Run::builder()
+    // a finding with no place at all (no file, no config, no library) cannot
+    // be a result GitHub accepts: it is a notification of the run instead
+    let unplaced: Vec<Notification> = input
+        .result
+        .findings
+        .iter()
+        .filter(|f| input.anchor(f).is_none())
+        .map(|f| {
+            Notification::builder()
+                .message(
+                    Message::builder()
+                        .text(format!("[{}] {}", f.rule, f.message))
+                        .build(),
+                )
+                .level(serde_json::json!(level_name(f.severity)))
+                .build()
+        })
+        .collect();
+    let mut run = Run::builder()
         .tool(Tool::builder().driver(driver).build())
         .results(results)
         .column_kind(serde_json::json!("unicodeCodePoints"))
         .build();
+    if !unplaced.is_empty() {
+        run.invocations = Some(vec![Invocation::builder()
+            .execution_successful(true)
+            .tool_execution_notifications(unplaced)
+            .build()]);
+    }
     let sarif = Sarif::builder()
         .schema(serde_sarif::sarif::SCHEMA_URL)
         .version(serde_json::json!("2.1.0"))

@@ -41,7 +41,67 @@ fn shows_detail(f: &Finding) -> bool {
     f.rule.starts_with("template/") || f.rule.starts_with("overlay/") || f.rule == "values/error"
 }
 
-fn finding(out: &mut String, f: &Finding, input: &ReportInput, st: &Style) {
+/// Keys whose values code frames do not show: what looks like a secret.
+const SECRET_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "secret",
+    "token",
+    "key",
+    "cert",
+    "credential",
+    "private",
+];
+
+/// Whether a key looks like it holds a secret (`db_password`, `apiToken`,
+/// `tls.key`): one of its words is a secret word.
+pub fn is_secret_key(key: &str) -> bool {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in key.chars() {
+        if !c.is_alphanumeric() {
+            words.push(std::mem::take(&mut cur));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    words.push(cur);
+    words.iter().any(|w| {
+        SECRET_WORDS.contains(&w.as_str())
+            || w.ends_with("password")
+            || w.ends_with("token")
+            || w.ends_with("secret")
+    })
+}
+
+/// A source line for a code frame, with the value of a secret-looking key
+/// left out (CI logs are widely readable).
+fn frame_line(line: &str) -> String {
+    if let Some((key, value)) = line.split_once(':') {
+        let k = key
+            .trim()
+            .trim_start_matches("- ")
+            .trim_matches(['"', '\'']);
+        if !value.trim().is_empty() && is_secret_key(k) {
+            return format!("{key}: (value not shown)");
+        }
+    }
+    line.trim_end().to_string()
+}
+
+fn finding(
+    out: &mut String,
+    f: &Finding,
+    input: &ReportInput,
+    st: &Style,
+    cache: &mut SourceCache,
+) {
     out.push_str(&format!(
         "{}{} {}\n",
         st.severity(f.severity),
@@ -51,11 +111,7 @@ fn finding(out: &mut String, f: &Finding, input: &ReportInput, st: &Style) {
     match &f.location {
         Some(loc) => {
             out.push_str(&format!("  {} {}\n", st.blue("-->"), loc.display()));
-            if let Some(line) = (input.source)(&loc.path).as_deref().and_then(|t| {
-                t.lines()
-                    .nth(loc.line.saturating_sub(1) as usize)
-                    .map(String::from)
-            }) {
+            if let Some(line) = cache.line(input, &loc.path, loc.line) {
                 let n = loc.line.to_string();
                 let pad = " ".repeat(n.len());
                 out.push_str(&format!("  {pad} {}\n", st.blue("|")));
@@ -63,7 +119,7 @@ fn finding(out: &mut String, f: &Finding, input: &ReportInput, st: &Style) {
                     "  {} {} {}\n",
                     st.blue(&n),
                     st.blue("|"),
-                    line.trim_end()
+                    frame_line(&line)
                 ));
                 if loc.column > 0 {
                     let caret = " ".repeat(loc.column as usize - 1) + "^";
@@ -98,14 +154,34 @@ fn finding(out: &mut String, f: &Finding, input: &ReportInput, st: &Style) {
             out.push_str(&format!("  {} {l}\n", st.blue("=")));
         }
     }
-    out.push_str(&format!("  {} in {}\n\n", st.blue("="), pairs_of(f)));
+    if !f.library.is_empty() {
+        out.push_str(&format!("  {} in {}\n", st.blue("="), pairs_of(f)));
+    }
+    out.push('\n');
+}
+
+/// Files read for code frames, once each.
+#[derive(Default)]
+struct SourceCache {
+    files: std::collections::HashMap<String, Option<Vec<String>>>,
+}
+
+impl SourceCache {
+    fn line(&mut self, input: &ReportInput, path: &str, line: u32) -> Option<String> {
+        let lines = self
+            .files
+            .entry(path.to_string())
+            .or_insert_with(|| (input.source)(path).map(|t| t.lines().map(String::from).collect()));
+        lines.as_ref()?.get(line.checked_sub(1)? as usize).cloned()
+    }
 }
 
 pub fn render(input: &ReportInput) -> String {
     let st = Style { on: input.color };
     let mut out = String::new();
+    let mut cache = SourceCache::default();
     for f in &input.result.findings {
-        finding(&mut out, f, input, &st);
+        finding(&mut out, f, input, &st, &mut cache);
     }
     let libraries = {
         let mut l: Vec<&str> = input
@@ -140,4 +216,24 @@ pub fn render(input: &ReportInput) -> String {
     out.push_str(&summary);
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_looking_values_stay_out_of_code_frames() {
+        assert_eq!(
+            frame_line("  db_password: hunter2"),
+            "  db_password: (value not shown)"
+        );
+        assert_eq!(frame_line("apiToken: abc"), "apiToken: (value not shown)");
+        assert_eq!(frame_line("tls.key: |"), "tls.key: (value not shown)");
+        assert_eq!(frame_line("replicas: 3"), "replicas: 3");
+        assert_eq!(frame_line("monkey: 3"), "monkey: 3");
+        assert_eq!(frame_line("password:"), "password:");
+        assert!(is_secret_key("harborAdminPassword"));
+        assert!(!is_secret_key("keyboard"));
+    }
 }

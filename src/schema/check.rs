@@ -111,31 +111,47 @@ pub(crate) fn check_scalar(t: &Type, value: &Value, pos: &Pos) -> Vec<Violation>
     vec![mismatch(resolve(t), value.type_name(), pos)]
 }
 
-fn check_holder(t: &Type, value: &Value, pos: &Pos, out: &mut Vec<Violation>) {
+fn check_holder(t: &Type, value: &Value, pos: &Pos, path: &str, out: &mut Vec<Violation>) {
     if value.is_collection() {
-        check_node(resolve(t), value, out);
+        check_node(resolve(t), value, path, out);
     } else {
-        out.extend(check_scalar(t, value, pos));
+        out.extend(check_scalar(t, value, pos).into_iter().map(|mut v| {
+            v.key_path = Some(path.to_string());
+            v
+        }));
     }
 }
 
-fn check_node(t: &Type, v: &Value, out: &mut Vec<Violation>) {
+/// `a.b` / `a[0]`: the key path of a child, as validations name them.
+fn child_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn check_node(t: &Type, v: &Value, path: &str, out: &mut Vec<Violation>) {
     match (t, v) {
         (Type::Map(mt), Value::Map(m)) => {
             for item in &m.items {
                 if !mt.items.iter().any(|it| it.key.scalar_eq(&item.key)) {
-                    out.push(unexpected_key(item, mt));
+                    let mut v = unexpected_key(item, mt);
+                    v.key_path = Some(child_path(path, &item.key_display()));
+                    out.push(v);
                 }
             }
             for item in &m.items {
                 if let Some(it) = mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {
-                    check_holder(&it.value_type, &item.value, &item.pos, out);
+                    let p = child_path(path, &item.key_display());
+                    check_holder(&it.value_type, &item.value, &item.pos, &p, out);
                 }
             }
         }
         (Type::Array(at), Value::Array(a)) => {
-            for item in &a.items {
-                check_holder(&at.item_type.value_type, &item.value, &item.pos, out);
+            for (i, item) in a.items.iter().enumerate() {
+                let p = format!("{path}[{i}]");
+                check_holder(&at.item_type.value_type, &item.value, &item.pos, &p, out);
             }
         }
         _ => {}
@@ -216,7 +232,7 @@ pub(crate) fn assign_and_check_value(t: &Type, v: &mut Value) -> Vec<Violation> 
     if !out.is_empty() {
         return out;
     }
-    check_node(resolve(t), v, &mut out);
+    check_node(resolve(t), v, "", &mut out);
     out
 }
 
@@ -229,7 +245,7 @@ pub fn check_document(dt: &DocType, doc: &mut Document) -> Vec<Violation> {
     if !out.is_empty() {
         return out;
     }
-    check_holder(&dt.value_type, &doc.value, &doc.pos, &mut out);
+    check_holder(&dt.value_type, &doc.value, &doc.pos, "", &mut out);
     out
 }
 

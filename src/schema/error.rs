@@ -16,6 +16,8 @@ pub struct Violation {
     /// The schema node that decided (ytt's `by`/`from` in `expected:`), for
     /// findings' related locations.
     pub schema_pos: Option<Pos>,
+    /// The value's key path (`database.port`), for findings.
+    pub key_path: Option<String>,
 }
 
 /// A schema error: a summary and its violations (or a plain message).

@@ -534,6 +534,7 @@ fn check_no_schema_annotations_inside(v: &Value) -> Result<(), SchemaError> {
                 "an \"any type\" fragment has no constraints; nested schema annotations conflict and are disallowed".into(),
             ],
             schema_pos: None,
+            key_path: None,
         }))
     };
     match v {

@@ -5,6 +5,7 @@
 //! turns ytt's `-f` arguments into the ordered list of input files ytt would
 //! process ([`collect_inputs`]).
 
+pub mod git;
 pub mod repo_path;
 pub mod worktree;
 
@@ -73,6 +74,11 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
             ),
         });
     }
+    // a UTF-8 byte order mark is not part of the text (go-yaml skips it too)
+    let bytes = match bytes.strip_prefix(b"\xef\xbb\xbf") {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
+    };
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

@@ -40,11 +40,16 @@ impl RepoPath {
         self.0.is_empty()
     }
 
+    /// The path of `name` in this folder. A plain name (as a directory
+    /// listing gives) is taken as it is, even with a `\\` in it; a path with
+    /// `/` pieces is normalised.
     pub fn join(&self, name: &str) -> RepoPath {
-        if self.0.is_empty() {
-            RepoPath::new(name).unwrap_or_default()
-        } else {
-            RepoPath::new(&format!("{}/{name}", self.0)).unwrap_or_default()
+        let plain = !name.is_empty() && !name.contains('/') && name != "." && name != "..";
+        match (plain, self.0.is_empty()) {
+            (true, true) => RepoPath(name.to_string()),
+            (true, false) => RepoPath(format!("{}/{name}", self.0)),
+            (false, true) => RepoPath::new(name).unwrap_or_default(),
+            (false, false) => RepoPath::new(&format!("{}/{name}", self.0)).unwrap_or_default(),
         }
     }
 
@@ -111,23 +116,25 @@ impl fmt::Display for RepoPath {
     }
 }
 
+/// Most symlinks to folders followed in one path.
+const MAX_LINKS: usize = 8;
+
 /// Directories never walked: version control, dependencies and build output.
 pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target", ".venv", "__pycache__"];
 
 /// Every file in the snapshot under `dir`, sorted, skipping [`SKIPPED_DIRS`]
-/// and hidden directories. Symlinks are followed only when they resolve
-/// inside the snapshot. Unreadable directories are returned as errors, not
-/// skipped, so that a caller can report them.
+/// and hidden directories. A symlink to a folder is walked under the link's
+/// own path (the folder it points to, once: `a -> .` cannot loop); links
+/// that lead out of the snapshot are never followed. Unreadable folders are
+/// returned as errors, not skipped, so that a caller can report them.
 pub fn walk(snap: &dyn Snapshot, dir: &RepoPath) -> (Vec<RepoPath>, Vec<SourceError>) {
+    let skipped = |name: &str| name.starts_with('.') || SKIPPED_DIRS.contains(&name);
     let mut files = Vec::new();
     let mut errors = Vec::new();
-    let mut stack = vec![dir.clone()];
-    let mut seen_dirs = std::collections::HashSet::new();
-    while let Some(d) = stack.pop() {
-        if !seen_dirs.insert(d.clone()) {
-            continue;
-        }
-        let names = match snap.list(d.as_str()) {
+    // (path as shown, folder to list, how many links were followed)
+    let mut stack = vec![(dir.clone(), dir.clone(), 0usize)];
+    while let Some((shown, real, links)) = stack.pop() {
+        let names = match snap.list(real.as_str()) {
             Ok(n) => n,
             Err(e) => {
                 errors.push(e);
@@ -135,35 +142,35 @@ pub fn walk(snap: &dyn Snapshot, dir: &RepoPath) -> (Vec<RepoPath>, Vec<SourceEr
             }
         };
         for name in names {
-            let path = d.join(&name);
-            let kind = match snap.kind(path.as_str()) {
-                Ok(EntryKind::Symlink) => match snap.resolve_symlink(path.as_str()) {
-                    Some(target) => match snap.kind(&target) {
-                        // a linked directory is walked under its own path, once
-                        // (so that `a -> .` cannot loop)
-                        Ok(EntryKind::Dir) => {
-                            if let Some(t) = RepoPath::new(&target) {
-                                stack.push(t);
-                            }
-                            continue;
-                        }
-                        _ => EntryKind::File,
-                    },
-                    None => continue, // points outside the repository: never read
-                },
-                Ok(k) => k,
-                Err(e) => {
-                    errors.push(e);
-                    continue;
-                }
-            };
-            match kind {
-                EntryKind::Dir => {
-                    if !(name.starts_with('.') || SKIPPED_DIRS.contains(&name.as_str())) {
-                        stack.push(path);
+            let path = shown.join(&name);
+            let real_path = real.join(&name);
+            match snap.kind(real_path.as_str()) {
+                Ok(EntryKind::Dir) => {
+                    if !skipped(&name) {
+                        stack.push((path, real_path, links));
                     }
                 }
-                _ => files.push(path),
+                Ok(EntryKind::Symlink) => {
+                    let Some(target) = snap.resolve_symlink(real_path.as_str()) else {
+                        continue; // leads outside the repository: never read
+                    };
+                    let Some(target) = RepoPath::new(&target) else {
+                        continue;
+                    };
+                    match snap.kind(target.as_str()) {
+                        Ok(EntryKind::Dir) => {
+                            let hidden = skipped(&name) || target.components().any(skipped);
+                            // a link to a folder around this one would loop
+                            let looping = real.starts_with(&target) || links >= MAX_LINKS;
+                            if !hidden && !looping {
+                                stack.push((path, target, links + 1));
+                            }
+                        }
+                        _ => files.push(path),
+                    }
+                }
+                Ok(EntryKind::File) => files.push(path),
+                Err(e) => errors.push(e),
             }
         }
     }

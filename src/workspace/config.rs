@@ -24,7 +24,7 @@ pub struct Config {
     /// environment names (or globs). Libraries not listed get every
     /// environment.
     #[serde(default)]
-    pub matrix: BTreeMap<String, Vec<String>>,
+    pub matrix: indexmap::IndexMap<String, Vec<String>>,
     /// Globs of paths never read (`**/testdata/**`).
     #[serde(default)]
     pub exclude: Vec<String>,
@@ -206,8 +206,23 @@ impl Config {
                 )));
             }
         }
-        for pattern in self.exclude.iter().chain(self.matrix.keys()) {
-            globset::Glob::new(pattern).map_err(|e| err(format!("bad glob '{pattern}': {e}")))?;
+        let globs = self
+            .exclude
+            .iter()
+            .chain(self.matrix.keys())
+            .chain(self.matrix.values().flatten())
+            .chain(self.libraries.iter().filter_map(|l| l.glob.as_ref()))
+            .chain(self.environments.iter().filter_map(|e| e.glob.as_ref()));
+        for pattern in globs {
+            super::discover::glob(pattern).map_err(err)?;
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for l in &self.libraries {
+            if let Some(n) = &l.name {
+                if !names.insert(n) {
+                    return Err(err(format!("two libraries are named '{n}'")));
+                }
+            }
         }
         Ok(())
     }
@@ -255,7 +270,10 @@ mod tests {
         );
         assert!(e.ends_with("(did you mean `libraries`?)"), "{e}");
         let e = parse("environments:\n- name: prod\n  data_value_file: [x]\n").unwrap_err();
-        assert!(e.contains(":3: environments[0]: unknown field `data_value_file`"), "{e}");
+        assert!(
+            e.contains(":3: environments[0]: unknown field `data_value_file`"),
+            "{e}"
+        );
         assert!(e.contains("did you mean `data_value_files`?"), "{e}");
     }
 

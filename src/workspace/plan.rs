@@ -1,9 +1,23 @@
 //! The plan of a check: libraries, and the library x environment pairs with
 //! every file and flag each pair reads.
 
-use std::collections::BTreeSet;
-
 use crate::source::RepoPath;
+
+/// A file given to ytt with `-f`, and its path as ytt sees it (relative to
+/// the folder the `-f` named: `sub/x.star` for `-f shared/helpers`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileArg {
+    pub path: RepoPath,
+    pub rel: String,
+}
+
+impl FileArg {
+    /// A file named on its own: ytt sees its base name.
+    pub fn single(path: RepoPath) -> FileArg {
+        let rel = path.file_name().to_string();
+        FileArg { path, rel }
+    }
+}
 
 /// A ytt library: a folder given to ytt with `-f`, with its own schema.
 #[derive(Debug, Clone)]
@@ -11,17 +25,18 @@ pub struct Library {
     pub name: String,
     /// The folder (`-f <root>`); its files' ytt paths are relative to it.
     pub root: RepoPath,
-    /// Every file of the library, sorted (what `-f <root>` reads).
+    /// Every file of the library, sorted (what `-f <root>` reads, less
+    /// environment folders inside it and excluded files).
     pub files: Vec<RepoPath>,
     /// Extra `-f` inputs read with the library (config `files:`), in order.
-    pub extra_files: Vec<RepoPath>,
+    pub extra_files: Vec<FileArg>,
 }
 
 /// What an environment gives one library: ytt's inputs after `-f <library>`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EnvInputs {
-    /// `-f` files (templates, `@data/values` documents), in order.
-    pub files: Vec<RepoPath>,
+    /// `-f` files (templates, `@data/values` documents, helpers), in order.
+    pub files: Vec<FileArg>,
     /// `--data-values-file` (plain YAML), in order.
     pub data_values_files: Vec<RepoPath>,
     /// `-v`.
@@ -43,7 +58,7 @@ impl EnvInputs {
 
     /// Repository files this environment reads.
     pub fn files_read(&self) -> Vec<RepoPath> {
-        let mut out: Vec<RepoPath> = self.files.clone();
+        let mut out: Vec<RepoPath> = self.files.iter().map(|f| f.path.clone()).collect();
         out.extend(self.data_values_files.iter().cloned());
         for kv in &self.data_value_files {
             if let Some((_, path)) = kv.rsplit_once('=') {
@@ -53,6 +68,17 @@ impl EnvInputs {
             }
         }
         out
+    }
+
+    pub fn merge(&mut self, more: EnvInputs) {
+        self.files.extend(more.files);
+        self.data_values_files.extend(more.data_values_files);
+        self.data_values.extend(more.data_values);
+        self.data_values_yaml.extend(more.data_values_yaml);
+        self.data_value_files.extend(more.data_value_files);
+        self.env_prefixes.extend(more.env_prefixes);
+        self.env_yaml_prefixes.extend(more.env_yaml_prefixes);
+        self.env.extend(more.env);
     }
 }
 
@@ -66,6 +92,9 @@ pub struct Pair {
     pub library: usize,
     pub environment: String,
     pub inputs: EnvInputs,
+    /// The environment folders and files this pair's inputs come from (so a
+    /// file deleted from them still selects the pair).
+    pub sources: Vec<RepoPath>,
 }
 
 impl Pair {
@@ -91,6 +120,10 @@ pub struct Plan {
     pub config: Option<RepoPath>,
     /// Check private libraries too.
     pub private_libraries: bool,
+    /// `fail_on:` of the config file.
+    pub fail_on: Option<String>,
+    /// `budget:` of the config file.
+    pub budget: Option<super::config::BudgetSpec>,
     pub problems: Vec<PlanProblem>,
 }
 
@@ -99,45 +132,84 @@ impl Plan {
     pub fn files_read(&self, pair: &Pair) -> Vec<RepoPath> {
         let lib = &self.libraries[pair.library];
         let mut out = lib.files.clone();
-        out.extend(lib.extra_files.iter().cloned());
+        out.extend(lib.extra_files.iter().map(|f| f.path.clone()));
         out.extend(pair.inputs.files_read());
         out
     }
 
-    /// Keeps the pairs that `keep` accepts (filters, shards), and the
-    /// libraries they use.
+    /// Keeps the pairs that `keep` accepts (libraries stay, so that pair
+    /// indexes stay valid; a library without pairs is not evaluated).
     pub fn retain_pairs(&mut self, mut keep: impl FnMut(&Plan, &Pair) -> bool) {
         let pairs = std::mem::take(&mut self.pairs);
         let kept: Vec<Pair> = pairs.into_iter().filter(|p| keep(self, p)).collect();
         self.pairs = kept;
     }
 
-    /// Keeps the pairs that read one of `paths` (a file, or a folder: every
-    /// file under it). A change to the config file keeps everything.
+    /// Keeps the pairs that a change to one of `paths` can affect: the pairs
+    /// that read it (or a file in it). A path no pair reads — a deleted file —
+    /// affects the pairs of the library or environment folder it was in. A
+    /// change to the config file keeps everything.
     pub fn retain_reading(&mut self, paths: &[RepoPath]) {
         if let Some(c) = &self.config {
             if paths.iter().any(|p| c.starts_with(p)) {
                 return;
             }
         }
-        self.retain_pairs(|plan, pair| {
-            plan.files_read(pair)
-                .iter()
-                .any(|f| paths.iter().any(|p| f.starts_with(p)))
+        let reads: Vec<Vec<RepoPath>> = self.pairs.iter().map(|p| self.files_read(p)).collect();
+        let mut keep = vec![false; self.pairs.len()];
+        for path in paths {
+            let readers: Vec<usize> = (0..self.pairs.len())
+                .filter(|&i| reads[i].iter().any(|f| f.starts_with(path)))
+                .collect();
+            if !readers.is_empty() {
+                for i in readers {
+                    keep[i] = true;
+                }
+                continue;
+            }
+            for (i, pair) in self.pairs.iter().enumerate() {
+                let root = &self.libraries[pair.library].root;
+                let in_env = pair.sources.iter().any(|s| path.starts_with(s));
+                if path.starts_with(root) || in_env {
+                    keep[i] = true;
+                }
+            }
+        }
+        let mut i = 0;
+        self.pairs.retain(|_| {
+            i += 1;
+            keep[i - 1]
         });
     }
 
-    /// A stable shard: pair `i` of the sorted pair names goes to shard `i % n`.
+    /// Shard `index` of `count` (1-based): whole libraries, so that a
+    /// library's shared work is done on one shard, balanced by number of
+    /// pairs (largest first, ties by name: stable for the same repository).
     pub fn shard(&mut self, index: usize, count: usize) {
-        let mut names: Vec<String> = self.pairs.iter().map(|p| p.name(self)).collect();
-        names.sort();
-        let mine: BTreeSet<String> = names
-            .into_iter()
+        let mut sizes: Vec<(usize, &str, usize)> = self
+            .libraries
+            .iter()
             .enumerate()
-            .filter(|(i, _)| i % count == index - 1)
-            .map(|(_, n)| n)
+            .map(|(i, l)| {
+                (
+                    self.pairs.iter().filter(|p| p.library == i).count(),
+                    l.name.as_str(),
+                    i,
+                )
+            })
+            .filter(|(n, _, _)| *n > 0)
             .collect();
-        self.retain_pairs(|plan, pair| mine.contains(&pair.name(plan)));
+        sizes.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        let mut load = vec![0usize; count];
+        let mut mine = std::collections::BTreeSet::new();
+        for (n, _, lib) in sizes {
+            let target = (0..count).min_by_key(|&s| (load[s], s)).unwrap_or(0);
+            load[target] += n;
+            if target == index - 1 {
+                mine.insert(lib);
+            }
+        }
+        self.retain_pairs(|_, pair| mine.contains(&pair.library));
     }
 
     /// Environments of a library, in plan order.
@@ -147,5 +219,13 @@ impl Plan {
             .filter(|p| p.library == library)
             .map(|p| p.environment.as_str())
             .collect()
+    }
+
+    /// Libraries that have pairs.
+    pub fn libraries_in_use(&self) -> usize {
+        let mut used: Vec<usize> = self.pairs.iter().map(|p| p.library).collect();
+        used.sort_unstable();
+        used.dedup();
+        used.len()
     }
 }

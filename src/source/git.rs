@@ -1,0 +1,401 @@
+//! Git snapshots, read with gix: the tree of any revision and the index
+//! (what is staged). Nothing is checked out and nothing is written: the work
+//! tree and the index stay as they are.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use gix::ObjectId;
+
+use super::repo_path::walk;
+use super::worktree::WorkTree;
+use super::{EntryKind, RepoPath, Snapshot, SourceError};
+
+/// A git problem, worded for someone running CI: what happened and what to do.
+#[derive(Debug, Clone)]
+pub struct GitError(pub String);
+
+impl std::fmt::Display for GitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+const SHALLOW_HINT: &str = "this is a shallow clone (GitHub's actions/checkout fetches one commit by default): fetch the history, e.g. `fetch-depth: 0` in actions/checkout, or `git fetch --unshallow`";
+
+/// A repository yttcheck reads from.
+pub struct Git {
+    repo: gix::ThreadSafeRepository,
+    workdir: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    File,
+    Link,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    id: ObjectId,
+    kind: Kind,
+}
+
+/// The files of a revision or of the index.
+pub struct GitSnapshot {
+    repo: gix::ThreadSafeRepository,
+    entries: BTreeMap<RepoPath, Entry>,
+    dirs: BTreeSet<RepoPath>,
+    description: String,
+}
+
+/// Paths and blob ids of a snapshot, for telling what changed.
+pub type Listing = BTreeMap<RepoPath, ObjectId>;
+
+impl Git {
+    /// The repository holding `dir`.
+    pub fn discover(dir: &Path) -> Result<Git, GitError> {
+        let repo = gix::discover(dir).map_err(|e| {
+            GitError(format!(
+                "{} is not inside a git repository ({e}); --staged, --rev, --changed-since and diff need one",
+                dir.display()
+            ))
+        })?;
+        let workdir = repo
+            .workdir()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| GitError("the repository is bare: yttcheck needs a work tree".into()))?;
+        Ok(Git {
+            repo: repo.into_sync(),
+            workdir,
+        })
+    }
+
+    /// The root of the work tree.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    fn is_shallow(&self) -> bool {
+        self.repo.to_thread_local().is_shallow().unwrap_or(false)
+    }
+
+    fn unknown(&self, rev: &str, why: String) -> GitError {
+        let mut m = format!("unknown revision '{rev}': {why}");
+        if self.is_shallow() {
+            m.push_str(&format!("; {SHALLOW_HINT}"));
+        } else if rev.contains('/') {
+            m.push_str(&format!(
+                "; is the remote branch fetched? (`git fetch origin {}`)",
+                rev.split_once('/').map(|x| x.1).unwrap_or(rev)
+            ));
+        }
+        GitError(m)
+    }
+
+    /// The commit a revision names (`HEAD`, `origin/main`, a SHA, `HEAD~3`).
+    pub fn commit(&self, rev: &str) -> Result<ObjectId, GitError> {
+        let repo = self.repo.to_thread_local();
+        if rev == "HEAD" || rev.starts_with("HEAD~") || rev.starts_with("HEAD^") {
+            if let Ok(head) = repo.head() {
+                if head.is_unborn() {
+                    return Err(GitError(
+                        "the repository has no commits yet: --rev, --changed-since and diff --base need one (--staged works)".into(),
+                    ));
+                }
+            }
+        }
+        let id = repo
+            .rev_parse_single(rev)
+            .map_err(|e| self.unknown(rev, e.to_string()))?;
+        let commit = id
+            .object()
+            .map_err(|e| self.unknown(rev, e.to_string()))?
+            .peel_to_commit()
+            .map_err(|e| GitError(format!("'{rev}' does not name a commit: {e}")))?;
+        Ok(commit.id)
+    }
+
+    /// The best common ancestor of `rev` and `HEAD` (what a pull request is
+    /// compared with).
+    pub fn merge_base_with_head(&self, rev: &str) -> Result<ObjectId, GitError> {
+        let base = self.commit(rev)?;
+        let head = self.commit("HEAD")?;
+        let repo = self.repo.to_thread_local();
+        match repo.merge_base(base, head) {
+            Ok(Some(id)) => Ok(id.detach()),
+            Ok(None) => Err(GitError(format!(
+                "'{rev}' and HEAD have no common ancestor{}",
+                if self.is_shallow() {
+                    format!("; {SHALLOW_HINT}")
+                } else {
+                    String::new()
+                }
+            ))),
+            Err(e) => Err(GitError(format!(
+                "cannot find the merge base of '{rev}' and HEAD: {e}{}",
+                if self.is_shallow() {
+                    format!("; {SHALLOW_HINT}")
+                } else {
+                    String::new()
+                }
+            ))),
+        }
+    }
+
+    /// The files of a commit.
+    pub fn tree(&self, commit: ObjectId, description: &str) -> Result<GitSnapshot, GitError> {
+        let repo = self.repo.to_thread_local();
+        let tree = repo
+            .find_object(commit)
+            .map_err(|e| GitError(format!("cannot read commit {commit}: {e}")))?
+            .peel_to_commit()
+            .map_err(|e| GitError(format!("cannot read commit {commit}: {e}")))?
+            .tree()
+            .map_err(|e| GitError(format!("cannot read the tree of {commit}: {e}")))?;
+        let records = tree
+            .traverse()
+            .breadthfirst
+            .files()
+            .map_err(|e| GitError(format!("cannot read the tree of {commit}: {e}")))?;
+        let mut entries = BTreeMap::new();
+        for r in records {
+            let kind = if r.mode.is_link() {
+                Kind::Link
+            } else if r.mode.is_blob() {
+                Kind::File
+            } else {
+                continue; // trees are implied by their files; submodules are not ours
+            };
+            let Some(path) = std::str::from_utf8(r.filepath.as_ref())
+                .ok()
+                .and_then(RepoPath::new)
+            else {
+                continue;
+            };
+            entries.insert(path, Entry { id: r.oid, kind });
+        }
+        Ok(GitSnapshot::new(
+            self.repo.clone(),
+            entries,
+            description.to_string(),
+        ))
+    }
+
+    /// The files of the index: exactly what would be committed.
+    pub fn index(&self) -> Result<GitSnapshot, GitError> {
+        let repo = self.repo.to_thread_local();
+        let index = repo
+            .index_or_empty()
+            .map_err(|e| GitError(format!("cannot read the index: {e}")))?;
+        let mut entries = BTreeMap::new();
+        let mut conflicts = BTreeSet::new();
+        for e in index.entries() {
+            let path = e.path(&index);
+            let Some(path) = std::str::from_utf8(path.as_ref())
+                .ok()
+                .and_then(RepoPath::new)
+            else {
+                continue;
+            };
+            if e.stage_raw() != 0 {
+                conflicts.insert(path.to_string());
+                continue;
+            }
+            let kind = match e.mode {
+                gix::index::entry::Mode::SYMLINK => Kind::Link,
+                gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE => {
+                    Kind::File
+                }
+                _ => continue,
+            };
+            entries.insert(path, Entry { id: e.id, kind });
+        }
+        if !conflicts.is_empty() {
+            let list: Vec<String> = conflicts.into_iter().collect();
+            return Err(GitError(format!(
+                "the index has unmerged paths ({}); resolve the conflicts and stage them first",
+                list.join(", ")
+            )));
+        }
+        Ok(GitSnapshot::new(
+            self.repo.clone(),
+            entries,
+            "index".to_string(),
+        ))
+    }
+
+    /// Paths and blob ids of the work tree (files hashed as git would).
+    pub fn worktree_listing(&self, worktree: &WorkTree) -> Listing {
+        let kind = self.repo.to_thread_local().object_hash();
+        let (files, _) = walk(worktree, &RepoPath::root());
+        let mut out = Listing::new();
+        for f in files {
+            if let Ok(bytes) = worktree.read(f.as_str()) {
+                if let Ok(id) = gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &bytes) {
+                    out.insert(f, id);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl GitSnapshot {
+    fn new(
+        repo: gix::ThreadSafeRepository,
+        entries: BTreeMap<RepoPath, Entry>,
+        description: String,
+    ) -> GitSnapshot {
+        let mut dirs = BTreeSet::new();
+        dirs.insert(RepoPath::root());
+        for p in entries.keys() {
+            let mut d = p.parent();
+            while let Some(x) = d {
+                if !dirs.insert(x.clone()) {
+                    break;
+                }
+                d = x.parent();
+            }
+        }
+        GitSnapshot {
+            repo,
+            entries,
+            dirs,
+            description,
+        }
+    }
+
+    /// Paths and blob ids.
+    pub fn listing(&self) -> Listing {
+        self.entries
+            .iter()
+            .map(|(p, e)| (p.clone(), e.id))
+            .collect()
+    }
+
+    fn not_found(&self, path: &str) -> SourceError {
+        SourceError {
+            path: path.to_string(),
+            message: format!(
+                "lstat {path}: no such file or directory (in {})",
+                self.description
+            ),
+        }
+    }
+
+    fn blob(&self, path: &str, id: ObjectId) -> Result<Vec<u8>, SourceError> {
+        let repo = self.repo.to_thread_local();
+        repo.find_object(id)
+            .map(|o| o.detach().data)
+            .map_err(|e| SourceError {
+                path: path.to_string(),
+                message: format!("cannot read {path} from {}: {e}", self.description),
+            })
+    }
+}
+
+impl Snapshot for GitSnapshot {
+    fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
+        let p = RepoPath::new(path).ok_or_else(|| self.not_found(path))?;
+        if let Some(e) = self.entries.get(&p) {
+            return Ok(match e.kind {
+                Kind::File => EntryKind::File,
+                Kind::Link => EntryKind::Symlink,
+            });
+        }
+        if self.dirs.contains(&p) {
+            return Ok(EntryKind::Dir);
+        }
+        Err(self.not_found(path))
+    }
+
+    fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
+        let d = RepoPath::new(dir).ok_or_else(|| self.not_found(dir))?;
+        if !self.dirs.contains(&d) {
+            return Err(self.not_found(dir));
+        }
+        let mut names = BTreeSet::new();
+        let prefix = if d.is_root() {
+            String::new()
+        } else {
+            format!("{d}/")
+        };
+        for p in self
+            .entries
+            .keys()
+            .map(|p| p.as_str())
+            .chain(self.dirs.iter().map(|p| p.as_str()))
+        {
+            if let Some(rest) = p.strip_prefix(&prefix) {
+                // (the root itself is in `dirs` as the empty path)
+                if !rest.is_empty() {
+                    names.insert(rest.split('/').next().unwrap_or(rest).to_string());
+                }
+            }
+        }
+        Ok(names.into_iter().collect())
+    }
+
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        let p = RepoPath::new(path).ok_or_else(|| self.not_found(path))?;
+        let target = match self.entries.get(&p) {
+            Some(e) if e.kind == Kind::Link => {
+                let t = self.resolve_symlink(path).ok_or_else(|| SourceError {
+                    path: path.to_string(),
+                    message: format!("{path} is a symbolic link that leads outside the repository"),
+                })?;
+                RepoPath::new(&t).ok_or_else(|| self.not_found(path))?
+            }
+            Some(_) => p,
+            None => return Err(self.not_found(path)),
+        };
+        match self.entries.get(&target) {
+            Some(e) => self.blob(path, e.id),
+            None => Err(self.not_found(path)),
+        }
+    }
+
+    fn resolve_symlink(&self, path: &str) -> Option<String> {
+        let mut p = RepoPath::new(path)?;
+        // follow a chain of links, a few steps at most
+        for _ in 0..16 {
+            let e = self.entries.get(&p)?;
+            if e.kind != Kind::Link {
+                return Some(p.as_str().to_string());
+            }
+            let target = String::from_utf8(self.blob(path, e.id).ok()?).ok()?;
+            if target.starts_with('/') {
+                return None;
+            }
+            let base = p.parent().unwrap_or_default();
+            p = RepoPath::new(&format!("{}/{target}", base.as_str()))?;
+            if self.dirs.contains(&p) {
+                return Some(p.as_str().to_string());
+            }
+        }
+        None
+    }
+
+    fn describe(&self) -> String {
+        self.description.clone()
+    }
+}
+
+/// Paths that differ between two listings (added, removed or changed).
+pub fn changed_paths(base: &Listing, head: &Listing) -> Vec<RepoPath> {
+    let mut out: Vec<RepoPath> = Vec::new();
+    for (p, id) in head {
+        if base.get(p) != Some(id) {
+            out.push(p.clone());
+        }
+    }
+    for p in base.keys() {
+        if !head.contains_key(p) {
+            out.push(p.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}

@@ -1,0 +1,390 @@
+//! How libraries and environments are found (conventions and
+//! `.yttcheck.yml`), on repositories made in temp dirs: nothing is skipped
+//! without a word, names are stable, globs stay within a folder.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+/// A planned pair: its name, the files it reads, its ytt command.
+type Planned = (String, Vec<String>, Vec<String>);
+
+/// The pairs of the plan, and its problems.
+fn plan(dir: &Path) -> (Vec<Planned>, Vec<String>) {
+    let (code, out, err) = run(dir, &["list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let pairs = v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let strings = |k: &str| -> Vec<String> {
+                p[k].as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_str().unwrap().to_string())
+                    .collect()
+            };
+            (
+                p["name"].as_str().unwrap().to_string(),
+                strings("files"),
+                strings("ytt"),
+            )
+        })
+        .collect();
+    let problems = v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            format!(
+                "{}: {}",
+                p["path"].as_str().unwrap(),
+                p["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    (pairs, problems)
+}
+
+fn names(pairs: &[Planned]) -> Vec<&str> {
+    pairs.iter().map(|p| p.0.as_str()).collect()
+}
+
+const SCHEMA: &str = "#@data/values-schema\n---\nport: 1\n";
+
+#[test]
+fn config_globs_stay_within_one_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema/schema.yml", SCHEMA);
+    write(p, "libs/web/templates/deploy.yml", "a: 1\n");
+    write(p, "envs/prod/common.yml", "port: 2\n");
+    write(p, "envs/prod/web/values.yml", "port: 3\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n- glob: libs/*\nenvironments:\n- glob: envs/*\n",
+    );
+    let (pairs, problems) = plan(p);
+    assert_eq!(names(&pairs), vec!["web@prod"], "{problems:?}");
+    assert!(pairs[0].1.contains(&"envs/prod/web/values.yml".to_string()));
+}
+
+#[test]
+fn an_environment_folder_and_file_of_one_name_are_one_environment() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "schema.yml", SCHEMA);
+    write(p, "envs/prod.yml", "port: 2\n");
+    write(p, "envs/prod/more.yml", "port: 3\n");
+    let (pairs, _) = plan(p);
+    assert_eq!(names(&pairs), vec!["root@prod"]);
+    let files = &pairs[0].1;
+    assert!(files.contains(&"envs/prod.yml".to_string()), "{files:?}");
+    assert!(
+        files.contains(&"envs/prod/more.yml".to_string()),
+        "{files:?}"
+    );
+    // and the environment files are not library files of the root library
+    assert_eq!(files.iter().filter(|f| f.starts_with("envs/")).count(), 2);
+}
+
+#[test]
+fn a_plain_values_file_may_hold_hash_at_in_a_block_scalar() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nport: 1\nscript: \"\"\n",
+    );
+    write(
+        p,
+        "envs/prod/web.yml",
+        "port: \"bad\"\nscript: |\n  #@ generated\n  echo hi\n",
+    );
+    let (pairs, _) = plan(p);
+    assert!(
+        pairs[0]
+            .2
+            .join(" ")
+            .contains("--data-values-file envs/prod/web.yml"),
+        "{:?}",
+        pairs[0].2
+    );
+    let (code, out, _) = run(p, &["check", "--format", "json"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("\"rule\": \"schema/type-mismatch\""), "{out}");
+}
+
+#[test]
+fn environment_helpers_are_given_to_ytt() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "envs/prod/helpers.star", "PORT = 8080\n");
+    write(
+        p,
+        "envs/prod/web.yml",
+        "#@ load(\"helpers.star\", \"PORT\")\n#@data/values\n---\nport: #@ PORT\n",
+    );
+    let (code, out, err) = run(p, &["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn a_schema_with_a_bom_or_a_bad_byte_is_not_lost() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", format!("\u{feff}{SCHEMA}"));
+    let (pairs, _) = plan(p);
+    assert_eq!(names(&pairs), vec!["web@defaults"]);
+
+    write(
+        p,
+        "libs/api/schema.yml",
+        b"#@data/values-schema\n---\nname: caf\xe9\n",
+    );
+    let (pairs, problems) = plan(p);
+    assert_eq!(names(&pairs), vec!["web@defaults"]);
+    assert!(
+        problems
+            .iter()
+            .any(|m| m.contains("libs/api/schema.yml") && m.contains("UTF-8")),
+        "{problems:?}"
+    );
+    let (code, out, _) = run(p, &["check", "--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("\"rule\": \"file/unreadable\""), "{out}");
+}
+
+#[test]
+fn a_library_climbs_to_the_folder_holding_its_files() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/config/schema.yml", SCHEMA);
+    write(
+        p,
+        "libs/web/values.yml",
+        "#@data/values\n---\nport: \"bad\"\n",
+    );
+    write(p, "libs/api/schema.yml", SCHEMA);
+    let (pairs, _) = plan(p);
+    assert_eq!(names(&pairs), vec!["api@defaults", "web@defaults"]);
+    assert!(
+        pairs[1].2.join(" ").starts_with("ytt -f libs/web "),
+        "{:?}",
+        pairs[1].2
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_environment_is_an_environment() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "envs/prod/web.yml", "port: 2\n");
+    std::os::unix::fs::symlink("prod", p.join("envs/staging")).unwrap();
+    let (pairs, _) = plan(p);
+    assert_eq!(names(&pairs), vec!["web@prod", "web@staging"]);
+    assert!(
+        pairs[1].1.contains(&"envs/staging/web.yml".to_string()),
+        "{:?}",
+        pairs[1].1
+    );
+}
+
+#[test]
+fn libraries_that_share_a_folder_name_are_named_by_path_and_never_guessed() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "apps/web/schema.yml", SCHEMA);
+    write(p, "envs/prod/web.yml", "port: 2\n");
+    let (pairs, problems) = plan(p);
+    assert_eq!(
+        names(&pairs),
+        vec!["apps-web@defaults", "libs-web@defaults"]
+    );
+    assert!(
+        problems.iter().any(
+            |m| m.starts_with("envs/prod/web.yml: several libraries have a folder named 'web'")
+        ),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn matrix_prefers_an_exact_name_and_reports_typos() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "libs/api/schema.yml", SCHEMA);
+    write(p, "envs/dev/common.yml", "port: 2\n");
+    write(p, "envs/prod/common.yml", "port: 3\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "matrix:\n  \"*\": [dev]\n  web: [prod]\n  api: [prdo]\n",
+    );
+    let (pairs, problems) = plan(p);
+    assert_eq!(names(&pairs), vec!["api@defaults", "web@prod"]);
+    assert!(
+        problems.iter().any(|m| m.contains("environment 'prdo'")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn bad_globs_are_configuration_errors() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        ".yttcheck.yml",
+        "libraries:\n- glob: \"libs/[web\"\n",
+    );
+    let (code, _, err) = run(d.path(), &["check"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("bad glob 'libs/[web'"), "{err}");
+}
+
+#[test]
+fn excluded_folders_are_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "libs/old/schema.yml", SCHEMA);
+    write(p, ".yttcheck.yml", "exclude: [libs/old]\n");
+    let (pairs, _) = plan(p);
+    assert_eq!(names(&pairs), vec!["web@defaults"]);
+}
+
+#[test]
+fn extra_folders_keep_their_paths() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "platform/base/schema.yml",
+        "#@ load(\"sub/x.star\", \"PORT\")\n#@data/values-schema\n---\nport: #@ PORT\n",
+    );
+    write(p, "shared/helpers/sub/x.star", "PORT = 8080\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n- path: platform/base\n  name: base\n  files: [shared/helpers]\n",
+    );
+    let (code, out, err) = run(p, &["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (pairs, _) = plan(p);
+    assert!(
+        pairs[0]
+            .2
+            .join(" ")
+            .contains("-f sub/x.star=shared/helpers/sub/x.star"),
+        "{:?}",
+        pairs[0].2
+    );
+}
+
+#[test]
+fn images_and_latin1_notes_in_a_library_are_data_not_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "libs/web/logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00");
+    let (code, out, err) = run(p, &["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[test]
+fn overlay_errors_point_at_the_overlay() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(
+        p,
+        "envs/prod/web.yml",
+        "#@data/values\n---\n#@overlay/match missing_ok=False\nnew: 1\n",
+    );
+    let (code, out, _) = run(p, &["check", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let f = &v["findings"][0];
+    assert_eq!(f["rule"], "overlay/error", "{out}");
+    assert_eq!(f["location"]["path"], "envs/prod/web.yml");
+    assert_eq!(f["location"]["line"], 4);
+}
+
+#[test]
+fn problems_without_a_pair_fail_junit_too() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n- path: libs/web\n  files: [nothere.yml]\n",
+    );
+    let (code, out, _) = run(p, &["check", "--format", "junit"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("<testcase name=\"yttcheck@plan\""), "{out}");
+    assert!(out.contains("failures=\"1\""), "{out}");
+}
+
+#[test]
+fn command_line_mistakes_are_usage_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "envs/prod/web.yml", "port: 2\n");
+    let (code, _, err) = run(p, &["check", "--env", "prdo"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no environment named 'prdo' (environments: prod)"),
+        "{err}"
+    );
+    let (code, _, err) = run(p, &["check", "-C", "/nonexistent/folder"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(p, &["check", "--format", "json", "--format", "github"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("only one format can go to standard output"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_max_steps_flag_overrides_the_config_budget() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "lib/schema.yml", "#@ n = 0\n#@ for i in range(20000):\n#@   n = i\n#@ end\n#@data/values-schema\n---\nx: 1\n");
+    write(p, ".yttcheck.yml", "budget:\n  max_steps: 1000\n");
+    let (code, _, _) = run(p, &["check"]);
+    assert_eq!(code, 1);
+    let (code, out, err) = run(p, &["check", "--max-steps", "50000000"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
