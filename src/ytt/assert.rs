@@ -188,6 +188,7 @@ fn factory(name: &str) -> Result<OwnedFrozenValue, String> {
     let src = factory_source(name).ok_or_else(|| format!("unknown assertion {name}"))?;
     let module = Module::with_temp_heap(|m| -> Result<FrozenModule, String> {
         m.import_public_symbols(super::codec::yaml_module());
+        m.import_public_symbols(roundtrip_module());
         {
             let ast =
                 AstModule::parse(name, src.to_string(), &dialect()).map_err(|e| e.to_string())?;
@@ -204,15 +205,57 @@ fn factory(name: &str) -> Result<OwnedFrozenValue, String> {
     Ok(f)
 }
 
+/// `roundtrip_via_yaml(v)`: `yaml.decode(yaml.encode(v))`, which is what
+/// ytt's min/max/one_of do to every value, without the detour for values it
+/// cannot change (None, bools, strings, 64-bit ints): validations of a large
+/// repository run it hundreds of thousands of times.
+fn roundtrip_module() -> &'static FrozenModule {
+    static CELL: OnceLock<FrozenModule> = OnceLock::new();
+    super::static_module(&CELL, roundtrip_members)
+}
+
+#[starlark::starlark_module]
+fn roundtrip_members(builder: &mut GlobalsBuilder) {
+    fn roundtrip_via_yaml<'v>(
+        v: Value<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let unchanged = v.is_none()
+            || v.unpack_bool().is_some()
+            || v.unpack_str().is_some()
+            || matches!(
+                <i64 as starlark::values::UnpackValue>::unpack_value(v),
+                Ok(Some(_))
+            );
+        if unchanged {
+            return Ok(v);
+        }
+        let yaml = super::codec::yaml_module()
+            .get("yaml")
+            .map_err(|e| err(e.to_string()))?;
+        let yaml = eval.heap().access_owned_frozen_value(&yaml);
+        let attr = |name: &str, eval: &mut Evaluator<'v, '_, '_>| {
+            yaml.get_attr(name, eval.heap())
+                .ok()
+                .flatten()
+                .ok_or_else(|| err(format!("yaml.{name} missing")))
+        };
+        let encode = attr("encode", eval)?;
+        let decode = attr("decode", eval)?;
+        let text = eval.eval_function(encode, &[v], &[])?;
+        eval.eval_function(decode, &[text], &[])
+    }
+}
+
 /// Sources of the lambda-based assertions (one line each, as in ytt).
 fn factory_source(name: &str) -> Option<&'static str> {
     Some(match name {
         "assert.max_len" => "def make(maximum): return lambda sequence: True if len(sequence) <= maximum else fail (\"length = {}\".format(len(sequence)))",
         "assert.min_len" => "def make(minimum): return lambda sequence: True if len(sequence) >= minimum else fail (\"length = {}\".format(len(sequence)))",
-        "assert.min" => "def make(min): return lambda val: yaml.decode(yaml.encode(val)) >= yaml.decode(yaml.encode(min)) or fail(\"value < {}\".format(yaml.decode(yaml.encode(min))))",
-        "assert.max" => "def make(max): return lambda val: yaml.decode(yaml.encode(val)) <= yaml.decode(yaml.encode(max)) or fail(\"value > {}\".format(yaml.decode(yaml.encode(max))))",
+        "assert.min" => "def make(min): return lambda val: roundtrip_via_yaml(val) >= roundtrip_via_yaml(min) or fail(\"value < {}\".format(roundtrip_via_yaml(min)))",
+        "assert.max" => "def make(max): return lambda val: roundtrip_via_yaml(val) <= roundtrip_via_yaml(max) or fail(\"value > {}\".format(roundtrip_via_yaml(max)))",
         "assert.not_null" => "def make(_unused): return lambda value: value != None or fail(\"value is null\")",
-        "assert.one_of" => "def make(enum): return lambda val: yaml.decode(yaml.encode(val)) in yaml.decode(yaml.encode(enum)) or fail(\"not one of allowed values\")",
+        "assert.one_of" => "def make(enum): return lambda val: roundtrip_via_yaml(val) in roundtrip_via_yaml(enum) or fail(\"not one of allowed values\")",
         _ => return crate::validation::rules::extension_source(name),
     })
 }
