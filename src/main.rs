@@ -13,3 +13,9 @@ fn main() {
         .unwrap_or(70);
     std::process::exit(code);
 }
+
+/// The check allocates many small, short-lived values (YAML trees, Starlark
+/// heaps): mimalloc is measurably faster than the system allocator here
+/// (see the README's performance section).
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
