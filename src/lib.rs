@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod diff;
 pub mod files;
 pub mod overlay;
 pub mod report;

@@ -105,9 +105,16 @@ pub fn open_source(sel: &Selection) -> Result<Source, UsageError> {
 }
 
 /// The repository paths that changed since the merge base of `rev` and HEAD.
-fn changed_since(source: &Source, rev: &str) -> Result<Vec<RepoPath>, UsageError> {
+fn changed_since(
+    source: &Source,
+    rev: &str,
+    head_rev: Option<&str>,
+) -> Result<Vec<RepoPath>, UsageError> {
     let git = source.git.as_ref().expect("git modes open a repository");
-    let base = git.merge_base_with_head(rev).map_err(|e| UsageError(e.0))?;
+    // the merge base with what is checked: `--rev R`, else HEAD
+    let base = git
+        .merge_base(rev, head_rev.unwrap_or("HEAD"))
+        .map_err(|e| UsageError(e.0))?;
     let base = git.tree(base, rev).map_err(|e| UsageError(e.0))?.listing();
     let head = match &source.opened {
         Opened::Git(g) => g.listing(),
@@ -162,7 +169,7 @@ pub fn load_plan(source: &Source, sel: &Selection) -> Result<Plan, UsageError> {
     let snap = source.opened.snapshot();
     let mut plan = workspace::load(snap).map_err(|e| UsageError(format!("{e}")))?;
     if let Some(rev) = &sel.changed_since {
-        let changed = changed_since(source, rev)?;
+        let changed = changed_since(source, rev, sel.rev.as_deref())?;
         plan.retain_reading(&changed);
     }
     if !sel.libraries.is_empty() {

@@ -1,6 +1,7 @@
 //! The command line: `yttcheck <subcommand>`.
 
 pub mod check;
+pub mod diff;
 pub mod explain;
 pub mod inspect;
 pub mod list;
@@ -23,6 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Check every library x environment pair of the repository
     Check(check::CheckArgs),
+    /// Diff the final data values (and schemas) between a base revision and head
+    Diff(diff::DiffArgs),
     /// List the library x environment pairs a check would run, and the files each reads
     List(list::ListArgs),
     /// Explain a rule (or list them all)
@@ -43,6 +46,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::List(args) => list::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Inspect(args) => inspect::run(&args),

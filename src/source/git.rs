@@ -119,13 +119,18 @@ impl Git {
     /// The best common ancestor of `rev` and `HEAD` (what a pull request is
     /// compared with).
     pub fn merge_base_with_head(&self, rev: &str) -> Result<ObjectId, GitError> {
+        self.merge_base(rev, "HEAD")
+    }
+
+    /// The best common ancestor of two revisions.
+    pub fn merge_base(&self, rev: &str, other: &str) -> Result<ObjectId, GitError> {
         let base = self.commit(rev)?;
-        let head = self.commit("HEAD")?;
+        let head = self.commit(other)?;
         let repo = self.repo.to_thread_local();
         match repo.merge_base(base, head) {
             Ok(Some(id)) => Ok(id.detach()),
             Ok(None) => Err(GitError(format!(
-                "'{rev}' and HEAD have no common ancestor{}",
+                "'{rev}' and {other} have no common ancestor{}",
                 if self.is_shallow() {
                     format!("; {SHALLOW_HINT}")
                 } else {
@@ -133,7 +138,7 @@ impl Git {
                 }
             ))),
             Err(e) => Err(GitError(format!(
-                "cannot find the merge base of '{rev}' and HEAD: {e}{}",
+                "cannot find the merge base of '{rev}' and {other}: {e}{}",
                 if self.is_shallow() {
                     format!("; {SHALLOW_HINT}")
                 } else {

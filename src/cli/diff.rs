@@ -1,0 +1,243 @@
+//! `yttcheck diff --base REV [--head REV | --staged]`: the final data values
+//! of every pair a change affects, at base and at head, and the schema
+//! changes, without checking anything out.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::check::{check, CheckOptions};
+use crate::diff::compare_results;
+use crate::diff::render;
+use crate::diff::values::Secrets;
+use crate::source::git::{changed_paths, Git, GitSnapshot, Listing};
+use crate::source::worktree::WorkTree;
+use crate::source::Snapshot;
+use crate::workspace;
+
+use super::check::{eval_opts, UsageError};
+use super::inspect::BudgetArgs;
+
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The base revision (a pull request's target branch: `origin/main`); the
+    /// diff starts from its merge base with head
+    #[arg(long, value_name = "REV")]
+    pub base: String,
+
+    /// The head revision (default: the work tree)
+    #[arg(long, value_name = "REV", conflicts_with = "staged")]
+    pub head: Option<String>,
+
+    /// Head is what is staged (the git index)
+    #[arg(long)]
+    pub staged: bool,
+
+    /// Only these libraries (repeatable)
+    #[arg(long = "library", value_name = "NAME")]
+    pub libraries: Vec<String>,
+
+    /// Only these environments (repeatable)
+    #[arg(long = "env", value_name = "NAME")]
+    pub environments: Vec<String>,
+
+    /// Every pair, not only those the change affects
+    #[arg(long)]
+    pub all: bool,
+
+    /// Output format: text, markdown, json; FORMAT=FILE writes to a file (repeatable)
+    #[arg(long = "format", short = 'f', value_name = "FORMAT[=FILE]")]
+    pub formats: Vec<String>,
+
+    /// Exit 1 when the schema of a library changes in a breaking way
+    #[arg(long = "fail-on-breaking")]
+    pub fail_on_breaking: bool,
+
+    /// More words that mark a key as secret (its values are never shown)
+    #[arg(long = "secret", value_name = "WORD")]
+    pub secrets: Vec<String>,
+
+    /// Colours: auto, always, never (NO_COLOR is respected)
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub color: String,
+
+    /// The repository (default: the current directory)
+    #[arg(short = 'C', long = "root", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+enum Head {
+    Work(WorkTree),
+    Git(Box<GitSnapshot>),
+}
+
+impl Head {
+    fn snapshot(&self) -> &dyn Snapshot {
+        match self {
+            Head::Work(w) => w,
+            Head::Git(g) => g.as_ref(),
+        }
+    }
+
+    fn listing(&self, git: &Git) -> Listing {
+        match self {
+            Head::Work(w) => git.worktree_listing(w),
+            Head::Git(g) => g.listing(),
+        }
+    }
+}
+
+pub fn run(args: &DiffArgs) -> i32 {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(UsageError(m)) => {
+            eprintln!("yttcheck: error: {m}");
+            2
+        }
+    }
+}
+
+fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
+    let dir = match &args.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
+    };
+    let git = Git::discover(&dir).map_err(|e| UsageError(e.0))?;
+    let formats = formats(&args.formats)?;
+    let color = match args.color.as_str() {
+        "always" => true,
+        "never" => false,
+        "auto" => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+        other => {
+            return Err(UsageError(format!(
+                "--color expects auto, always or never, got '{other}'"
+            )))
+        }
+    };
+
+    // head
+    let (head, head_name, head_rev) = if args.staged {
+        (
+            Head::Git(Box::new(git.index().map_err(|e| UsageError(e.0))?)),
+            "index".to_string(),
+            "HEAD",
+        )
+    } else if let Some(rev) = &args.head {
+        let c = git.commit(rev).map_err(|e| UsageError(e.0))?;
+        let snap = git.tree(c, rev).map_err(|e| UsageError(e.0))?;
+        (
+            Head::Git(Box::new(snap)),
+            format!("{rev} ({})", short(&c.to_string())),
+            rev.as_str(),
+        )
+    } else {
+        (
+            Head::Work(WorkTree::new(git.workdir())),
+            "work tree".to_string(),
+            "HEAD",
+        )
+    };
+    // base: the merge base, as a pull request sees it
+    let base_commit = git
+        .merge_base(&args.base, head_rev)
+        .map_err(|e| UsageError(e.0))?;
+    let base = git
+        .tree(base_commit, &args.base)
+        .map_err(|e| UsageError(e.0))?;
+    let base_name = format!("{} ({})", args.base, short(&base_commit.to_string()));
+
+    let mut base_plan =
+        workspace::load(&base).map_err(|e| UsageError(format!("at {base_name}: {e}")))?;
+    let mut head_plan = workspace::load(head.snapshot()).map_err(|e| UsageError(format!("{e}")))?;
+    for plan in [&mut base_plan, &mut head_plan] {
+        if !args.libraries.is_empty() {
+            plan.retain_pairs(|p, pair| args.libraries.contains(&p.libraries[pair.library].name));
+        }
+        if !args.environments.is_empty() {
+            plan.retain_pairs(|_, pair| args.environments.contains(&pair.environment));
+        }
+    }
+    if !args.all {
+        let changed = changed_paths(&base.listing(), &head.listing(&git));
+        base_plan.retain_reading(&changed);
+        head_plan.retain_reading(&changed);
+    }
+
+    let eval = eval_opts(&args.budget, head_plan.budget.as_ref())?;
+    let opts = CheckOptions {
+        jobs: 0,
+        eval: eval.clone(),
+        skip_validation: false,
+        progress: false,
+        keep_values: true,
+    };
+    let before = check(&base, &base_plan, &opts);
+    let after = check(head.snapshot(), &head_plan, &opts);
+    let report = compare_results(
+        &before,
+        &after,
+        &base_name,
+        &head_name,
+        &Secrets::new(&args.secrets),
+        &eval,
+    );
+
+    for (format, file) in formats {
+        let text = match format.as_str() {
+            "text" => render::text(&report, color && file.is_none()),
+            "markdown" => render::markdown(&report),
+            _ => render::json(&report),
+        };
+        match file {
+            Some(path) => std::fs::write(&path, text)
+                .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
+            None => {
+                let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            }
+        }
+    }
+    Ok(i32::from(args.fail_on_breaking && report.breaking() > 0))
+}
+
+fn short(id: &str) -> &str {
+    &id[..id.len().min(9)]
+}
+
+fn formats(specs: &[String]) -> Result<Vec<(String, Option<PathBuf>)>, UsageError> {
+    let specs: Vec<String> = if specs.is_empty() {
+        vec!["text".into()]
+    } else {
+        specs.to_vec()
+    };
+    let mut out = Vec::new();
+    for s in &specs {
+        let (name, file) = match s.split_once('=') {
+            Some((n, f)) => (n.to_string(), Some(PathBuf::from(f))),
+            None => (s.clone(), None),
+        };
+        let name = if name == "md" {
+            "markdown".to_string()
+        } else {
+            name
+        };
+        if !["text", "markdown", "json"].contains(&name.as_str()) {
+            return Err(UsageError(format!(
+                "unknown format '{name}' (expected one of: text, markdown, json)"
+            )));
+        }
+        out.push((name, file));
+    }
+    if out.iter().filter(|(_, f)| f.is_none()).count() > 1 {
+        return Err(UsageError(
+            "only one format can go to standard output; give the others a file (--format markdown=diff.md)".into(),
+        ));
+    }
+    Ok(out)
+}

@@ -1,0 +1,176 @@
+//! `yttcheck diff`: what a change does to the final data values of each
+//! library x environment pair, and to each library's schema.
+//!
+//! * [`values`] — structural diff of data values, with secrets redacted;
+//! * [`schema`] — schema compatibility (breaking or not);
+//! * [`render`] — text, Markdown and JSON.
+
+pub mod render;
+pub mod schema;
+pub mod values;
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::check::{CheckResult, PairOutcome, Severity};
+use crate::schema::DocType;
+use crate::template::EvalOpts;
+use crate::yaml::Document;
+
+use schema::{compare, now_required, SchemaChange};
+use values::{diff, Change, Secrets, Tree};
+
+/// What happened to a pair between base and head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PairStatus {
+    /// Values at both sides.
+    Compared,
+    /// The pair exists at head only.
+    Added,
+    /// The pair exists at base only.
+    Removed,
+    /// Values could not be computed at base (the pair is broken there).
+    BaseFailed,
+    /// Values could not be computed at head.
+    HeadFailed,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PairDiff {
+    pub name: String,
+    pub library: String,
+    pub environment: String,
+    pub status: PairStatus,
+    pub changes: Vec<Change>,
+    /// Findings at head (validation errors do not stop values being
+    /// computed, so a pair can have both changes and errors).
+    pub head_errors: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LibraryDiff {
+    pub library: String,
+    pub changes: Vec<SchemaChange>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DiffReport {
+    pub base: String,
+    pub head: String,
+    pub pairs: Vec<PairDiff>,
+    pub schemas: Vec<LibraryDiff>,
+}
+
+impl DiffReport {
+    pub fn breaking(&self) -> usize {
+        self.schemas
+            .iter()
+            .flat_map(|l| &l.changes)
+            .filter(|c| c.breaking)
+            .count()
+    }
+
+    pub fn changed_pairs(&self) -> usize {
+        self.pairs
+            .iter()
+            .filter(|p| !p.changes.is_empty() || p.status != PairStatus::Compared)
+            .count()
+    }
+}
+
+fn tree(values: &Option<Document>) -> Option<Tree> {
+    values.as_ref().map(|d| Tree::from_value(&d.value))
+}
+
+fn errors(p: &PairOutcome) -> usize {
+    p.findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count()
+}
+
+/// Paths of the values whose schema default fails validation.
+fn default_failures(dt: &DocType, opts: &EvalOpts) -> Vec<String> {
+    let doc = Document {
+        value: dt.default.clone(),
+        pos: dt.pos.clone(),
+        meta: Default::default(),
+        injected: false,
+    };
+    match crate::validation::run(&doc, Some(dt), opts) {
+        Ok(invs) => invs.into_iter().map(|i| i.path).collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Compares the pairs and schemas of two checks (run with `keep_values`).
+pub fn compare_results(
+    base: &CheckResult,
+    head: &CheckResult,
+    base_name: &str,
+    head_name: &str,
+    secrets: &Secrets,
+    opts: &EvalOpts,
+) -> DiffReport {
+    let mut names: BTreeSet<&str> = base.pairs.iter().map(|p| p.name.as_str()).collect();
+    names.extend(head.pairs.iter().map(|p| p.name.as_str()));
+    let mut pairs = Vec::new();
+    for name in names {
+        let b = base.pairs.iter().find(|p| p.name == name);
+        let h = head.pairs.iter().find(|p| p.name == name);
+        let any = h.or(b).expect("a pair from one side");
+        let (status, changes) = match (b, h) {
+            (Some(b), Some(h)) => match (tree(&b.values), tree(&h.values)) {
+                (Some(tb), Some(th)) => (PairStatus::Compared, diff(&tb, &th, secrets)),
+                (None, Some(_)) => (PairStatus::BaseFailed, Vec::new()),
+                (_, None) => (PairStatus::HeadFailed, Vec::new()),
+            },
+            (None, Some(h)) => match tree(&h.values) {
+                Some(th) => (
+                    PairStatus::Added,
+                    diff(&Tree::Map(Vec::new()), &th, secrets),
+                ),
+                None => (PairStatus::HeadFailed, Vec::new()),
+            },
+            (Some(_), None) => (PairStatus::Removed, Vec::new()),
+            (None, None) => continue,
+        };
+        pairs.push(PairDiff {
+            name: name.to_string(),
+            library: any.library.clone(),
+            environment: any.environment.clone(),
+            status,
+            changes,
+            head_errors: h.map(errors).unwrap_or(0),
+        });
+    }
+
+    let mut libraries: BTreeSet<&String> = pairs.iter().map(|p| &p.library).collect();
+    libraries.retain(|l| base.schemas.contains_key(*l) || head.schemas.contains_key(*l));
+    let mut schemas = Vec::new();
+    for lib in libraries {
+        let before = base.schemas.get(lib).and_then(|s| s.as_ref());
+        let after = head.schemas.get(lib).and_then(|s| s.as_ref());
+        let mut changes = compare(before, after);
+        if let (Some(a), Some(b)) = (before, after) {
+            changes.extend(now_required(
+                &default_failures(a, opts),
+                &default_failures(b, opts),
+            ));
+        }
+        if !changes.is_empty() {
+            schemas.push(LibraryDiff {
+                library: lib.clone(),
+                changes,
+            });
+        }
+    }
+    DiffReport {
+        base: base_name.to_string(),
+        head: head_name.to_string(),
+        pairs,
+        schemas,
+    }
+}

@@ -1,0 +1,227 @@
+//! Printing a [`DiffReport`]: coloured text (one block per pair), Markdown
+//! (a collapsible section per pair, for a PR comment or job summary) and
+//! JSON.
+
+use super::values::{Change, ChangeKind};
+use super::{DiffReport, PairStatus};
+
+fn value(v: &Option<super::values::Tree>, redacted: bool) -> String {
+    if redacted {
+        return "(value not shown)".into();
+    }
+    v.as_ref().map(|t| t.short()).unwrap_or_default()
+}
+
+fn sign(kind: ChangeKind) -> &'static str {
+    match kind {
+        ChangeKind::Added => "+",
+        ChangeKind::Removed => "-",
+        ChangeKind::Changed => "~",
+        ChangeKind::TypeChanged => "±",
+    }
+}
+
+fn status_note(s: PairStatus) -> Option<&'static str> {
+    match s {
+        PairStatus::Compared => None,
+        PairStatus::Added => Some("new pair"),
+        PairStatus::Removed => Some("pair removed"),
+        PairStatus::BaseFailed => Some("values could not be computed at base"),
+        PairStatus::HeadFailed => Some("values cannot be computed at head (run `yttcheck check`)"),
+    }
+}
+
+fn change_line(c: &Change) -> String {
+    match c.kind {
+        ChangeKind::Added => format!(
+            "{} {}  {}",
+            sign(c.kind),
+            c.path,
+            value(&c.after, c.redacted)
+        ),
+        ChangeKind::Removed => format!(
+            "{} {}  {}",
+            sign(c.kind),
+            c.path,
+            value(&c.before, c.redacted)
+        ),
+        ChangeKind::Changed if c.redacted => {
+            format!("{} {}  (changed; value not shown)", sign(c.kind), c.path)
+        }
+        ChangeKind::Changed => format!(
+            "{} {}  {} -> {}",
+            sign(c.kind),
+            c.path,
+            value(&c.before, false),
+            value(&c.after, false)
+        ),
+        ChangeKind::TypeChanged => {
+            let t =
+                |v: &Option<super::values::Tree>| v.as_ref().map(|t| t.type_name()).unwrap_or("?");
+            if c.redacted {
+                format!(
+                    "{} {}  (type changed; value not shown)",
+                    sign(c.kind),
+                    c.path
+                )
+            } else {
+                format!(
+                    "{} {}  {} {} -> {} {}",
+                    sign(c.kind),
+                    c.path,
+                    t(&c.before),
+                    value(&c.before, false),
+                    t(&c.after),
+                    value(&c.after, false)
+                )
+            }
+        }
+    }
+}
+
+fn headline(r: &DiffReport) -> String {
+    let breaking = r.breaking();
+    format!(
+        "{} of {} pair{} change{}",
+        r.changed_pairs(),
+        r.pairs.len(),
+        if r.pairs.len() == 1 { "" } else { "s" },
+        if breaking > 0 {
+            format!(
+                ", {breaking} breaking schema change{}",
+                if breaking == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        }
+    )
+}
+
+pub fn text(r: &DiffReport, color: bool) -> String {
+    let paint = |code: &str, s: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = format!("yttcheck diff {} -> {}: {}\n", r.base, r.head, headline(r));
+    for p in &r.pairs {
+        if p.changes.is_empty() && p.status == PairStatus::Compared {
+            continue;
+        }
+        out.push('\n');
+        out.push_str(&paint("1", &p.name));
+        if let Some(n) = status_note(p.status) {
+            out.push_str(&format!("  ({n})"));
+        }
+        if p.head_errors > 0 && p.status != PairStatus::HeadFailed {
+            out.push_str(&format!(
+                "  ({} error{} at head)",
+                p.head_errors,
+                if p.head_errors == 1 { "" } else { "s" }
+            ));
+        }
+        out.push('\n');
+        for c in &p.changes {
+            let line = change_line(c);
+            let code = match c.kind {
+                ChangeKind::Added => "32",
+                ChangeKind::Removed => "31",
+                ChangeKind::Changed => "33",
+                ChangeKind::TypeChanged => "35",
+            };
+            out.push_str(&format!("  {}\n", paint(code, &line)));
+        }
+    }
+    for l in &r.schemas {
+        out.push_str(&format!(
+            "\n{}\n",
+            paint("1", &format!("schema of {}", l.library))
+        ));
+        for c in &l.changes {
+            let tag = if c.breaking {
+                paint("1;31", "breaking")
+            } else {
+                paint("32", "ok      ")
+            };
+            out.push_str(&format!("  {tag}  {}  {}\n", c.path, c.detail));
+        }
+    }
+    out
+}
+
+fn cell(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace('`', "'")
+        .replace('\n', "<br>")
+}
+
+/// Most changes listed per pair (a job summary takes at most 1 MiB).
+const MAX_CHANGES: usize = 200;
+
+pub fn markdown(r: &DiffReport) -> String {
+    let mut out = format!(
+        "## yttcheck diff: {}\n\n`{}` → `{}`\n\n",
+        headline(r),
+        cell(&r.base),
+        cell(&r.head)
+    );
+    for p in &r.pairs {
+        if p.changes.is_empty() && p.status == PairStatus::Compared {
+            continue;
+        }
+        let note = status_note(p.status)
+            .map(|n| format!(" — {n}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "<details><summary><code>{}</code>: {} change{}{note}</summary>\n\n",
+            cell(&p.name),
+            p.changes.len(),
+            if p.changes.len() == 1 { "" } else { "s" }
+        ));
+        if !p.changes.is_empty() {
+            out.push_str("| | value | before | after |\n|---|---|---|---|\n");
+            for c in p.changes.iter().take(MAX_CHANGES) {
+                out.push_str(&format!(
+                    "| {} | `{}` | {} | {} |\n",
+                    sign(c.kind),
+                    cell(&c.path),
+                    cell(&value(&c.before, c.redacted && c.kind != ChangeKind::Added)),
+                    cell(&value(
+                        &c.after,
+                        c.redacted && c.kind != ChangeKind::Removed
+                    )),
+                ));
+            }
+            if p.changes.len() > MAX_CHANGES {
+                out.push_str(&format!("\n… and {} more\n", p.changes.len() - MAX_CHANGES));
+            }
+        }
+        out.push_str("\n</details>\n\n");
+    }
+    if !r.schemas.is_empty() {
+        out.push_str("### Schema changes\n\n| | library | value | change |\n|---|---|---|---|\n");
+        for l in &r.schemas {
+            for c in &l.changes {
+                out.push_str(&format!(
+                    "| {} | {} | `{}` | {} |\n",
+                    if c.breaking { "💥 breaking" } else { "ok" },
+                    cell(&l.library),
+                    cell(&c.path),
+                    cell(&c.detail)
+                ));
+            }
+        }
+    }
+    out
+}
+
+pub fn json(r: &DiffReport) -> String {
+    let mut s = serde_json::to_string_pretty(r).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}

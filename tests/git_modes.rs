@@ -1,0 +1,311 @@
+//! `check --staged`, `check --rev`, `--changed-since` and `diff` on real git
+//! repositories made in temp dirs (commits, branches, a merge, staged changes
+//! edited again in the work tree, a shallow clone, a repository without
+//! commits). Commits have fixed dates and authors, so their ids are stable.
+
+use std::path::Path;
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Process::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn write(dir: &Path, name: &str, content: &str) {
+    let p = dir.join(name);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn pairs_listed(dir: &Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["list", "--json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = run(dir, &all);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// main: libraries web and api, environments dev and prod.
+fn repository() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\nimage:\n  tag: v1\ndb_password: \"\"\nports:\n- name: \"\"\n  port: 80\n",
+    );
+    write(
+        p,
+        "libs/api/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1024\nport: 8080\n",
+    );
+    write(p, "envs/dev/web.yml", "replicas: 1\n");
+    write(
+        p,
+        "envs/prod/web.yml",
+        "replicas: 3\ndb_password: hunter2\nports:\n- name: http\n  port: 80\n",
+    );
+    write(p, "envs/prod/api.yml", "port: 9090\n");
+    write(p, "envs/dev/api.yml", "port: 9091\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "initial"]);
+    d
+}
+
+#[test]
+fn staged_is_what_would_be_committed() {
+    let d = repository();
+    let p = d.path();
+    write(p, "envs/prod/web.yml", "replicas: 0\n");
+    git(p, &["add", "envs/prod/web.yml"]);
+    // fixed again in the work tree, but not staged
+    write(p, "envs/prod/web.yml", "replicas: 2\n");
+    let (code, out, _) = run(p, &["check", "--staged", "--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("\"rule\": \"validation/min\""), "{out}");
+    let (code, _, _) = run(p, &["check"]);
+    assert_eq!(code, 0);
+    // the index and the work tree are left as they were
+    let status = Process::new("git")
+        .current_dir(p)
+        .args(["status", "--porcelain"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&status.stdout),
+        "MM envs/prod/web.yml\n"
+    );
+}
+
+#[test]
+fn a_revision_is_checked_without_a_checkout() {
+    let d = repository();
+    let p = d.path();
+    write(p, "envs/prod/api.yml", "port: 80\n");
+    git(p, &["commit", "-q", "-am", "low port"]);
+    write(p, "envs/prod/api.yml", "port: 8443\n");
+    git(p, &["commit", "-q", "-am", "fix port"]);
+    let (code, _, _) = run(p, &["check", "--rev", "HEAD"]);
+    assert_eq!(code, 0);
+    let (code, out, _) = run(p, &["check", "--rev", "HEAD~1", "--format", "json"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("\"path\": \"envs/prod/api.yml\""), "{out}");
+    let (code, _, err) = run(p, &["check", "--rev", "no-such-branch"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown revision 'no-such-branch'"), "{err}");
+}
+
+#[test]
+fn changed_since_runs_only_the_affected_pairs() {
+    let d = repository();
+    let p = d.path();
+    git(p, &["checkout", "-q", "-b", "feature"]);
+    write(p, "envs/dev/web.yml", "replicas: 2\n");
+    git(p, &["commit", "-q", "-am", "dev web"]);
+    assert_eq!(
+        pairs_listed(p, &["--changed-since", "main"]),
+        vec!["web@dev"]
+    );
+    // uncommitted work counts too
+    write(
+        p,
+        "libs/api/schema.yml",
+        "#@data/values-schema\n---\nport: 8080\n",
+    );
+    assert_eq!(
+        pairs_listed(p, &["--changed-since", "main"]),
+        vec!["api@dev", "api@prod", "web@dev"]
+    );
+    // main moves on; the merge base stays where the branch started
+    git(p, &["checkout", "-q", "main"]);
+    write(p, "envs/prod/web.yml", "replicas: 4\n");
+    git(p, &["commit", "-q", "-am", "main moves"]);
+    git(p, &["checkout", "-q", "feature"]);
+    git(p, &["checkout", "-q", "--", "."]);
+    assert_eq!(
+        pairs_listed(p, &["--changed-since", "main"]),
+        vec!["web@dev"]
+    );
+    // after merging main into the branch, main's own change is not the branch's
+    git(p, &["merge", "-q", "--no-edit", "main"]);
+    assert_eq!(
+        pairs_listed(p, &["--changed-since", "main"]),
+        vec!["web@dev"]
+    );
+    assert_eq!(
+        pairs_listed(p, &["--rev", "HEAD^1", "--changed-since", "main"]),
+        vec!["web@dev"]
+    );
+}
+
+#[test]
+fn a_shallow_clone_says_how_to_fetch() {
+    let d = repository();
+    let origin = d.path();
+    write(origin, "envs/dev/web.yml", "replicas: 5\n");
+    git(origin, &["commit", "-q", "-am", "second"]);
+    let c = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", origin.display());
+    git(c.path(), &["clone", "-q", "--depth", "1", &url, "clone"]);
+    let clone = c.path().join("clone");
+    let (code, _, err) = run(&clone, &["check", "--changed-since", "HEAD~1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("shallow clone"), "{err}");
+    assert!(err.contains("fetch-depth: 0"), "{err}");
+}
+
+#[test]
+fn a_repository_without_commits() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    git(p, &["add", "-A"]);
+    let (code, _, err) = run(p, &["check", "--rev", "HEAD"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no commits yet"), "{err}");
+    let (code, out, err) = run(p, &["check", "--staged"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let e = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(e.path(), &["check", "--staged"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not inside a git repository"), "{err}");
+}
+
+/// The branch changes values, one secret and the schema.
+fn diff_repository() -> tempfile::TempDir {
+    let d = repository();
+    let p = d.path();
+    git(p, &["checkout", "-q", "-b", "feature"]);
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=2\nreplicas: 2\nimage:\n  tag: v2\ndb_password: \"\"\nports:\n- name: \"\"\n  port: 80\ntimeout: 30\n",
+    );
+    write(
+        p,
+        "envs/prod/web.yml",
+        "replicas: 4\ndb_password: s3cr3t\nports:\n- name: metrics\n  port: 9090\n- name: http\n  port: 8080\n",
+    );
+    git(p, &["commit", "-q", "-am", "web changes"]);
+    d
+}
+
+#[test]
+fn diff_in_every_format() {
+    let d = diff_repository();
+    let p = d.path();
+    let (code, out, err) = run(
+        p,
+        &[
+            "diff", "--base", "main", "--head", "HEAD", "--color", "never",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    insta::assert_snapshot!("diff_text", out);
+    assert!(
+        !out.contains("s3cr3t") && !out.contains("hunter2"),
+        "secrets leak:\n{out}"
+    );
+    let (_, out, _) = run(
+        p,
+        &[
+            "diff", "--base", "main", "--head", "HEAD", "--format", "markdown",
+        ],
+    );
+    insta::assert_snapshot!("diff_markdown", out);
+    let (_, out, _) = run(
+        p,
+        &[
+            "diff", "--base", "main", "--head", "HEAD", "--format", "json",
+        ],
+    );
+    assert!(
+        !out.contains("s3cr3t") && !out.contains("hunter2"),
+        "secrets leak:\n{out}"
+    );
+    insta::assert_snapshot!("diff_json", out);
+}
+
+#[test]
+fn diff_of_the_work_tree_and_of_the_index() {
+    let d = repository();
+    let p = d.path();
+    write(p, "envs/dev/api.yml", "port: 9999\n");
+    let (_, out, _) = run(p, &["diff", "--base", "main", "--color", "never"]);
+    assert!(out.contains("api@dev\n  ~ port  9091 -> 9999\n"), "{out}");
+    let (_, out, _) = run(
+        p,
+        &["diff", "--base", "main", "--staged", "--color", "never"],
+    );
+    assert!(out.contains(": 0 of 0 pairs change"), "{out}");
+    git(p, &["add", "envs/dev/api.yml"]);
+    let (_, out, _) = run(
+        p,
+        &["diff", "--base", "main", "--staged", "--color", "never"],
+    );
+    assert!(out.contains("api@dev\n  ~ port  9091 -> 9999\n"), "{out}");
+}
+
+#[test]
+fn breaking_schema_changes_can_fail_the_run() {
+    let d = diff_repository();
+    let p = d.path();
+    let (code, _, _) = run(
+        p,
+        &[
+            "diff",
+            "--base",
+            "main",
+            "--head",
+            "HEAD",
+            "--fail-on-breaking",
+        ],
+    );
+    assert_eq!(code, 1);
+    let (code, _, _) = run(p, &["diff", "--base", "main", "--head", "HEAD"]);
+    assert_eq!(code, 0);
+}
