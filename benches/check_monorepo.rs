@@ -132,6 +132,20 @@ fn run(root: &Path, args: &[&str]) -> (Duration, String) {
     (elapsed, stdout)
 }
 
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
+        .env("GIT_COMMITTER_NAME", "bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
+        .status()
+        .expect("git")
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -171,7 +185,7 @@ fn main() {
             .collect(),
     );
     let peak = children_peak_mib();
-    // one values file changed: only its pair runs
+    // one values file changed: only its pair runs, by path and by git
     let changed = "envs/env0/lib0.yml";
     let one = median(
         (0..runs)
@@ -180,6 +194,19 @@ fn main() {
     );
     let (_, listed) = run(dir.path(), &["list", changed]);
     assert!(listed.ends_with("1 pair of 1 library\n"), "{listed}");
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "generated"]);
+    let path = dir.path().join(changed);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("replicas: ", "replicas: 1", 1)).unwrap();
+    let (_, listed) = run(dir.path(), &["list", "--changed-since", "HEAD"]);
+    assert!(listed.ends_with("1 pair of 1 library\n"), "{listed}");
+    let since = median(
+        (0..runs)
+            .map(|_| run(dir.path(), &["check", "--quiet", "--changed-since", "HEAD"]).0)
+            .collect(),
+    );
 
     println!("yttcheck check on {libraries} libraries x {envs} environments = {pairs} pairs");
     println!(
@@ -191,5 +218,9 @@ fn main() {
     println!(
         "  check {changed} (1 pair): {:.3} s wall",
         one.as_secs_f64()
+    );
+    println!(
+        "  check --changed-since HEAD after editing {changed} (1 pair; hashes the work tree): {:.3} s wall",
+        since.as_secs_f64()
     );
 }
