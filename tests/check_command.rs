@@ -319,7 +319,7 @@ fn config_file_errors_are_usage_errors() {
     assert_eq!(code, 2);
     assert_eq!(
         err,
-        "yttcheck: error: .yttcheck.yml:1: unknown field `librarys`, expected one of `libraries`, `environments`, `matrix`, `exclude`, `private_libraries`, `fail_on`, `budget` (did you mean `libraries`?)\n"
+        "yttcheck: error: .yttcheck.yml:1: unknown field `librarys`, expected one of `libraries`, `environments`, `matrix`, `exclude`, `private_libraries`, `fail_on`, `budget`, `secret_words` (did you mean `libraries`?)\n"
     );
 }
 
@@ -396,5 +396,48 @@ fn config_budget_stops_runaway_templates() {
     assert!(
         f["message"].as_str().unwrap().contains("after 10000 steps"),
         "{f}"
+    );
+}
+
+#[test]
+fn removed_and_deprecated_values() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/removed \"use image.tag\"\ntag: \"\"\n#@schema/deprecated \"use replicas\"\ncount: 0\nreplicas: 1\n",
+    );
+    write(p, "envs/prod/web.yml", "tag: v1\ncount: 2\n");
+    write(p, "envs/dev/web.yml", "replicas: 2\n");
+    let (code, out, _) = yttcheck(p, &["check", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(String, String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+                f["environments"][0].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "values/removed".into(),
+                "tag: this value is removed: use image.tag".into(),
+                "prod".into()
+            ),
+            (
+                "values/deprecated".into(),
+                "count: this value is deprecated: use replicas".into(),
+                "prod".into()
+            ),
+        ]
     );
 }

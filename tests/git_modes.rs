@@ -309,3 +309,26 @@ fn breaking_schema_changes_can_fail_the_run() {
     let (code, _, _) = run(p, &["diff", "--base", "main", "--head", "HEAD"]);
     assert_eq!(code, 0);
 }
+
+#[test]
+fn a_detached_head_and_configured_secret_words() {
+    let d = repository();
+    let p = d.path();
+    git(p, &["checkout", "-q", "-b", "feature"]);
+    write(
+        p,
+        "libs/api/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1024\nport: 8080\npin: \"\"\n",
+    );
+    write(p, "envs/dev/api.yml", "port: 9091\npin: \"1234\"\n");
+    write(p, ".yttcheck.yml", "secret_words: [pin]\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "pin"]);
+    git(p, &["checkout", "-q", "--detach"]);
+    let (code, out, err) = run(p, &["diff", "--base", "main", "--color", "never"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("+ pin  (value not shown)"), "{out}");
+    assert!(!out.contains("1234"), "{out}");
+    // the config file changed: every pair is affected
+    assert_eq!(pairs_listed(p, &["--changed-since", "main"]).len(), 4);
+}

@@ -180,12 +180,14 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
     };
     let before = check(&base, &base_plan, &opts);
     let after = check(head.snapshot(), &head_plan, &opts);
+    let mut words = head_plan.secret_words.clone();
+    words.extend(args.secrets.iter().cloned());
     let report = compare_results(
         &before,
         &after,
         &base_name,
         &head_name,
-        &Secrets::new(&args.secrets),
+        &Secrets::new(&words),
         &eval,
     );
 

@@ -38,6 +38,10 @@ pub struct Config {
     /// Evaluation budgets per file.
     #[serde(default)]
     pub budget: Option<BudgetSpec>,
+    /// More words that mark a key as secret in `diff` (besides password,
+    /// secret, token, key, cert, credential, private).
+    #[serde(default)]
+    pub secret_words: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -125,6 +129,7 @@ const SECTION_KEYS: &[&[&str]] = &[
         "private_libraries",
         "fail_on",
         "budget",
+        "secret_words",
     ],
     &["path", "glob", "name", "files"],
     &[

@@ -723,6 +723,7 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
         private_libraries: cfg.private_libraries,
         fail_on: cfg.fail_on.clone(),
         budget: cfg.budget.clone(),
+        secret_words: cfg.secret_words.clone(),
         problems,
     }
 }

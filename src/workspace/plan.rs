@@ -124,6 +124,8 @@ pub struct Plan {
     pub fail_on: Option<String>,
     /// `budget:` of the config file.
     pub budget: Option<super::config::BudgetSpec>,
+    /// `secret_words:` of the config file.
+    pub secret_words: Vec<String>,
     pub problems: Vec<PlanProblem>,
 }
 
