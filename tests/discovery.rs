@@ -350,7 +350,8 @@ fn problems_without_a_pair_fail_junit_too() {
         "libraries:\n- path: libs/web\n  files: [nothere.yml]\n",
     );
     let (code, out, _) = run(p, &["check", "--format", "junit"]);
-    assert_eq!(code, 1);
+    // a configuration problem: reported, and exit 2
+    assert_eq!(code, 2);
     assert!(out.contains("<testcase name=\"yttcheck@plan\""), "{out}");
     assert!(out.contains("failures=\"1\""), "{out}");
 }

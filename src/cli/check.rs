@@ -360,6 +360,10 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
             }
         }
     }
+    // a broken configuration is exit 2 even though the rest was checked
+    if result.findings.iter().any(|f| f.rule == "config/invalid") {
+        return Ok(2);
+    }
     let failed = result
         .findings
         .iter()
