@@ -11,6 +11,7 @@ pub mod files;
 pub mod overlay;
 pub mod report;
 pub mod schema;
+pub mod secrets;
 pub mod source;
 pub mod template;
 pub mod validation;

@@ -41,45 +41,6 @@ fn shows_detail(f: &Finding) -> bool {
     f.rule.starts_with("template/") || f.rule.starts_with("overlay/") || f.rule == "values/error"
 }
 
-/// Keys whose values code frames do not show: what looks like a secret.
-const SECRET_WORDS: &[&str] = &[
-    "password",
-    "passwd",
-    "secret",
-    "token",
-    "key",
-    "cert",
-    "credential",
-    "private",
-];
-
-/// Whether a key looks like it holds a secret (`db_password`, `apiToken`,
-/// `tls.key`): one of its words is a secret word.
-pub fn is_secret_key(key: &str) -> bool {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in key.chars() {
-        if !c.is_alphanumeric() {
-            words.push(std::mem::take(&mut cur));
-            prev_lower = false;
-            continue;
-        }
-        if c.is_uppercase() && prev_lower {
-            words.push(std::mem::take(&mut cur));
-        }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
-        cur.extend(c.to_lowercase());
-    }
-    words.push(cur);
-    words.iter().any(|w| {
-        SECRET_WORDS.contains(&w.as_str())
-            || w.ends_with("password")
-            || w.ends_with("token")
-            || w.ends_with("secret")
-    })
-}
-
 /// A source line for a code frame, with the value of a secret-looking key
 /// left out (CI logs are widely readable).
 fn frame_line(line: &str) -> String {
@@ -88,7 +49,7 @@ fn frame_line(line: &str) -> String {
             .trim()
             .trim_start_matches("- ")
             .trim_matches(['"', '\'']);
-        if !value.trim().is_empty() && is_secret_key(k) {
+        if !value.trim().is_empty() && crate::secrets::Secrets::default().is_secret(k) {
             return format!("{key}: (value not shown)");
         }
     }
@@ -233,7 +194,10 @@ mod tests {
         assert_eq!(frame_line("replicas: 3"), "replicas: 3");
         assert_eq!(frame_line("monkey: 3"), "monkey: 3");
         assert_eq!(frame_line("password:"), "password:");
-        assert!(is_secret_key("harborAdminPassword"));
-        assert!(!is_secret_key("keyboard"));
+        assert_eq!(
+            frame_line("harborAdminPassword: x"),
+            "harborAdminPassword: (value not shown)"
+        );
+        assert_eq!(frame_line("keyboard: x"), "keyboard: x");
     }
 }

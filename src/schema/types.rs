@@ -294,38 +294,8 @@ fn ann_to_yaml(v: &AnnValue, pos: &Pos) -> Value {
         }
         AnnValue::Live(_) => Value::Null,
     };
-    set_positions(&mut y, pos);
+    y.fill_unknown_positions(pos);
     y
-}
-
-fn set_positions(v: &mut Value, pos: &Pos) {
-    // ytt's convertToAST: nodes made from plain values (unknown positions) get
-    // `pos`; nodes from fragments keep theirs.
-    match v {
-        Value::Map(m) => {
-            if !m.pos.is_known() {
-                m.pos = pos.clone();
-            }
-            for i in &mut m.items {
-                if !i.pos.is_known() {
-                    i.pos = pos.clone();
-                }
-                set_positions(&mut i.value, pos);
-            }
-        }
-        Value::Array(a) => {
-            if !a.pos.is_known() {
-                a.pos = pos.clone();
-            }
-            for i in &mut a.items {
-                if !i.pos.is_known() {
-                    i.pos = pos.clone();
-                }
-                set_positions(&mut i.value, pos);
-            }
-        }
-        _ => {}
-    }
 }
 
 fn invalid(violation: Violation) -> SchemaError {
@@ -690,7 +660,7 @@ fn examples(node: &NodeView, ann: &Annotation) -> Result<Vec<(String, Value)>, S
             )));
         };
         let mut ex = crate::template::convert::to_yaml(items[1], None).unwrap_or(Value::Null);
-        set_positions(&mut ex, node.pos);
+        ex.fill_unknown_positions(node.pos);
         out.push((desc.to_string(), ex));
     }
     Ok(out)

@@ -480,7 +480,7 @@ pub fn replace_current<'v>(
                         .into_iter()
                         .map(|mut i| {
                             i.pos = pos.clone();
-                            set_positions(&mut i.value, &pos);
+                            i.value.fill_unknown_positions(&pos);
                             i
                         })
                         .collect()
@@ -502,7 +502,7 @@ pub fn replace_current<'v>(
                         .into_iter()
                         .map(|mut i| {
                             i.pos = pos.clone();
-                            set_positions(&mut i.value, &pos);
+                            i.value.fill_unknown_positions(&pos);
                             i
                         })
                         .collect()
@@ -527,37 +527,6 @@ pub fn replace_current<'v>(
         Ok(())
     })?;
     Ok(eval.heap().alloc(Noop))
-}
-
-/// Gives nodes converted from plain values the position of the node they replace.
-fn set_positions(v: &mut YValue, pos: &Pos) {
-    // ytt's convertToAST: nodes made from plain values (unknown positions) get
-    // `pos`; nodes from fragments keep theirs.
-    match v {
-        YValue::Map(m) => {
-            if !m.pos.is_known() {
-                m.pos = pos.clone();
-            }
-            for i in &mut m.items {
-                if !i.pos.is_known() {
-                    i.pos = pos.clone();
-                }
-                set_positions(&mut i.value, pos);
-            }
-        }
-        YValue::Array(a) => {
-            if !a.pos.is_known() {
-                a.pos = pos.clone();
-            }
-            for i in &mut a.items {
-                if !i.pos.is_known() {
-                    i.pos = pos.clone();
-                }
-                set_positions(&mut i.value, pos);
-            }
-        }
-        _ => {}
-    }
 }
 
 // ------------------------------------------------------------------ instructions

@@ -29,6 +29,36 @@ pub enum Value {
 }
 
 impl Value {
+    /// Gives nodes made from plain values (no position yet) the position
+    /// `pos`; nodes from YAML keep theirs (ytt's `convertToAST`).
+    pub fn fill_unknown_positions(&mut self, pos: &Pos) {
+        match self {
+            Value::Map(m) => {
+                if !m.pos.is_known() {
+                    m.pos = pos.clone();
+                }
+                for i in &mut m.items {
+                    if !i.pos.is_known() {
+                        i.pos = pos.clone();
+                    }
+                    i.value.fill_unknown_positions(pos);
+                }
+            }
+            Value::Array(a) => {
+                if !a.pos.is_known() {
+                    a.pos = pos.clone();
+                }
+                for i in &mut a.items {
+                    if !i.pos.is_known() {
+                        i.pos = pos.clone();
+                    }
+                    i.value.fill_unknown_positions(pos);
+                }
+            }
+            _ => {}
+        }
+    }
+
     pub fn str(s: impl AsRef<str>) -> Value {
         Value::Str(Arc::from(s.as_ref()))
     }
