@@ -10,15 +10,14 @@
 //! An environment that brings its own schema documents changes the first
 //! steps; such a pair is evaluated from scratch.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
 use crate::files::{FileInLibrary, InputFile, LibraryCtx, LibraryTree};
 use crate::schema::{DocType, Type};
-use crate::source::{decode_text, EntryKind, RepoPath, Snapshot, SourceError, Stdin};
+use crate::source::{EntryKind, RepoPath, Snapshot, SourceCache, SourceError, Stdin};
 use crate::template::{CompileCache, EvalOpts, EvalSession};
 use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::pipeline::{
@@ -30,7 +29,7 @@ use crate::values::{
     LibrarySchema, ParentEnvelopes, ValuesError,
 };
 use crate::workspace::{Library, Pair, Plan};
-use crate::yaml::{Document, SourceFile, Value};
+use crate::yaml::{Document, Value};
 
 use super::finding::{dedupe, Finding, Location};
 use super::from_errors::{from_values_error, Stage, Subject};
@@ -75,75 +74,30 @@ pub struct CheckResult {
     pub schemas: std::collections::BTreeMap<String, Option<DocType>>,
 }
 
-/// Reads each file once, for all threads.
-struct Sources<'a> {
-    snap: &'a dyn Snapshot,
-    files: Mutex<HashMap<RepoPath, Result<Arc<SourceFile>, SourceError>>>,
-}
-
-impl<'a> Sources<'a> {
-    fn new(snap: &'a dyn Snapshot) -> Self {
-        Sources {
-            snap,
-            files: Mutex::default(),
-        }
-    }
-
-    /// A file ytt only reads as data (`data.read`): an image or a Latin-1
-    /// text is no error, so it is taken as lossy text.
-    fn get_data(&self, path: &RepoPath) -> Result<Arc<SourceFile>, SourceError> {
-        match self.get(path) {
-            Ok(s) => Ok(s),
-            Err(e) => match self.snap.read(path.as_str()) {
-                Ok(bytes) if bytes.len() as u64 <= crate::source::MAX_FILE_SIZE => Ok(
-                    SourceFile::new(path.as_str(), String::from_utf8_lossy(&bytes).into_owned()),
-                ),
-                _ => Err(e),
-            },
-        }
-    }
-
-    fn get(&self, path: &RepoPath) -> Result<Arc<SourceFile>, SourceError> {
-        if let Some(r) = self.files.lock().expect("sources").get(path) {
-            return r.clone();
-        }
-        let r = self
-            .snap
-            .read(path.as_str())
-            .and_then(|b| decode_text(path.as_str(), b))
-            .map(|text| SourceFile::new(path.as_str(), text));
-        self.files
-            .lock()
-            .expect("sources")
-            .insert(path.clone(), r.clone());
-        r
-    }
-}
-
 /// The snapshot as the values flags read it (plain values files), through
 /// the shared file cache.
 struct CachedSnapshot<'a> {
-    sources: &'a Sources<'a>,
+    sources: &'a SourceCache<'a>,
 }
 
 impl Snapshot for CachedSnapshot<'_> {
     fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
-        self.sources.snap.kind(path)
+        self.sources.snapshot().kind(path)
     }
     fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
-        self.sources.snap.list(dir)
+        self.sources.snapshot().list(dir)
     }
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
         match RepoPath::new(path) {
             Some(p) => self.sources.get(&p).map(|s| s.text().as_bytes().to_vec()),
-            None => self.sources.snap.read(path),
+            None => self.sources.snapshot().read(path),
         }
     }
     fn resolve_symlink(&self, path: &str) -> Option<String> {
-        self.sources.snap.resolve_symlink(path)
+        self.sources.snapshot().resolve_symlink(path)
     }
     fn describe(&self) -> String {
-        self.sources.snap.describe()
+        self.sources.snapshot().describe()
     }
 }
 
@@ -178,7 +132,7 @@ fn unreadable(e: &SourceError, who: &Subject) -> Finding {
 }
 
 fn input_files(
-    sources: &Sources,
+    sources: &SourceCache,
     paths: impl IntoIterator<Item = (RepoPath, String, usize)>,
     who: &Subject,
 ) -> Result<Vec<Arc<InputFile>>, Vec<Finding>> {
@@ -239,7 +193,7 @@ fn empty_values() -> Value {
 }
 
 fn library_base(
-    sources: &Sources,
+    sources: &SourceCache,
     cache: &CompileCache,
     opts: &CheckOptions,
     lib: &Library,
@@ -269,7 +223,7 @@ fn library_base(
 
 /// Evaluates one pair; returns its findings and final values.
 fn run_pair(
-    sources: &Sources,
+    sources: &SourceCache,
     cache: &CompileCache,
     opts: &CheckOptions,
     plan: &Plan,
@@ -302,7 +256,7 @@ fn run_pair(
 }
 
 fn evaluate_pair(
-    sources: &Sources,
+    sources: &SourceCache,
     cache: &CompileCache,
     opts: &CheckOptions,
     plan: &Plan,
@@ -479,9 +433,8 @@ fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut V
 }
 
 /// Runs every pair of `plan`.
-pub fn check(snap: &dyn Snapshot, plan: &Plan, opts: &CheckOptions) -> CheckResult {
+pub fn check(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
     let started = Instant::now();
-    let sources = Sources::new(snap);
     let cache = CompileCache::new();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs)
@@ -509,7 +462,7 @@ pub fn check(snap: &dyn Snapshot, plan: &Plan, opts: &CheckOptions) -> CheckResu
                         .map(|s| s.to_string())
                         .collect(),
                 };
-                library_base(&sources, &cache, opts, lib, &who)
+                library_base(sources, &cache, opts, lib, &who)
             })
             .collect();
         let outcomes: Vec<PairOutcome> = plan
@@ -518,7 +471,7 @@ pub fn check(snap: &dyn Snapshot, plan: &Plan, opts: &CheckOptions) -> CheckResu
             .map(|pair| {
                 let t = Instant::now();
                 let (findings, values) =
-                    run_pair(&sources, &cache, opts, plan, pair, &bases[pair.library]);
+                    run_pair(sources, &cache, opts, plan, pair, &bases[pair.library]);
                 progress.tick();
                 PairOutcome {
                     name: pair.name(plan),

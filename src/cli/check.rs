@@ -9,7 +9,7 @@ use crate::check::{check, CheckOptions, Severity};
 use crate::report::{render, Format, ReportInput};
 use crate::source::git::{changed_paths, Git, GitSnapshot};
 use crate::source::worktree::WorkTree;
-use crate::source::{RepoPath, Snapshot};
+use crate::source::{RepoPath, Snapshot, SourceCache};
 use crate::template::EvalOpts;
 use crate::workspace::{self, Plan};
 
@@ -165,9 +165,12 @@ pub struct CheckArgs {
 pub struct UsageError(pub String);
 
 /// Loads the plan and applies the selection.
-pub fn load_plan(source: &Source, sel: &Selection) -> Result<Plan, UsageError> {
-    let snap = source.opened.snapshot();
-    let mut plan = workspace::load(snap).map_err(|e| UsageError(format!("{e}")))?;
+pub fn load_plan(
+    cache: &SourceCache,
+    source: &Source,
+    sel: &Selection,
+) -> Result<Plan, UsageError> {
+    let mut plan = workspace::load(cache).map_err(|e| UsageError(format!("{e}")))?;
     if let Some(rev) = &sel.changed_since {
         let changed = changed_since(source, rev, sel.rev.as_deref())?;
         plan.retain_reading(&changed);
@@ -320,8 +323,8 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
     let outputs = outputs(args)?;
     let color = use_color(&args.color)?;
     let source = open_source(&args.selection)?;
-    let snap = source.opened.snapshot();
-    let plan = load_plan(&source, &args.selection)?;
+    let cache = SourceCache::new(source.opened.snapshot());
+    let plan = load_plan(&cache, &source, &args.selection)?;
     let threshold = fail_on(args.fail_on.as_deref(), plan.fail_on.as_deref())?;
     let eval = eval_opts(&args.budget, plan.budget.as_ref())?;
     let opts = CheckOptions {
@@ -337,9 +340,10 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
             if plan.libraries.is_empty() { " found" } else { " x environment pair selected" }
         );
     }
-    let result = check(snap, &plan, &opts);
+    let result = check(&cache, &plan, &opts);
     let source = |path: &str| -> Option<String> {
-        snap.read(path).ok().and_then(|b| String::from_utf8(b).ok())
+        let p = RepoPath::new(path)?;
+        cache.get(&p).ok().map(|s| s.text().to_string())
     };
     for (format, file) in outputs {
         let input = ReportInput {

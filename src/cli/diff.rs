@@ -13,7 +13,7 @@ use crate::diff::render;
 use crate::diff::values::Secrets;
 use crate::source::git::{changed_paths, Git, GitSnapshot, Listing};
 use crate::source::worktree::WorkTree;
-use crate::source::Snapshot;
+use crate::source::{Snapshot, SourceCache};
 use crate::workspace;
 
 use super::check::{eval_opts, UsageError};
@@ -153,9 +153,11 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
         .map_err(|e| UsageError(e.0))?;
     let base_name = format!("{} ({})", args.base, short(&base_commit.to_string()));
 
+    let base_cache = SourceCache::new(&base);
+    let head_cache = SourceCache::new(head.snapshot());
     let mut base_plan =
-        workspace::load(&base).map_err(|e| UsageError(format!("at {base_name}: {e}")))?;
-    let mut head_plan = workspace::load(head.snapshot()).map_err(|e| UsageError(format!("{e}")))?;
+        workspace::load(&base_cache).map_err(|e| UsageError(format!("at {base_name}: {e}")))?;
+    let mut head_plan = workspace::load(&head_cache).map_err(|e| UsageError(format!("{e}")))?;
     for plan in [&mut base_plan, &mut head_plan] {
         if !args.libraries.is_empty() {
             plan.retain_pairs(|p, pair| args.libraries.contains(&p.libraries[pair.library].name));
@@ -178,8 +180,8 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
         progress: false,
         keep_values: true,
     };
-    let before = check(&base, &base_plan, &opts);
-    let after = check(head.snapshot(), &head_plan, &opts);
+    let before = check(&base_cache, &base_plan, &opts);
+    let after = check(&head_cache, &head_plan, &opts);
     let mut words = head_plan.secret_words.clone();
     words.extend(args.secrets.iter().cloned());
     let report = compare_results(

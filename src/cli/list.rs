@@ -7,6 +7,8 @@ use clap::Args;
 
 use crate::workspace::{Pair, Plan};
 
+use crate::source::SourceCache;
+
 use super::check::{load_plan, open_source, Selection, UsageError};
 
 #[derive(Args, Debug)]
@@ -72,7 +74,8 @@ pub fn run(args: &ListArgs) -> i32 {
             return 2;
         }
     };
-    let plan = match load_plan(&source, &args.selection) {
+    let cache = SourceCache::new(source.opened.snapshot());
+    let plan = match load_plan(&cache, &source, &args.selection) {
         Ok(p) => p,
         Err(UsageError(m)) => {
             eprintln!("yttcheck: error: {m}");

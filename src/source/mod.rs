@@ -5,10 +5,12 @@
 //! turns ytt's `-f` arguments into the ordered list of input files ytt would
 //! process ([`collect_inputs`]).
 
+pub mod cache;
 pub mod git;
 pub mod repo_path;
 pub mod worktree;
 
+pub use cache::SourceCache;
 pub use repo_path::{walk, RepoPath};
 
 use std::fmt;

@@ -26,7 +26,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 
-use crate::source::{walk, RepoPath, Snapshot};
+use std::sync::Arc;
+
+use crate::source::{walk, RepoPath, SourceCache};
+use crate::yaml::SourceFile;
 
 use super::config::{Config, EnvironmentSpec, CONFIG_FILE};
 use super::plan::{EnvInputs, FileArg, Library, Pair, Plan, PlanProblem, DEFAULTS_ENV};
@@ -63,22 +66,22 @@ fn glob_set(patterns: &[String]) -> Option<GlobSet> {
     b.build().ok()
 }
 
-/// The files of a repository, read once.
+/// The files of a repository (their texts read once, through the cache the
+/// check reads them from too).
 pub struct RepoFiles<'a> {
-    pub snap: &'a dyn Snapshot,
+    pub sources: &'a SourceCache<'a>,
     /// Sorted.
     pub files: Vec<RepoPath>,
     /// Every folder holding a file, sorted.
     pub dirs: BTreeSet<RepoPath>,
     pub problems: Vec<PlanProblem>,
-    texts: std::sync::Mutex<BTreeMap<RepoPath, Option<String>>>,
 }
 
 impl<'a> RepoFiles<'a> {
     /// Walks the snapshot, leaving out `exclude` globs (a pattern naming a
     /// folder leaves out everything in it).
-    pub fn scan(snap: &'a dyn Snapshot, exclude: &[String]) -> RepoFiles<'a> {
-        let (files, errors) = walk(snap, &RepoPath::root());
+    pub fn scan(sources: &'a SourceCache<'a>, exclude: &[String]) -> RepoFiles<'a> {
+        let (files, errors) = walk(sources.snapshot(), &RepoPath::root());
         let excluded = glob_set(exclude);
         let files: Vec<RepoPath> = files
             .into_iter()
@@ -96,7 +99,7 @@ impl<'a> RepoFiles<'a> {
             }
         }
         RepoFiles {
-            snap,
+            sources,
             files,
             dirs,
             problems: errors
@@ -106,25 +109,12 @@ impl<'a> RepoFiles<'a> {
                     message: e.message,
                 })
                 .collect(),
-            texts: Default::default(),
         }
     }
 
     /// A file's text, or `None` when it cannot be read as text.
-    pub fn text(&self, path: &RepoPath) -> Option<String> {
-        if let Some(t) = self.texts.lock().expect("texts").get(path) {
-            return t.clone();
-        }
-        let t = self
-            .snap
-            .read(path.as_str())
-            .ok()
-            .and_then(|b| crate::source::decode_text(path.as_str(), b).ok());
-        self.texts
-            .lock()
-            .expect("texts")
-            .insert(path.clone(), t.clone());
-        t
+    pub fn text(&self, path: &RepoPath) -> Option<Arc<SourceFile>> {
+        self.sources.get(path).ok()
     }
 
     /// Files in `dir` (at any depth), by binary search: paths with a common
@@ -260,7 +250,7 @@ fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec<RepoPath> 
             .filter(|f| {
                 files
                     .text(f)
-                    .is_some_and(|t| has_annotation(&t, annotation))
+                    .is_some_and(|t| has_annotation(t.text(), annotation))
             })
             .filter_map(|f| f.parent())
             .collect()
@@ -354,7 +344,8 @@ fn classify(files: &RepoFiles, args: impl IntoIterator<Item = FileArg>, inputs: 
     for a in args {
         let plain = a.path.is_yaml()
             && files.text(&a.path).is_some_and(|t| {
-                !has_annotation(&t, "data/values") && !has_annotation(&t, "data/values-schema")
+                !has_annotation(t.text(), "data/values")
+                    && !has_annotation(t.text(), "data/values-schema")
             });
         if plain {
             inputs.data_values_files.push(a.path);
@@ -703,9 +694,8 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
     for f in &files.files {
         if f.is_yaml() && !read.contains(f) && files.text(f).is_none() {
             let message = files
-                .snap
-                .read(f.as_str())
-                .and_then(|b| crate::source::decode_text(f.as_str(), b))
+                .sources
+                .get(f)
                 .err()
                 .map(|e| e.message)
                 .unwrap_or_else(|| format!("{f}: cannot be read"));

@@ -13,10 +13,11 @@ pub use config::{Config, ConfigError, CONFIG_FILE};
 pub use discover::{plan as make_plan, RepoFiles};
 pub use plan::{EnvInputs, Library, Pair, Plan, PlanProblem, DEFAULTS_ENV};
 
-use crate::source::{RepoPath, Snapshot};
+use crate::source::{RepoPath, SourceCache};
 
 /// Reads the config file (if any) and makes the plan.
-pub fn load(snap: &dyn Snapshot) -> Result<Plan, ConfigError> {
+pub fn load(sources: &SourceCache) -> Result<Plan, ConfigError> {
+    let snap = sources.snapshot();
     let config_path = RepoPath::new(CONFIG_FILE).expect("config path");
     let config = match snap.read(config_path.as_str()) {
         Ok(bytes) => {
@@ -33,7 +34,7 @@ pub fn load(snap: &dyn Snapshot) -> Result<Plan, ConfigError> {
         .as_ref()
         .map(|c| c.exclude.clone())
         .unwrap_or_default();
-    let files = RepoFiles::scan(snap, &exclude);
+    let files = RepoFiles::scan(sources, &exclude);
     Ok(make_plan(
         &files,
         config.as_ref().map(|c| (&config_path, c)),
