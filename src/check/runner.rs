@@ -21,8 +21,8 @@ use crate::source::{EntryKind, RepoPath, Snapshot, SourceCache, SourceError, Std
 use crate::template::{CompileCache, EvalOpts, EvalSession};
 use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::pipeline::{
-    collect_envelopes, files_with_annotation, merge_envelopes, validate_values, Merged,
-    ValuesSchema,
+    collect_envelopes, files_with_annotation, merge_envelopes, select_files_with_annotation,
+    validate_values, Merged, ValuesSchema,
 };
 use crate::values::{
     library_schema, private_libraries, private_library_values, DataValuesFlags, Envelope,
@@ -313,12 +313,16 @@ fn evaluate_pair(
         (&base.schema, Some(base.merged.clone()))
     };
 
-    let env_dv_files: Vec<FileInLibrary> =
-        files_with_annotation(&session, LibraryCtx::ROOT, ANN_DATA_VALUES)
-            .map_err(values_err)?
-            .into_iter()
-            .filter(|f| env_has_schema || f.file.order >= ENV_FILE_ORDER)
-            .collect();
+    // the library's own files were read for the shared start; only the
+    // environment's are new here (all of them when starting from scratch)
+    let candidates: Vec<FileInLibrary> = session
+        .tree
+        .accessible_files(LibraryCtx::ROOT.current)
+        .into_iter()
+        .filter(|f| env_has_schema || f.file.order >= ENV_FILE_ORDER)
+        .collect();
+    let env_dv_files =
+        select_files_with_annotation(&session, candidates, ANN_DATA_VALUES).map_err(values_err)?;
     let mut envelopes = Vec::new();
     if start.is_none() {
         if let Some(defaults) = schema.schema.defaults() {

@@ -166,8 +166,17 @@ pub fn files_with_annotation(
     lib: LibraryCtx,
     ann: &str,
 ) -> Result<Vec<crate::files::FileInLibrary>, ValuesError> {
+    select_files_with_annotation(session, session.tree.accessible_files(lib.current), ann)
+}
+
+/// Those of `files` that hold documents annotated with `ann`, in order.
+pub fn select_files_with_annotation(
+    session: &EvalSession,
+    files: Vec<crate::files::FileInLibrary>,
+    ann: &str,
+) -> Result<Vec<crate::files::FileInLibrary>, ValuesError> {
     let mut out = Vec::new();
-    for f in session.tree.accessible_files(lib.current) {
+    for f in files {
         if f.file.file_type() != FileType::Yaml || !f.file.is_template() {
             continue;
         }
