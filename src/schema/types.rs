@@ -785,6 +785,16 @@ fn get_validation(node: &NodeView) -> Result<Option<Arc<NodeValidation>>, Schema
     }
 }
 
+/// A holder node's type (with its default set), default and validation:
+/// what map items, array items and documents all need.
+fn typed_node(node: &NodeView) -> Result<(Type, Value, Option<Arc<NodeValidation>>), SchemaError> {
+    let mut t = get_type(node)?;
+    let default = get_default(node, &t)?;
+    let validation = get_validation(node)?;
+    t.set_default(default.clone());
+    Ok((t, default, validation))
+}
+
 fn map_item_type(item: &crate::yaml::MapItem) -> Result<MapItemType, SchemaError> {
     let node = NodeView {
         kind: NodeKind::MapItem,
@@ -792,10 +802,7 @@ fn map_item_type(item: &crate::yaml::MapItem) -> Result<MapItemType, SchemaError
         pos: &item.pos,
         meta: &item.meta,
     };
-    let mut t = get_type(&node)?;
-    let default = get_default(&node, &t)?;
-    let validation = get_validation(&node)?;
-    t.set_default(default.clone());
+    let (t, default, validation) = typed_node(&node)?;
     Ok(MapItemType {
         key: item.key.clone(),
         value_type: t,
@@ -829,10 +836,7 @@ fn array_type(a: &Array) -> Result<ArrayType, SchemaError> {
         pos: &item.pos,
         meta: &item.meta,
     };
-    let mut t = get_type(&node)?;
-    let default = get_default(&node, &t)?;
-    let validation = get_validation(&node)?;
-    t.set_default(default.clone());
+    let (t, default, validation) = typed_node(&node)?;
     Ok(ArrayType {
         item_type: Box::new(ArrayItemType {
             value_type: t,
@@ -858,10 +862,7 @@ pub fn document_type(doc: &crate::yaml::Document) -> Result<DocType, SchemaError
         pos: &doc.pos,
         meta: &doc.meta,
     };
-    let mut t = get_type(&node)?;
-    let default = get_default(&node, &t)?;
-    let validation = get_validation(&node)?;
-    t.set_default(default.clone());
+    let (t, default, validation) = typed_node(&node)?;
     Ok(DocType {
         value_type: t,
         pos: doc.pos.clone(),
