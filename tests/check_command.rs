@@ -289,6 +289,65 @@ fn broken_libraries_do_not_hide_each_other() {
 }
 
 #[test]
+fn unknown_annotations_are_warnings_that_do_not_stop_the_pair() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/a/schema.yml",
+        "#@data/values-schema\n---\n#@schema/nulable\ntag: \"\"\n#@schema/validation min=1\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "envs/prod/a.yml",
+        "#@data/values\n---\n#@overlay/missing-child-defaults\nreplicas: 0\n",
+    );
+    let (code, out, err) = yttcheck(p, &["check", "--format", "json"]);
+    // the violation is found: the unknown annotations did not stop evaluation
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(String, String, String, u64, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+                f["location"]["path"].as_str().unwrap_or("").to_string(),
+                f["location"]["line"].as_u64().unwrap_or(0),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(found.iter().any(|f| f.0 == "validation/min"), "{found:?}");
+    let typo = found
+        .iter()
+        .find(|f| f.0 == "annotation/unknown" && f.2 == "libs/a/schema.yml")
+        .expect("schema typo reported");
+    assert_eq!((typo.1.as_str(), typo.3), ("warning", 3), "{typo:?}");
+    assert!(
+        typo.4.contains("did you mean '@schema/nullable'"),
+        "{typo:?}"
+    );
+    assert!(typo.4.contains("ytt ignores"), "{typo:?}");
+    let other = found
+        .iter()
+        .find(|f| f.0 == "annotation/unknown" && f.2 == "envs/prod/a.yml")
+        .expect("env annotation reported");
+    assert_eq!(other.3, 3, "{other:?}");
+
+    // warnings alone do not fail the run, unless asked to
+    write(p, "envs/prod/a.yml", "replicas: 2\n");
+    let (code, out, err) = yttcheck(p, &["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("annotation/unknown"), "{out}");
+    let (code, _, _) = yttcheck(p, &["check", "--fail-on", "warning"]);
+    assert_eq!(code, 1);
+}
+
+#[test]
 fn unreadable_and_binary_files_are_findings() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();

@@ -60,22 +60,30 @@ fn malformed_yaml_names_file_and_line() {
 }
 
 #[test]
-fn unknown_annotation_in_a_ytt_namespace_is_an_error() {
+fn unknown_annotations_are_ignored_as_ytt_ignores_them() {
+    // ytt keeps and ignores annotations it does not know, even in its own
+    // namespaces (real packages carry `@schema/example` and
+    // `@overlay/missing-child-defaults`); `inspect` must print what ytt prints
     let d = tempfile::tempdir().unwrap();
     write(
         d.path(),
         "schema.yml",
-        "#@data/values-schema\n---\n#@schema/nulable\nport: 8080\n",
+        "#@data/values-schema\n---\n#@schema/nulable\n#@schema/example \"x\"\nport: 8080\n",
     );
-    let err = fails(d.path(), &["-f", "schema.yml"]);
-    assert_has(
-        &err,
-        &[
-            "'@schema/nulable'",
-            "schema.yml:3",
-            "did you mean '@schema/nullable'",
-        ],
+    write(
+        d.path(),
+        "values.yml",
+        "#@data/values\n#@overlay/missing-child-defaults\n---\nport: 9090\n",
     );
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["inspect", "-f", "schema.yml", "-f", "values.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "port: 9090\n");
+    assert!(out.stderr.is_empty(), "{out:?}");
 }
 
 #[test]

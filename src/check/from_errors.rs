@@ -82,7 +82,6 @@ pub fn from_template_error(te: &TemplateError, who: &Subject) -> Finding {
     let rule = match te.kind {
         TemplateErrorKind::Yaml => "yaml/syntax",
         TemplateErrorKind::Budget => "template/budget",
-        _ if text.contains("Unknown annotation '@") => "template/unknown-annotation",
         _ => "template/error",
     };
     let message = headline(text);

@@ -77,10 +77,10 @@ pub const RULES: &[Rule] = &[
         "Bound the loop; raise `--max-steps`/`--timeout` (or `budget:` in the config) only for legitimately large evaluations."
     ),
     rule!(
-        "template/unknown-annotation",
-        Error,
-        "An annotation in one of ytt's namespaces (`schema/`, `data/`, `overlay/`, ...) does not exist.",
-        "ytt ignores annotations it does not know, so the author's intent (say, `@schema/nulable`) silently does nothing.",
+        "annotation/unknown",
+        Warning,
+        "An annotation in one of ytt's namespaces (`schema/`, `data/`, `overlay/`, ...) that ytt does not know.",
+        "ytt silently ignores annotations it does not know, so the author's intent (say, `@schema/nulable`) does nothing; the check still evaluates the pair as ytt would.",
         "#@schema/nulable\ntag: \"\"",
         "#@schema/nullable\ntag: \"\""
     ),

@@ -105,6 +105,35 @@ impl Snapshot for CachedSnapshot<'_> {
 /// file, in the environment's order.
 const ENV_FILE_ORDER: usize = 1_000_000;
 
+/// `annotation/unknown`: annotations in ytt's namespaces that ytt does not
+/// know. ytt ignores them, so the check warns and evaluates on.
+fn unknown_annotations(
+    cache: &CompileCache,
+    opts: &CheckOptions,
+    files: &[Arc<InputFile>],
+    who: &Subject,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for f in files {
+        if f.file_type() != crate::files::FileType::Yaml {
+            continue;
+        }
+        let raw = cache.raw_yaml_opts(f, opts.eval.strict);
+        let Ok(ds) = &*raw else { continue };
+        for u in crate::template::metas::unknown_annotations(ds) {
+            let mut message = format!(
+                "unknown annotation '@{}': ytt ignores annotations it does not know, so this one has no effect",
+                u.name
+            );
+            if let Some(s) = u.suggestion {
+                message.push_str(&format!(" (did you mean '@{s}'?)"));
+            }
+            out.push(who.finding("annotation/unknown", message, Location::from_pos(&u.pos)));
+        }
+    }
+    out
+}
+
 /// What every pair of a library starts from.
 struct LibraryBase {
     files: Vec<Arc<InputFile>>,
@@ -192,14 +221,41 @@ fn empty_values() -> Value {
     Value::new_map(Default::default())
 }
 
-fn library_base(
+/// A library's shared start, and the warnings about its own files that every
+/// pair of it reports (even when the start failed).
+struct LibraryStart {
+    warnings: Vec<Finding>,
+    base: Result<LibraryBase, Vec<Finding>>,
+}
+
+fn library_start(
     sources: &SourceCache,
     cache: &CompileCache,
     opts: &CheckOptions,
     lib: &Library,
     who: &Subject,
+) -> LibraryStart {
+    let files = match input_files(sources, library_inputs(lib), who) {
+        Ok(files) => files,
+        Err(problems) => {
+            return LibraryStart {
+                warnings: Vec::new(),
+                base: Err(problems),
+            }
+        }
+    };
+    LibraryStart {
+        warnings: unknown_annotations(cache, opts, &files, who),
+        base: library_base(cache, opts, files, who),
+    }
+}
+
+fn library_base(
+    cache: &CompileCache,
+    opts: &CheckOptions,
+    files: Vec<Arc<InputFile>>,
+    who: &Subject,
 ) -> Result<LibraryBase, Vec<Finding>> {
-    let files = input_files(sources, library_inputs(lib), who)?;
     let tree = Arc::new(LibraryTree::new(files.clone()));
     let session = EvalSession::new(tree, &opts.eval, cache, empty_values());
     let schema = library_schema(&session, LibraryCtx::ROOT, &[])
@@ -228,33 +284,44 @@ fn run_pair(
     opts: &CheckOptions,
     plan: &Plan,
     pair: &Pair,
-    base: &Result<LibraryBase, Vec<Finding>>,
+    start: &LibraryStart,
 ) -> (Vec<Finding>, Option<Document>) {
     let lib = &plan.libraries[pair.library];
     let who = Subject {
         library: lib.name.clone(),
         environments: vec![pair.environment.clone()],
     };
-    let base = match base {
+    let for_this_pair = |findings: &[Finding]| -> Vec<Finding> {
+        findings
+            .iter()
+            .cloned()
+            .map(|mut f| {
+                f.environments = who.environments.clone();
+                f
+            })
+            .collect()
+    };
+    let mut findings = for_this_pair(&start.warnings);
+    let base = match &start.base {
         Ok(b) => b,
-        Err(findings) => {
-            let findings = findings
-                .iter()
-                .cloned()
-                .map(|mut f| {
-                    f.environments = who.environments.clone();
-                    f
-                })
-                .collect();
+        Err(problems) => {
+            findings.extend(for_this_pair(problems));
             return (findings, None);
         }
     };
-    match evaluate_pair(sources, cache, opts, plan, pair, base, &who) {
-        Ok((findings, values)) => (findings, Some(values)),
-        Err(findings) => (findings, None),
+    match evaluate_pair(sources, cache, opts, plan, pair, base, &who, &mut findings) {
+        Ok((more, values)) => {
+            findings.extend(more);
+            (findings, Some(values))
+        }
+        Err(more) => {
+            findings.extend(more);
+            (findings, None)
+        }
     }
 }
 
+#[allow(clippy::too_many_arguments)] // the pair's context; issue 11 gathers it
 fn evaluate_pair(
     sources: &SourceCache,
     cache: &CompileCache,
@@ -263,6 +330,7 @@ fn evaluate_pair(
     pair: &Pair,
     base: &LibraryBase,
     who: &Subject,
+    warnings: &mut Vec<Finding>,
 ) -> Result<(Vec<Finding>, Document), Vec<Finding>> {
     let values_err = |e: ValuesError| from_values_error(&e, Stage::Values, who);
     let env_inputs: Vec<(RepoPath, String, usize)> = pair
@@ -273,6 +341,7 @@ fn evaluate_pair(
         .map(|(i, f)| (f.path.clone(), f.rel.clone(), ENV_FILE_ORDER + i))
         .collect();
     let env_files = input_files(sources, env_inputs, who)?;
+    warnings.extend(unknown_annotations(cache, opts, &env_files, who));
     let mut all_files = base.files.clone();
     all_files.extend(env_files.iter().cloned());
     let tree = Arc::new(LibraryTree::new(all_files));
@@ -450,13 +519,16 @@ pub fn check(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckRe
     let progress = super::progress::Progress::new(opts.progress, plan.pairs.len());
 
     let (bases, outcomes) = pool.install(|| {
-        let bases: Vec<Result<LibraryBase, Vec<Finding>>> = plan
+        let bases: Vec<LibraryStart> = plan
             .libraries
             .par_iter()
             .enumerate()
             .map(|(i, lib)| {
                 if plan.pairs.iter().all(|p| p.library != i) {
-                    return Err(Vec::new());
+                    return LibraryStart {
+                        warnings: Vec::new(),
+                        base: Err(Vec::new()),
+                    };
                 }
                 let who = Subject {
                     library: lib.name.clone(),
@@ -466,7 +538,7 @@ pub fn check(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckRe
                         .map(|s| s.to_string())
                         .collect(),
                 };
-                library_base(sources, &cache, opts, lib, &who)
+                library_start(sources, &cache, opts, lib, &who)
             })
             .collect();
         let outcomes: Vec<PairOutcome> = plan
@@ -493,6 +565,7 @@ pub fn check(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckRe
     if opts.keep_values {
         for (lib, base) in plan.libraries.iter().zip(&bases) {
             let dt = base
+                .base
                 .as_ref()
                 .ok()
                 .and_then(|b| b.schema.schema.doc_type.clone());

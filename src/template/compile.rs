@@ -246,21 +246,8 @@ impl Compiler<'_> {
                     m.blocks.push((code_out, comment.pos.clone()));
                 }
                 MetaKind::Annotation { name, content } => {
-                    if let Some(suggestion) = metas::unknown_in_known_namespace(&name) {
-                        // ytt ignores such an annotation, so what its author meant
-                        // silently does not happen: yttcheck rejects it.
-                        let hint = match suggestion {
-                            Some(s) => format!(" (did you mean '@{s}'?)"),
-                            None => String::new(),
-                        };
-                        return Err(CompileError {
-                            pos: comment.pos.clone(),
-                            message: format!(
-                                "Unknown annotation '@{name}' at {}{hint}: ytt ignores annotations it does not know, so this one would have no effect",
-                                comment.pos.as_line_string()
-                            ),
-                        });
-                    }
+                    // an annotation ytt does not know is kept and ignored, as
+                    // in ytt (`check` warns about it: `annotation/unknown`)
                     m.annotations.push((name, content, comment.pos.clone()));
                 }
             }

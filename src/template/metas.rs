@@ -154,6 +154,65 @@ pub fn unknown_in_known_namespace(name: &str) -> Option<Option<&'static str>> {
     Some(best)
 }
 
+/// An annotation in one of ytt's namespaces that ytt does not know: ytt keeps
+/// and ignores it, so whatever its author meant does not happen.
+#[derive(Debug, Clone)]
+pub struct UnknownAnnotation {
+    pub name: String,
+    pub pos: Pos,
+    /// The closest annotation ytt knows, when one is close.
+    pub suggestion: Option<&'static str>,
+}
+
+/// Every unknown annotation of a parsed file, in source order. Walks the
+/// comments attached to every node, as the template compiler reads them.
+pub fn unknown_annotations(ds: &crate::yaml::DocSet) -> Vec<UnknownAnnotation> {
+    use crate::yaml::Value;
+    fn meta(m: &crate::yaml::Meta, out: &mut Vec<UnknownAnnotation>) {
+        for c in &m.comments {
+            if let Ok(MetaKind::Annotation { name, .. }) = classify(c, &Pos::unknown(), true) {
+                if let Some(suggestion) = unknown_in_known_namespace(&name) {
+                    out.push(UnknownAnnotation {
+                        name,
+                        pos: c.pos.clone(),
+                        suggestion,
+                    });
+                }
+            }
+        }
+    }
+    fn value(v: &Value, out: &mut Vec<UnknownAnnotation>) {
+        match v {
+            Value::Map(m) => {
+                meta(&m.meta, out);
+                for item in &m.items {
+                    meta(&item.meta, out);
+                    value(&item.value, out);
+                }
+            }
+            Value::Array(a) => {
+                meta(&a.meta, out);
+                for item in &a.items {
+                    meta(&item.meta, out);
+                    value(&item.value, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    meta(&ds.meta, &mut out);
+    for d in &ds.docs {
+        meta(&d.meta, &mut out);
+        value(&d.value, &mut out);
+    }
+    out.sort_by_key(|u| (u.pos.line(), u.pos.col(), u.name.clone()));
+    out.dedup_by(|a, b| {
+        (a.pos.line(), a.pos.col(), &a.name) == (b.pos.line(), b.pos.col(), &b.name)
+    });
+    out
+}
+
 /// Levenshtein distance, for "did you mean" hints.
 pub fn strsim(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();

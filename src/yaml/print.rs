@@ -4,8 +4,8 @@
 //! To be byte-for-byte compatible this module reproduces that emitter for the
 //! events ytt produces: block mappings and sequences (sequences inside mappings
 //! are not indented), `{}`/`[]` for empty collections, the scalar style choice
-//! (plain, single-quoted, double-quoted, literal `|`), folding of long scalars
-//! past column 80, and Go's shortest float formatting.
+//! (plain, single-quoted, double-quoted, literal `|`), every scalar on one line
+//! whatever its length (ytt sets no width), and Go's shortest float formatting.
 
 use super::node::{DocSet, Document, Value};
 use super::scalar;
@@ -163,7 +163,6 @@ struct Emitter {
 }
 
 const BEST_INDENT: i32 = 2;
-const BEST_WIDTH: usize = 80;
 
 impl Emitter {
     fn new() -> Emitter {
@@ -303,11 +302,10 @@ impl Emitter {
         self.simple_key_context = ctx.simple_key;
         let style = self.select_style(text, requested, a);
         self.increase_indent(true, false);
-        let allow_breaks = !self.simple_key_context;
         match style {
-            Style::Plain => self.write_plain(text, allow_breaks),
-            Style::Single => self.write_single(text, allow_breaks),
-            Style::Double => self.write_double(text, allow_breaks),
+            Style::Plain => self.write_plain(text),
+            Style::Single => self.write_single(text),
+            Style::Double => self.write_double(text),
             Style::Literal => self.write_literal(text),
         }
         self.pop_indent();
@@ -335,28 +333,15 @@ impl Emitter {
         style
     }
 
-    fn write_plain(&mut self, value: &str, allow_breaks: bool) {
+    /// ytt's go-yaml emitter has no line width: spaces are never turned into
+    /// line folds, so a scalar stays on one line whatever its length.
+    fn write_plain(&mut self, value: &str) {
         if !self.whitespace {
             self.put(' ');
         }
-        let chars: Vec<char> = value.chars().collect();
-        let mut spaces = false;
         let mut breaks = false;
-        let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if c == ' ' {
-                if allow_breaks
-                    && !spaces
-                    && self.column > BEST_WIDTH
-                    && chars.get(i + 1) != Some(&' ')
-                {
-                    self.write_indent();
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
-            } else if is_break(c) {
+        for c in value.chars() {
+            if is_break(c) {
                 if !breaks && c == '\n' {
                     self.put_break();
                 }
@@ -369,37 +354,18 @@ impl Emitter {
                 }
                 self.put(c);
                 self.indention = false;
-                spaces = false;
                 breaks = false;
             }
-            i += 1;
         }
         self.whitespace = false;
         self.indention = false;
     }
 
-    fn write_single(&mut self, value: &str, allow_breaks: bool) {
+    fn write_single(&mut self, value: &str) {
         self.write_indicator("'", true, false, false);
-        let chars: Vec<char> = value.chars().collect();
-        let mut spaces = false;
         let mut breaks = false;
-        let n = chars.len();
-        for i in 0..n {
-            let c = chars[i];
-            if c == ' ' {
-                if allow_breaks
-                    && !spaces
-                    && self.column > BEST_WIDTH
-                    && i > 0
-                    && i < n - 1
-                    && chars.get(i + 1) != Some(&' ')
-                {
-                    self.write_indent();
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
-            } else if is_break(c) {
+        for c in value.chars() {
+            if is_break(c) {
                 if !breaks && c == '\n' {
                     self.put_break();
                 }
@@ -415,7 +381,6 @@ impl Emitter {
                 }
                 self.put(c);
                 self.indention = false;
-                spaces = false;
                 breaks = false;
             }
         }
@@ -424,13 +389,9 @@ impl Emitter {
         self.indention = false;
     }
 
-    fn write_double(&mut self, value: &str, allow_breaks: bool) {
-        let mut spaces = false;
+    fn write_double(&mut self, value: &str) {
         self.write_indicator("\"", true, false, false);
-        let chars: Vec<char> = value.chars().collect();
-        let n = chars.len();
-        for i in 0..n {
-            let c = chars[i];
+        for c in value.chars() {
             if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
                 self.put('\\');
                 match c {
@@ -463,20 +424,8 @@ impl Emitter {
                         self.write_str(&hex);
                     }
                 }
-                spaces = false;
-            } else if c == ' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && i > 0 && i < n - 1 {
-                    self.write_indent();
-                    if chars.get(i + 1) == Some(&' ') {
-                        self.put('\\');
-                    }
-                } else {
-                    self.put(c);
-                }
-                spaces = true;
             } else {
                 self.put(c);
-                spaces = false;
             }
         }
         self.write_indicator("\"", false, false, false);
@@ -780,13 +729,65 @@ mod tests {
         assert_eq!(roundtrip("a: \"x \\ny\"\n"), "a: \"x \\ny\"\n");
     }
 
+    /// A string of `len` characters: `unit` repeated, cut to length.
+    fn long(unit: &str, len: usize) -> String {
+        unit.chars().cycle().take(len).collect()
+    }
+
     #[test]
-    fn long_strings_fold() {
-        let long = "word ".repeat(30);
-        let text = format!("a: {}\n", long.trim_end());
-        let out = roundtrip(&text);
-        assert!(out.starts_with("a: word word"));
-        assert!(out.contains("\n  word"), "{out}");
+    fn long_scalars_stay_on_one_line_in_every_style() {
+        for len in [100, 500, 5000] {
+            // plain, single-quoted (leading space), double-quoted (escapes)
+            let plain = long("word ", len).trim_end().to_string() + "x";
+            let single = format!(" {}", long("quote me ", len));
+            let double = format!("cat \u{1F63E} {}", long("a\tb ", len));
+            for (text, expected) in [
+                (plain.clone(), plain.clone()),
+                (single.clone(), format!("'{single}'")),
+                (
+                    double.clone(),
+                    format!(
+                        "\"{}\"",
+                        double
+                            .replace('\t', "\\t")
+                            .replace('\u{1F63E}', "\\U0001F63E")
+                    ),
+                ),
+            ] {
+                let out = print_value(&Value::str(&text));
+                assert_eq!(out, format!("{expected}\n"), "value of {len} chars");
+                let mut m = super::super::node::Map::default();
+                m.items.push(super::super::node::MapItem {
+                    key: Value::str("k"),
+                    value: Value::str(&text),
+                    ..Default::default()
+                });
+                let out = print_value(&Value::Map(Box::new(m)));
+                assert_eq!(out, format!("k: {expected}\n"), "map value of {len} chars");
+            }
+        }
+    }
+
+    #[test]
+    fn long_keys_stay_on_one_line() {
+        // keys up to 128 bytes are simple keys; longer ones take go-yaml's
+        // `? key` form, still on one line
+        for len in [100, 500, 5000] {
+            let key = long("key part ", len).trim_end().to_string() + "k";
+            let mut m = super::super::node::Map::default();
+            m.items.push(super::super::node::MapItem {
+                key: Value::str(&key),
+                value: Value::Int(1),
+                ..Default::default()
+            });
+            let out = print_value(&Value::Map(Box::new(m)));
+            let expected = if key.len() <= 128 {
+                format!("{key}: 1\n")
+            } else {
+                format!("? {key}\n: 1\n")
+            };
+            assert_eq!(out, expected, "key of {len} chars");
+        }
     }
 
     #[test]
