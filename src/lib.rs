@@ -8,6 +8,7 @@ pub mod check;
 pub mod cli;
 pub mod diff;
 pub mod files;
+pub mod gocompat;
 pub mod overlay;
 pub mod report;
 pub mod schema;

@@ -252,3 +252,104 @@ fn plus_colon_is_an_ordinary_path() {
 ",
     );
 }
+
+// ---- go-starlark's and Go's texts, where starlark-rust and serde word them
+// differently (ytt's words are what users search for)
+
+#[test]
+fn too_many_positional_arguments_as_go_starlark_words_it() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "v.yml",
+        "#@ f = lambda v: v\n#@data/values\n---\na: #@ f(1, 2)\n",
+    );
+    let (code, _, err) = run(d.path(), &["-f", "v.yml"], "");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("- function lambda accepts 1 positional argument (2 given)\n"),
+        "{err}"
+    );
+    assert!(err.contains("v.yml:4 | a: #@ f(1, 2)"), "{err}");
+}
+
+#[test]
+fn comparing_unsupported_types_as_go_starlark_words_it() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "v.yml",
+        "#@ def frag():\nx: 1\n#@ end\n#@data/values\n---\na: #@ frag() >= 1\n",
+    );
+    let (code, _, err) = run(d.path(), &["-f", "v.yml"], "");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("- yamlfragment >= int not implemented\n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn json_decode_errors_in_go_encoding_json_words() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "v.yml",
+        "#@ load(\"@ytt:json\", \"json\")\n#@data/values\n---\na: #@ json.decode('{\"a\": }')\n",
+    );
+    let (code, _, err) = run(d.path(), &["-f", "v.yml"], "");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("- json.decode: invalid character '}' looking for beginning of value\n"),
+        "{err}"
+    );
+}
+
+#[test]
+fn not_null_failure_names_the_builtin() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "v.yml",
+        "#@ load(\"@ytt:assert\", \"assert\")\n#@data/values\n---\na: #@ assert.try_to(lambda: assert.not_null(None))\n",
+    );
+    let (code, out, err) = run(d.path(), &["-f", "v.yml", "--data-values-inspect"], "");
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "a:\n- null\n- 'assert.not_null: fail: value is null'\n"
+    );
+}
+
+#[test]
+fn numbers_in_rule_messages_as_ytt_prints_them() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "s.yml",
+        "#@data/values-schema\n---\n#@schema/validation max=1.0\na: 2.0\n#@schema/validation min=0.5\nb: 0.25\n",
+    );
+    let (code, _, err) = run(d.path(), &["-f", "s.yml"], "");
+    assert_eq!(code, 1);
+    assert!(err.contains("must be: a value <= 1 (by: s.yml:3)"), "{err}");
+    assert!(
+        err.contains("must be: a value >= 0.5 (by: s.yml:5)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn strict_accepts_the_empty_document_and_reports_in_document_order() {
+    let d = tempfile::tempdir().unwrap();
+    // the document before `---` holds only the annotation: not an ambiguous `~`
+    write(d.path(), "v.yml", "#@data/values\n---\na: 1\n");
+    let (code, out, err) = run(d.path(), &["-f", "v.yml", "--strict"], "");
+    assert_eq!((code, out.as_str()), (0, "a: 1\n"), "{err}");
+    write(d.path(), "v.yml", "#@data/values\n---\na: yes\nb: ~\n");
+    let (code, _, err) = run(d.path(), &["-f", "v.yml", "--strict"], "");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Found 'yes' ambigious (could be !!str or !!bool)"),
+        "{err}"
+    );
+}

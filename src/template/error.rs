@@ -166,9 +166,10 @@ fn error_message(e: &starlark::Error) -> (Msg, bool) {
     let raw = raw
         .replace(ASSERT_RENAMED, "assert")
         .replace("ytt-budget: ", "");
+    let code = e.span().map(|s| s.source_span().to_string());
     let raw = normalize(&raw);
     let mut lines = raw.lines();
-    let topic = lines.next().unwrap_or("").to_string();
+    let topic = crate::gocompat::starlark_message(lines.next().unwrap_or(""), code.as_deref());
     let rest = lines.map(|s| s.to_string()).collect();
     (Msg { topic, rest }, budget)
 }

@@ -82,8 +82,44 @@ fn type_of(v: &AnnValue) -> String {
     }
 }
 
+/// A rule's argument as ytt writes it in a message (`%v` of a go-starlark
+/// value: floats in Go's `%g`, so `max=1.0` reads `<= 1`).
 fn repr(v: &AnnValue) -> String {
-    crate::schema::types::repr(v)
+    match v {
+        AnnValue::Frozen(f) => go_repr(f.value()),
+        _ => crate::schema::types::repr(v),
+    }
+}
+
+/// go-starlark's `String()` of a value, for the types rule arguments take.
+fn go_repr(v: SValue) -> String {
+    use starlark::values::dict::DictRef;
+    use starlark::values::list::ListRef;
+    if v.get_type() == "float" {
+        if let Ok(f) = v.to_str().parse::<f64>() {
+            return crate::gocompat::float_g6(f);
+        }
+    }
+    if let Some(l) = ListRef::from_value(v) {
+        let items: Vec<String> = l.iter().map(go_repr).collect();
+        return format!("[{}]", items.join(", "));
+    }
+    if let Some(t) = TupleRef::from_value(v) {
+        let items: Vec<String> = t.iter().map(go_repr).collect();
+        return if items.len() == 1 {
+            format!("({},)", items[0])
+        } else {
+            format!("({})", items.join(", "))
+        };
+    }
+    if let Some(d) = DictRef::from_value(v) {
+        let items: Vec<String> = d
+            .iter()
+            .map(|(k, v)| format!("{}: {}", go_repr(k), go_repr(v)))
+            .collect();
+        return format!("{{{}}}", items.join(", "));
+    }
+    v.to_repr()
 }
 
 fn is_callable_ann(v: &AnnValue) -> bool {

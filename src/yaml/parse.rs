@@ -331,13 +331,19 @@ fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, Parse
             }
             Event::Scalar(value, style, anchor, tag) => {
                 let tag = tag.map(|t| (t.handle().to_string(), t.suffix().to_string()));
+                // the parser writes an empty node (a document holding only
+                // comments, `key:` with nothing after it) as `~`; it is empty
+                // text, which `--strict` accepts as null and `~` it does not
+                let empty = span.end.byte_offset() == span.start.byte_offset()
+                    && matches!(style, ScalarStyle::Plain);
+                let text = if empty {
+                    String::new()
+                } else {
+                    value.into_owned()
+                };
                 let id = push(
                     &mut raw,
-                    RawKind::Scalar {
-                        text: value.into_owned(),
-                        style,
-                        tag,
-                    },
+                    RawKind::Scalar { text, style, tag },
                     line,
                     col,
                     start,

@@ -334,6 +334,8 @@ pub fn go_error_text(e: &starlark::Error) -> String {
     let raw = raw
         .trim()
         .replace(crate::template::blocks::ASSERT_RENAMED, "assert");
+    let code = e.span().map(|s| s.source_span().to_string());
+    let raw = crate::gocompat::starlark_message(&raw, code.as_deref());
     if let Some(rest) = raw.strip_prefix("Missing parameter `") {
         if let Some((param, tail)) = rest.split_once("` for call to `") {
             let func = short_function_name(tail.trim_end_matches('`'));
@@ -503,7 +505,10 @@ fn assert_members(builder: &mut GlobalsBuilder) {
                 let check = a
                     .get_attr("check", eval.heap())?
                     .unwrap_or_else(Value::new_none);
+                // ytt's builtin wraps the check's failure in its own name,
+                // as go-starlark does for every builtin
                 eval.eval_function(check, &[*v], &[])
+                    .map_err(|e| err(format!("assert.not_null: {}", go_error_text(&e))))
             }
         }
     }

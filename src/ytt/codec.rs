@@ -279,8 +279,12 @@ fn json_members(builder: &mut GlobalsBuilder) {
     ) -> starlark::Result<Value<'v>> {
         let v = one_arg("json.decode", &args)?;
         let s = str_arg("json.decode", v)?;
-        let parsed: serde_json::Value =
-            serde_json::from_str(s).map_err(|e| err(format!("json.decode: {e}")))?;
+        let parsed: serde_json::Value = serde_json::from_str(s).map_err(|e| {
+            // Go's encoding/json wording, as ytt reports it
+            let msg =
+                crate::gocompat::json_syntax::check(s.as_bytes()).unwrap_or_else(|| e.to_string());
+            err(format!("json.decode: {msg}"))
+        })?;
         from_yaml(&json_to_yaml(&parsed), eval.heap(), MapAs::Dict)
     }
 }
