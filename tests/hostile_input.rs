@@ -155,21 +155,53 @@ fn alias_bomb_is_refused() {
 }
 
 #[test]
-fn ten_thousand_deep_nesting_is_refused() {
+fn nesting_deeper_than_the_limit_is_refused() {
     let d = tempfile::tempdir().unwrap();
     let flow = format!(
         "#@data/values\n---\na: {}{}\n",
-        "[".repeat(10_000),
-        "]".repeat(10_000)
+        "[".repeat(20_000),
+        "]".repeat(20_000)
     );
     write(d.path(), "flow.yml", flow);
     let err = fails(d.path(), &["-f", "flow.yml"]);
-    assert_has(&err, &["'flow.yml'", "yaml: line 3"]);
+    assert_has(&err, &["'flow.yml'", "yaml: line 3", "10000 nested"]);
 
     // block sequences nest on one line: `- - - ... x`
-    write(d.path(), "block.yml", format!("{}x\n", "- ".repeat(10_000)));
+    write(d.path(), "block.yml", format!("{}x\n", "- ".repeat(20_000)));
     let err = fails(d.path(), &["--data-values-file", "block.yml"]);
     assert_has(&err, &["'block.yml'", "line"]);
+}
+
+#[test]
+fn nesting_as_deep_as_ytt_accepts_is_accepted() {
+    // go-yaml v2 (ytt) has no nesting limit; a few thousand levels are
+    // accepted and printed as ytt prints them
+    let d = tempfile::tempdir().unwrap();
+    for depth in [600, 5_000] {
+        let flow = format!(
+            "#@data/values\n---\na: {}1{}\n",
+            "[".repeat(depth),
+            "]".repeat(depth)
+        );
+        write(d.path(), "flow.yml", flow);
+        let out = Command::cargo_bin("yttcheck")
+            .unwrap()
+            .current_dir(d.path())
+            .args(["inspect", "-f", "flow.yml"])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{depth}: {out:?}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.starts_with(
+                "a:
+- - - "
+            ),
+            "{depth}"
+        );
+        assert_eq!(stdout.matches("- ").count(), depth, "{depth}");
+    }
 }
 
 #[test]

@@ -165,3 +165,85 @@ fn hash_inside_strings_is_not_a_comment() {
         "a: '#@ not code'\nb: |\n  # not a comment\n  #@ nor code\nc: 'x #! y'\n"
     );
 }
+
+#[test]
+fn nel_ls_and_ps_are_line_breaks_as_in_go_yaml() {
+    // `#@data/values` then PS then `---`: a data values document, not a
+    // comment that swallows the document marker
+    for sep in ["\u{2029}", "\u{2028}", "\u{85}"] {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join("schema.yml"),
+            "#@data/values-schema\n---\na: 0\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.path().join("values.yml"),
+            format!("#@data/values{sep}---\na: 1\n"),
+        )
+        .unwrap();
+        let out = assert_cmd::Command::cargo_bin("yttcheck")
+            .unwrap()
+            .current_dir(d.path())
+            .args(["inspect", "-f", "schema.yml", "-f", "values.yml"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{sep:?}: {out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "a: 1\n", "{sep:?}");
+    }
+}
+
+#[test]
+fn content_after_document_end_needs_a_document_start_as_in_go_yaml() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("v.yml"), "a: 1\n...\nb: 2\n").unwrap();
+    let (code, _, err) = inspect(d.path(), &["--data-values-file", "v.yml"]);
+    assert_eq!(code, 1);
+    // a parser error: go-yaml reports the 0-based line of `b`
+    assert!(
+        err.contains("yaml: line 2: did not find expected <document start>"),
+        "{err}"
+    );
+    // with `---` it is a second document, and `...` at the end is fine
+    std::fs::write(d.path().join("v.yml"), "a: 1\n...\n---\nb: 2\n...\n").unwrap();
+    let (code, out, err) = inspect(d.path(), &["--data-values-file", "v.yml"]);
+    assert_eq!((code, out.as_str()), (0, "a: 1\nb: 2\n"), "{err}");
+}
+
+#[test]
+fn syntax_errors_in_go_yaml_words_and_lines() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("s.yml"), "#@data/values\n---\na: 1\n").unwrap();
+    // an unclosed flow sequence in a flag: go-yaml names no line for one line
+    let (code, _, err) = inspect(d.path(), &["-f", "s.yml", "--data-value-yaml", "a=[1, 2"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.ends_with("Deserializing YAML value: yaml: did not find expected ',' or ']'\n"),
+        "{err}"
+    );
+    // a tab that breaks indentation and a plain scalar starting with a
+    // reserved indicator: scanner errors, on their 1-based line
+    for (text, line) in [
+        ("#@data/values\n---\na:\n\tb: 1\n", 4),
+        ("#@data/values\n---\na: @x\n", 3),
+        ("#@data/values\n---\na: `x\n", 3),
+    ] {
+        std::fs::write(d.path().join("bad.yml"), text).unwrap();
+        let (code, _, err) = inspect(d.path(), &["-f", "bad.yml"]);
+        assert_eq!(code, 1);
+        assert!(
+            err.contains(&format!(
+                "yaml: line {line}: found character that cannot start any token"
+            )),
+            "{text:?}: {err}"
+        );
+    }
+    // a parser error: the problem alone, on go-yaml's 0-based line
+    std::fs::write(d.path().join("bad.yml"), "a:\n  b: 1\n c: 2\n").unwrap();
+    let (code, _, err) = inspect(d.path(), &["--data-values-file", "bad.yml"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("yaml: line 2: did not find expected key"),
+        "{err}"
+    );
+}

@@ -35,7 +35,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_depth: 512,
+            max_depth: 10_000,
             max_alias_nodes: 200_000,
         }
     }
@@ -70,6 +70,25 @@ impl std::fmt::Display for ParseError {
     }
 }
 
+/// go-yaml (YAML 1.1) reads NEL, LS and PS (U+0085, U+2028, U+2029) as line
+/// breaks; the parser underneath does not. They become `\n`, padded with
+/// spaces before it so that every byte offset stays where it was (trailing
+/// spaces are insignificant where a line break may stand).
+fn unicode_line_breaks(text: &str) -> Option<String> {
+    if !text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{85}' => out.push_str(" \n"),
+            '\u{2028}' | '\u{2029}' => out.push_str("  \n"),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 /// Parses a YAML file the way ytt does. `with_comments` keeps comments (needed
 /// for templates and to detect annotations in plain files).
 pub fn parse(src: &Arc<SourceFile>, with_comments: bool) -> Result<DocSet, ParseError> {
@@ -101,6 +120,8 @@ fn parse_inner(
 ) -> Result<DocSet, ParseError> {
     let original = src.text();
     let original = original.strip_prefix('\u{feff}').unwrap_or(original);
+    let with_breaks = unicode_line_breaks(original);
+    let original = with_breaks.as_deref().unwrap_or(original);
     let starts_with_marker = starts_with_doc_marker(original);
     let (text, line_shift): (std::borrow::Cow<str>, u32) = if starts_with_marker {
         (original.into(), 0)
@@ -269,6 +290,9 @@ fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, Parse
         anchors: HashMap::new(),
     };
     let mut stack: Vec<Open> = Vec::new();
+    // after an explicit `...`, go-yaml (YAML 1.1) requires `---` before more
+    // content; the parser underneath (YAML 1.2) starts an implicit document
+    let mut after_explicit_end = false;
     for ev in parser {
         let (event, span) = ev.map_err(|e| {
             let line = raw_line(e.marker().line() as u32, line_shift);
@@ -278,6 +302,44 @@ fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, Parse
                         "exceeded max depth of {} nested collections",
                         limits.max_depth
                     )
+                }
+                // go-yaml's scanner words both as one problem
+                m if m.starts_with("unexpected character") || m.starts_with("tabs disallowed") => {
+                    "found character that cannot start any token".to_string()
+                }
+                // an unclosed flow collection: go-yaml's parser fails at the
+                // end of the input, and prints that 0-based line (or, when it
+                // is 0, the bracket's; when both are 0, none)
+                m if m.starts_with("unclosed bracket") => {
+                    let close = if m.contains('{') { '}' } else { ']' };
+                    let eof_line = text.matches('\n').count() as u32 - line_shift;
+                    let go_line = if eof_line != 0 {
+                        eof_line
+                    } else {
+                        line.saturating_sub(1)
+                    };
+                    let what = format!("did not find expected ',' or '{close}'");
+                    return ParseError {
+                        line,
+                        col: e.marker().col() as u32 + 1,
+                        message: if go_line == 0 {
+                            what
+                        } else {
+                            format!("line {go_line}: {what}")
+                        },
+                        line_in_message: false,
+                    };
+                }
+                // a parser error: go-yaml prints only the problem, and the
+                // problem's 0-based line
+                m if m.starts_with("while parsing ") => {
+                    let problem = m.split_once(", ").map(|(_, p)| p).unwrap_or(&m);
+                    return ParseError {
+                        line,
+                        col: e.marker().col() as u32 + 1,
+                        message: format!("line {}: {problem}", line.saturating_sub(1)),
+                        line_in_message: false,
+                    };
                 }
                 m => m,
             };
@@ -299,12 +361,31 @@ fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, Parse
         let mut new_node: Option<RawId> = None;
         match event {
             Event::StreamStart | Event::StreamEnd => {}
-            Event::DocumentStart(_, _) => raw.docs.push(RawDoc {
-                start: offset,
-                line,
-                root: None,
-            }),
-            Event::DocumentEnd => {}
+            Event::DocumentStart(explicit, _) => {
+                if after_explicit_end && !explicit {
+                    let line = raw_line(line, line_shift);
+                    // a parser error: go-yaml prints its 0-based line
+                    return Err(ParseError {
+                        line,
+                        col,
+                        message: format!(
+                            "line {}: did not find expected <document start>",
+                            line.saturating_sub(1)
+                        ),
+                        line_in_message: false,
+                    });
+                }
+                raw.docs.push(RawDoc {
+                    start: offset,
+                    line,
+                    root: None,
+                })
+            }
+            Event::DocumentEnd => {
+                after_explicit_end = text
+                    .get(offset..)
+                    .is_some_and(|rest| rest.starts_with("..."));
+            }
             Event::Comment(text, _) => raw.comments.push(RawComment {
                 offset,
                 end: span.end.byte_offset().unwrap_or(offset),
