@@ -331,3 +331,33 @@ fn missing_file() {
     let err = fails(d.path(), &["-f", "nope.yml"]);
     assert_has(&err, &["nope.yml", "no such file or directory"]);
 }
+
+#[test]
+fn files_ytt_never_parses_for_values_need_not_be_utf8() {
+    // a Latin-1 text template and a private library's file: ytt does not
+    // read them to compute data values, so `inspect` does not fail on them
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "values.yml", "#@data/values\n---\na: 1\n");
+    write(d.path(), "notes.txt", b"caf\xe9\n".as_slice());
+    write(
+        d.path(),
+        "_ytt_lib/lib/config.yml",
+        b"#@data/values\n---\nname: caf\xe9\n".as_slice(),
+    );
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["inspect", "-f", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a: 1\n");
+    // a values file that ytt parses still must be UTF-8
+    write(
+        d.path(),
+        "values.yml",
+        b"#@data/values\n---\na: caf\xe9\n".as_slice(),
+    );
+    let err = fails(d.path(), &["-f", "."]);
+    assert_has(&err, &["values.yml:3:7", "not valid UTF-8"]);
+}

@@ -263,6 +263,15 @@ fn relative_to(root: &str, p: &str) -> String {
         .unwrap_or_else(|| p.to_string())
 }
 
+/// Files that computing data values never parses: text templates, data
+/// files, and everything inside a private library (`_ytt_lib/`).
+fn never_parsed_for_values(rel_path: &str) -> bool {
+    use crate::files::{file_type_of, FileType};
+    rel_path.starts_with("_ytt_lib/")
+        || rel_path.contains("/_ytt_lib/")
+        || !matches!(file_type_of(rel_path), FileType::Yaml | FileType::Starlark)
+}
+
 /// Reads a found file into an [`InputFile`] named `display` in messages.
 pub fn load_file(
     snap: &dyn Snapshot,
@@ -273,7 +282,19 @@ pub fn load_file(
         Some(b) => b,
         None => snap.read(&f.path)?,
     };
-    let text = decode_text(&f.path, bytes)?;
+    let text = match decode_text(&f.path, bytes) {
+        Ok(text) => text,
+        // ytt never parses a text template or a private library's file to
+        // compute data values, so for `inspect` such a file need not be
+        // UTF-8 (as in ytt); it is kept as lossy text
+        Err(e) if never_parsed_for_values(&f.rel_path) => match snap.read(&f.path) {
+            Ok(bytes) if !e.message.contains("more than") => {
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+            _ => return Err(e),
+        },
+        Err(e) => return Err(e),
+    };
     Ok(Arc::new(InputFile {
         src: SourceFile::new(f.rel_path.clone(), text),
         rel_path: f.rel_path,
