@@ -353,3 +353,55 @@ fn strict_accepts_the_empty_document_and_reports_in_document_order() {
         "{err}"
     );
 }
+
+#[test]
+fn data_value_file_takes_bytes_as_ytt_does() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "v.yml", "#@data/values\n---\na: 1\n");
+    // not UTF-8: go-yaml writes `!!binary` base64 (in 70-column lines when long)
+    std::fs::write(d.path().join("bin.dat"), b"ab\xff\xfe").unwrap();
+    let (code, out, err) = run(
+        d.path(),
+        &[
+            "-f",
+            "v.yml",
+            "--data-value-file",
+            "a=bin.dat",
+            "--data-values-inspect",
+        ],
+        "",
+    );
+    assert_eq!((code, out.as_str()), (0, "a: !!binary YWL//g==\n"), "{err}");
+    std::fs::write(d.path().join("bin.dat"), [0xffu8; 60]).unwrap();
+    let (code, out, err) = run(
+        d.path(),
+        &[
+            "-f",
+            "v.yml",
+            "--data-value-file",
+            "a=bin.dat",
+            "--data-values-inspect",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    let line = "/".repeat(70);
+    assert_eq!(
+        out,
+        format!("a: !!binary |\n  {line}\n  {}\n", "/".repeat(10))
+    );
+    // a byte order mark is part of the value
+    std::fs::write(d.path().join("bom.txt"), b"\xef\xbb\xbfhi").unwrap();
+    let (code, out, err) = run(
+        d.path(),
+        &[
+            "-f",
+            "v.yml",
+            "--data-value-file",
+            "a=bom.txt",
+            "--data-values-inspect",
+        ],
+        "",
+    );
+    assert_eq!((code, out.as_str()), (0, "a: \"\\uFEFFhi\"\n"), "{err}");
+}

@@ -29,6 +29,7 @@ impl Tree {
             Value::UInt(u) => Tree::Int(*u as i128),
             Value::Float(f) => Tree::Float(*f),
             Value::Str(s) => Tree::Str(s.to_string()),
+            Value::Binary(b) => Tree::Str(String::from_utf8_lossy(b).into_owned()),
             Value::Map(m) => Tree::Map(
                 m.items
                     .iter()

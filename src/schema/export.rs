@@ -369,6 +369,7 @@ fn yaml_to_json(v: &Value) -> serde_json::Value {
             .map(J::Number)
             .unwrap_or(J::Null),
         Value::Str(s) => J::String(s.to_string()),
+        Value::Binary(b) => J::String(String::from_utf8_lossy(b).into_owned()),
         Value::Array(a) => J::Array(a.items.iter().map(|i| yaml_to_json(&i.value)).collect()),
         Value::Map(m) => {
             let mut o = serde_json::Map::new();

@@ -417,7 +417,7 @@ pub(crate) fn infer_type(value: &Value, pos: &Pos) -> Result<Option<Type>, Schem
             })
         }
         Value::Array(a) => Type::Array(array_type(a)?),
-        Value::Str(_) => Type::Scalar(ScalarType {
+        Value::Str(_) | Value::Binary(_) => Type::Scalar(ScalarType {
             kind: ScalarKind::String,
             pos: pos.clone(),
             default: value.clone(),

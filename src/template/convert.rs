@@ -294,6 +294,8 @@ pub fn from_yaml<'v>(v: &YValue, heap: Heap<'v>, maps: MapAs) -> starlark::Resul
         YValue::UInt(u) => heap.alloc(*u),
         YValue::Float(f) => heap.alloc(StarlarkFloat(*f)),
         YValue::Str(s) => heap.alloc_str(s).to_value(),
+        // a Starlark string is UTF-8 here (go-starlark's may hold any bytes)
+        YValue::Binary(b) => heap.alloc_str(&String::from_utf8_lossy(b)).to_value(),
         YValue::Array(a) => {
             let mut items = Vec::with_capacity(a.items.len());
             for it in &a.items {

@@ -148,12 +148,29 @@ impl DataValuesFlags {
                 "Expected '{path}' to be a file, but is a directory"
             ));
         };
-        let file = load_file(snap, f, 0).map_err(|_| format!("Reading file '{path}'"))?;
-        let contents = file.src.text().to_string();
+        // ytt takes the file's bytes as they are (a byte order mark
+        // included); bytes that are not UTF-8 become `!!binary`
+        let bytes = match f.bytes {
+            Some(b) => b,
+            None => snap
+                .read(&f.path)
+                .map_err(|_| format!("Reading file '{path}'"))?,
+        };
+        if bytes.len() as u64 > crate::source::MAX_FILE_SIZE {
+            return Err(format!(
+                "Reading file '{path}': it is {} bytes, more than the {} MiB yttcheck reads",
+                bytes.len(),
+                crate::source::MAX_FILE_SIZE / 1024 / 1024
+            ));
+        }
+        let (value, contents) = match String::from_utf8(bytes) {
+            Ok(text) => (Value::str(&text), text),
+            Err(e) => (Value::Binary(e.into_bytes().into()), String::new()),
+        };
         let (lib_ref, key) = lib_ref_and_key(key_part)?;
         let desc = format!("(data-value-file arg) {key}={path}");
         let pieces: Vec<&str> = key.split('.').collect();
-        let doc = build_overlay(&pieces, Value::str(&contents), &desc, &contents);
+        let doc = build_overlay(&pieces, value, &desc, &contents);
         Envelope::with_lib_ref(doc, lib_ref)
     }
 }

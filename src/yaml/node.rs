@@ -24,6 +24,9 @@ pub enum Value {
     UInt(u64),
     Float(f64),
     Str(Arc<str>),
+    /// Bytes that are not UTF-8 text (`--data-value-file` of a binary file):
+    /// go-yaml writes them as `!!binary` base64.
+    Binary(Arc<[u8]>),
     Map(Box<Map>),
     Array(Box<Array>),
 }
@@ -86,7 +89,7 @@ impl Value {
             Value::Bool(_) => "boolean",
             Value::Int(_) | Value::UInt(_) => "integer",
             Value::Float(_) => "float",
-            Value::Str(_) => "string",
+            Value::Str(_) | Value::Binary(_) => "string",
             Value::Map(_) => "map",
             Value::Array(_) => "array",
         }
@@ -157,6 +160,7 @@ impl Value {
             }
             (Value::Float(a), Value::Float(b)) => a == b || (a.is_nan() && b.is_nan()),
             (Value::Str(a), Value::Str(b)) => a == b,
+            (Value::Binary(a), Value::Binary(b)) => a == b,
             _ => false,
         }
     }
@@ -191,6 +195,7 @@ impl Value {
             Value::UInt(u) => u.to_string(),
             Value::Float(f) => super::print::format_float(*f),
             Value::Str(s) => s.to_string(),
+            Value::Binary(b) => String::from_utf8_lossy(b).into_owned(),
             Value::Map(_) => "map".to_string(),
             Value::Array(_) => "array".to_string(),
         }

@@ -289,6 +289,19 @@ impl Emitter {
                 }
                 self.pop_indent();
             }
+            Value::Binary(_) => {
+                // go-yaml: bytes that are not UTF-8 are tagged and base64'd;
+                // base64 of over 70 characters is a literal block of lines
+                let (text, _) = scalar_text(v);
+                self.write_indicator("!!binary", true, false, false);
+                let style = if text.contains('\n') {
+                    Style::Literal
+                } else {
+                    Style::Plain
+                };
+                let analysis = analyze(&text);
+                self.emit_scalar(&text, style, &analysis, ctx);
+            }
             scalar => {
                 let (text, style) = scalar_text(scalar);
                 let analysis = analyze(&text);
@@ -647,6 +660,23 @@ fn is_simple_key(text: &str, a: &Analysis) -> bool {
     !a.multiline && text.len() <= 128
 }
 
+/// go-yaml's `encodeBase64`: standard base64, in lines of 70 characters
+/// each ending in a newline when there is more than one line's worth.
+fn go_base64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    const LINE: usize = 70;
+    let enc = base64::engine::general_purpose::STANDARD.encode(bytes);
+    if enc.len() / LINE + 1 <= 1 {
+        return enc;
+    }
+    let mut out = String::with_capacity(enc.len() + enc.len() / LINE + 1);
+    for chunk in enc.as_bytes().chunks(LINE) {
+        out.push_str(std::str::from_utf8(chunk).expect("base64 is ASCII"));
+        out.push('\n');
+    }
+    out
+}
+
 /// The text and requested style go-yaml's encoder gives a scalar.
 fn scalar_text(v: &Value) -> (String, Style) {
     match v {
@@ -665,6 +695,7 @@ fn scalar_text(v: &Value) -> (String, Style) {
             };
             (s.to_string(), style)
         }
+        Value::Binary(b) => (go_base64(b), Style::Plain),
         // collections are never scalars; callers handle them first
         Value::Map(_) | Value::Array(_) => (String::new(), Style::Plain),
     }

@@ -129,6 +129,7 @@ fn write_json(
         YValue::UInt(u) => out.push_str(&u.to_string()),
         YValue::Float(f) => out.push_str(&json_float(*f)?),
         YValue::Str(s) => json_string(s, esc, out),
+        YValue::Binary(b) => json_string(&String::from_utf8_lossy(b), esc, out),
         YValue::Array(a) => {
             if a.items.is_empty() {
                 out.push_str("[]");
