@@ -666,7 +666,8 @@ fn go_base64(bytes: &[u8]) -> String {
     use base64::Engine;
     const LINE: usize = 70;
     let enc = base64::engine::general_purpose::STANDARD.encode(bytes);
-    if enc.len() / LINE + 1 <= 1 {
+    // go-yaml breaks lines when there is more than one line's worth
+    if enc.len() < LINE {
         return enc;
     }
     let mut out = String::with_capacity(enc.len() + enc.len() / LINE + 1);
