@@ -1,0 +1,18 @@
+//! The integration tests: one binary (as ripgrep has it), so the crate and
+//! Starlark are linked once, not once per file. Each module tests one area
+//! through the real `yttcheck` binary on real files and repositories.
+
+mod check_command;
+mod conformance;
+mod discovery;
+mod engine_threads;
+mod examples;
+mod git_modes;
+mod harbor_example;
+mod hostile_input;
+mod json_schema;
+mod private_libraries;
+mod schema_errors;
+mod validation_rules;
+mod values_errors;
+mod yaml_semantics;
