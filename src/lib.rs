@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod cli;
+pub mod diagnostics;
 pub mod diff;
 pub mod files;
 pub mod gocompat;

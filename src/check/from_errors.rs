@@ -1,13 +1,13 @@
 //! Turning the engine's errors (ytt's, with their text) into findings.
 
+use crate::diagnostics::RuleId;
 use crate::schema;
 use crate::template::{TemplateError, TemplateErrorKind};
 use crate::validation::Invalidation;
 use crate::values::{ValuesError, ValuesErrorKind};
 use crate::yaml::Pos;
 
-use super::finding::{Finding, Location, Related, Severity};
-use super::rules;
+use super::finding::{Finding, Location, Related};
 
 /// Which step of the pipeline failed: a failure while building the schema is
 /// about the schema itself.
@@ -25,27 +25,11 @@ pub struct Subject {
 }
 
 impl Subject {
-    pub fn finding(
-        &self,
-        rule: &'static str,
-        message: String,
-        location: Option<Location>,
-    ) -> Finding {
-        let severity = rules::find(rule)
-            .map(|r| r.severity)
-            .unwrap_or(Severity::Error);
-        Finding {
-            rule,
-            severity,
-            message,
-            location,
-            origin: None,
-            related: Vec::new(),
-            key_path: None,
-            library: self.library.clone(),
-            environments: self.environments.clone(),
-            detail: Vec::new(),
-        }
+    pub fn finding(&self, rule: RuleId, message: String, location: Option<Location>) -> Finding {
+        let mut f = Finding::new(rule, message, location);
+        f.library = self.library.clone();
+        f.environments = self.environments.clone();
+        f
     }
 }
 
@@ -66,13 +50,15 @@ fn detail_lines(text: &str) -> Vec<String> {
 pub fn from_values_error(e: &ValuesError, stage: Stage, who: &Subject) -> Vec<Finding> {
     match &e.kind {
         ValuesErrorKind::Template(te) => vec![from_template_error(te, who)],
-        ValuesErrorKind::Overlay => vec![overlay(&e.message, who)],
+        ValuesErrorKind::Overlay { pos } => vec![overlay(&e.message, pos.as_ref(), who)],
         ValuesErrorKind::Schema(violations) => violations
             .iter()
             .map(|v| schema_violation(v, stage, &e.message, who))
             .collect(),
         ValuesErrorKind::Validation(invs) => invs.iter().flat_map(|i| validation(i, who)).collect(),
-        ValuesErrorKind::Other { pos } => vec![other(&e.message, pos.as_ref(), stage, who)],
+        ValuesErrorKind::Other { pos, rule } => {
+            vec![other(*rule, &e.message, pos.as_ref(), stage, who)]
+        }
     }
 }
 
@@ -80,12 +66,16 @@ pub fn from_values_error(e: &ValuesError, stage: Stage, who: &Subject) -> Vec<Fi
 pub fn from_template_error(te: &TemplateError, who: &Subject) -> Finding {
     let text = te.message.trim_matches('\n');
     let rule = match te.kind {
-        TemplateErrorKind::Yaml => "yaml/syntax",
-        TemplateErrorKind::Budget => "template/budget",
-        _ => "template/error",
+        TemplateErrorKind::Yaml => RuleId::YamlSyntax,
+        TemplateErrorKind::Budget => RuleId::TemplateBudget,
+        _ => RuleId::TemplateError,
     };
     let message = headline(text);
-    let mut f = who.finding(rule, message, te.pos.as_ref().and_then(Location::from_pos));
+    let mut f = who.finding(
+        rule,
+        message,
+        te.pos.as_ref().and_then(crate::yaml::Pos::location),
+    );
     f.detail = detail_lines(text);
     f
 }
@@ -111,30 +101,23 @@ fn headline(text: &str) -> String {
 
 /// ytt's overlay errors name each level ("Map item (key 'a') on line
 /// x.yml:4:"), innermost last; the finding goes to the innermost line.
-fn overlay(message: &str, who: &Subject) -> Finding {
-    static PLACE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = PLACE
-        .get_or_init(|| regex::Regex::new(r" on line ([^\s:]+(?:[^\s]*?)):(\d+):").expect("regex"));
-    let location = re.captures_iter(message).last().and_then(|c| {
-        Some(Location {
-            path: c.get(1)?.as_str().to_string(),
-            line: c.get(2)?.as_str().parse().ok()?,
-            column: 0,
-        })
+fn overlay(message: &str, pos: Option<&Pos>, who: &Subject) -> Finding {
+    // ytt's message names no column for these nodes; neither does the finding
+    let location = pos.and_then(Pos::location).map(|mut l| {
+        l.column = 0;
+        l
     });
-    let mut f = who.finding("overlay/error", headline(message), location);
+    let mut f = who.finding(RuleId::OverlayError, headline(message), location);
     f.detail = detail_lines(message);
     f
 }
 
 fn schema_violation(v: &schema::Violation, stage: Stage, message: &str, who: &Subject) -> Finding {
-    let invalid_schema = stage == Stage::Schema || message.contains("Invalid schema");
-    let rule = if invalid_schema {
-        "schema/invalid"
-    } else if v.description.contains("not declared in schema") {
-        "schema/undeclared-key"
+    // while building the schema every violation is one of the schema's own
+    let rule = if stage == Stage::Schema {
+        RuleId::SchemaInvalid
     } else {
-        "schema/type-mismatch"
+        v.rule
     };
     // ytt's `expected:` carries "(by schema.yml:3)"; the finding's related
     // location says that instead
@@ -147,11 +130,11 @@ fn schema_violation(v: &schema::Violation, stage: Stage, message: &str, who: &Su
         None => v.expected.as_str(),
     };
     let text = match rule {
-        "schema/undeclared-key" => format!(
+        RuleId::SchemaUndeclaredKey => format!(
             "key '{}' is not declared in the schema; expected {expected}",
             v.found
         ),
-        "schema/type-mismatch" => format!("expected {expected}, found {}", v.found),
+        RuleId::SchemaTypeMismatch => format!("expected {expected}, found {}", v.found),
         _ => {
             let summary = message
                 .lines()
@@ -168,20 +151,20 @@ fn schema_violation(v: &schema::Violation, stage: Stage, message: &str, who: &Su
         }
     };
     let text = match (&v.key_path, rule) {
-        (Some(k), "schema/type-mismatch") if !k.is_empty() => format!("{k}: {text}"),
+        (Some(k), RuleId::SchemaTypeMismatch) if !k.is_empty() => format!("{k}: {text}"),
         _ => text,
     };
-    let mut f = who.finding(rule, text, Location::from_pos(&v.pos));
+    let mut f = who.finding(rule, text, crate::yaml::Pos::location(&v.pos));
     f.origin = origin_of(&v.pos);
     f.key_path = v.key_path.clone().filter(|k| !k.is_empty());
-    if let Some(sp) = v.schema_pos.as_ref().and_then(Location::from_pos) {
+    if let Some(sp) = v.schema_pos.as_ref().and_then(crate::yaml::Pos::location) {
         f.related.push(Related {
             location: sp,
             message: "declared in the schema here".into(),
         });
     }
     for p in &v.ann_positions {
-        if let Some(l) = Location::from_pos(p) {
+        if let Some(l) = crate::yaml::Pos::location(p) {
             f.related.push(Related {
                 location: l,
                 message: "annotation".into(),
@@ -196,15 +179,15 @@ fn validation(inv: &Invalidation, who: &Subject) -> Vec<Finding> {
     inv.violations
         .iter()
         .map(|v| {
-            let rule = rules::validation_rule_id(&v.rule);
+            let rule = RuleId::validation(&v.rule);
             let mut message = format!("{}: must be {}", inv.path, v.description);
             if !v.result.is_empty() {
                 message.push_str(&format!(" (found: {})", v.result));
             }
-            let mut f = who.finding(rule, message, Location::from_pos(&inv.value_pos));
+            let mut f = who.finding(rule, message, crate::yaml::Pos::location(&inv.value_pos));
             f.origin = origin_of(&inv.value_pos);
             f.key_path = Some(inv.path.clone());
-            if let Some(l) = Location::from_pos(&v.rule_pos) {
+            if let Some(l) = crate::yaml::Pos::location(&v.rule_pos) {
                 f.related.push(Related {
                     location: l,
                     message: "rule declared here".into(),
@@ -215,48 +198,31 @@ fn validation(inv: &Invalidation, who: &Subject) -> Vec<Finding> {
         .collect()
 }
 
-fn other(message: &str, pos: Option<&Pos>, stage: Stage, who: &Subject) -> Finding {
-    let invalid_rule = message.contains("@schema/validation annotation")
-        || message.contains("@assert/validate annotation")
-        || message.contains("when=")
-        || message.contains("validation-defaults-for-strings");
-    let rule = if invalid_rule {
-        "validation/invalid-rule"
-    } else if stage == Stage::Schema {
-        "schema/invalid"
-    } else {
-        "values/error"
+fn other(rule: RuleId, message: &str, pos: Option<&Pos>, stage: Stage, who: &Subject) -> Finding {
+    // building the schema failed: a problem of the schema itself
+    let rule = match (rule, stage) {
+        (RuleId::ValuesError, Stage::Schema) => RuleId::SchemaInvalid,
+        (rule, _) => rule,
     };
-    let mut f = who.finding(rule, headline(message), pos.and_then(Location::from_pos));
+    let mut f = who.finding(
+        rule,
+        headline(message),
+        pos.and_then(crate::yaml::Pos::location),
+    );
     f.detail = detail_lines(message);
     f
 }
 
 /// A values flag failed (a plain values file that does not parse, has
-/// annotations, cannot be read; a malformed `-v`). The file and line are in
-/// ytt's text: `... file 'envs/prod/web.yml': yaml: line 3: ...`.
-pub fn from_flag_error(message: &str, who: &Subject) -> Finding {
-    let quoted_file = |prefix: &str| -> Option<String> {
-        let i = message.find(prefix)? + prefix.len();
-        let rest = &message[i..];
-        Some(rest[..rest.find('\'')?].to_string())
-    };
-    let line_of = || -> Option<u32> {
-        let i = message.find("yaml: line ")? + "yaml: line ".len();
-        message[i..].split(':').next()?.trim().parse().ok()
-    };
-    let (rule, location) = if let Some(path) = quoted_file("Unmarshaling YAML data values file '") {
-        let mut l = Location::file(&path);
-        l.line = line_of().unwrap_or(1);
-        ("yaml/syntax", Some(l))
-    } else if let Some(path) = quoted_file("Reading file '") {
-        ("file/unreadable", Some(Location::file(&path)))
-    } else if let Some(path) = quoted_file("Checking data values file '") {
-        ("values/error", Some(Location::file(&path)))
-    } else {
-        ("values/error", None)
-    };
-    let mut f = who.finding(rule, headline(message), location);
-    f.detail = detail_lines(message);
+/// annotations, cannot be read; a malformed `-v`), at the file and line the
+/// failing step named.
+pub fn from_flag_error(e: &crate::values::flags::FlagError, who: &Subject) -> Finding {
+    let location = e.place.as_ref().map(|(path, line)| {
+        let mut l = Location::file(path);
+        l.line = (*line).max(1);
+        l
+    });
+    let mut f = who.finding(e.rule, headline(&e.message), location);
+    f.detail = detail_lines(&e.message);
     f
 }

@@ -1,8 +1,7 @@
 //! `yttcheck check`: every library x environment pair of a plan, evaluated
 //! in parallel, and the findings they produce.
 //!
-//! * [`finding`] — the diagnostics model every report prints;
-//! * [`rules`] — every rule id, documented;
+//! * [`finding`] — findings (the `diagnostics` model) and their de-duplication;
 //! * [`from_errors`] — engine errors -> findings;
 //! * [`runner`] — running the pairs, sharing each library's work;
 //! * [`progress`] — the progress bar.
@@ -10,7 +9,6 @@
 pub mod finding;
 pub mod from_errors;
 pub mod progress;
-pub mod rules;
 pub mod runner;
 
 pub use finding::{dedupe, Finding, Location, Related, Severity};

@@ -10,6 +10,7 @@
 //! An environment that brings its own schema documents changes the first
 //! steps; such a pair is evaluated from scratch.
 
+use crate::diagnostics::RuleId;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -128,7 +129,11 @@ fn unknown_annotations(
             if let Some(s) = u.suggestion {
                 message.push_str(&format!(" (did you mean '@{s}'?)"));
             }
-            out.push(who.finding("annotation/unknown", message, Location::from_pos(&u.pos)));
+            out.push(who.finding(
+                RuleId::AnnotationUnknown,
+                message,
+                crate::yaml::Pos::location(&u.pos),
+            ));
         }
     }
     out
@@ -146,18 +151,13 @@ fn unreadable(e: &SourceError, who: &Subject) -> Finding {
     let path = RepoPath::new(&e.path)
         .map(|p| p.as_str().to_string())
         .unwrap_or_else(|| e.path.clone());
-    // "path:line:col: ..." (UTF-8 errors) place the finding on that line
+    // a problem at a place (a byte that is not UTF-8) is shown there
     let mut location = Location::file(&path);
-    if let Some(rest) = e.message.strip_prefix(&format!("{path}:")) {
-        let mut parts = rest.splitn(3, ':');
-        if let (Some(l), Some(c)) = (parts.next(), parts.next()) {
-            if let (Ok(l), Ok(c)) = (l.parse(), c.parse()) {
-                location.line = l;
-                location.column = c;
-            }
-        }
+    if e.line > 0 {
+        location.line = e.line;
+        location.column = e.column;
     }
-    who.finding("file/unreadable", e.message.clone(), Some(location))
+    who.finding(RuleId::FileUnreadable, e.message.clone(), Some(location))
 }
 
 fn input_files(
@@ -466,9 +466,9 @@ fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut V
                 let given = item.pos.file_name() != it.pos.file_name();
                 if given && (doc.deprecated || doc.removed.is_some()) {
                     let (rule, notice, what) = match &doc.removed {
-                        Some(n) => ("values/removed", n.clone(), "removed"),
+                        Some(n) => (RuleId::ValuesRemoved, n.clone(), "removed"),
                         None => (
-                            "values/deprecated",
+                            RuleId::ValuesDeprecated,
                             doc.deprecation_notice.clone(),
                             "deprecated",
                         ),
@@ -477,9 +477,9 @@ fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut V
                     if !notice.is_empty() {
                         message.push_str(&format!(": {notice}"));
                     }
-                    let mut f = who.finding(rule, message, Location::from_pos(&item.pos));
+                    let mut f = who.finding(rule, message, crate::yaml::Pos::location(&item.pos));
                     f.key_path = Some(p.clone());
-                    if let Some(l) = Location::from_pos(&it.pos) {
+                    if let Some(l) = crate::yaml::Pos::location(&it.pos) {
                         f.related.push(super::finding::Related {
                             location: l,
                             message: format!("marked {what} here"),
@@ -585,9 +585,9 @@ pub fn check(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckRe
             environments: Vec::new(),
         };
         let rule = if Some(&p.path) == plan.config.as_ref() {
-            "config/invalid"
+            RuleId::ConfigInvalid
         } else {
-            "file/unreadable"
+            RuleId::FileUnreadable
         };
         all.push(who.finding(
             rule,

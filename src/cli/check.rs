@@ -1,5 +1,6 @@
 //! `yttcheck check`: every library x environment pair of a repository.
 
+use crate::diagnostics::RuleId;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -365,7 +366,11 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
         }
     }
     // a broken configuration is exit 2 even though the rest was checked
-    if result.findings.iter().any(|f| f.rule == "config/invalid") {
+    if result
+        .findings
+        .iter()
+        .any(|f| f.rule == RuleId::ConfigInvalid)
+    {
         return Ok(2);
     }
     let failed = result

@@ -170,8 +170,9 @@ pub fn inspect(args: &InspectArgs) -> Result<String, String> {
         kvs_from_files: args.data_value_file.clone(),
         from_files: args.data_values_file.clone(),
     };
-    let overlays =
-        flags.as_overlays(&snap, &stdin, &crate::values::flags::environ(), args.strict)?;
+    let overlays = flags
+        .as_overlays(&snap, &stdin, &crate::values::flags::environ(), args.strict)
+        .map_err(|e| e.message)?;
 
     let mut opts = EvalOpts {
         ignore_unknown_comments: args.ignore_unknown_comments,

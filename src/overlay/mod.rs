@@ -32,8 +32,43 @@ pub const MATCH_CHILD_DEFAULTS: &str = "overlay/match-child-defaults";
 
 const ALL_OPS: &[&str] = &[MERGE, REMOVE, REPLACE, INSERT, APPEND, ASSERT];
 
-/// An overlay failure: ytt's message.
-pub type OverlayError = String;
+/// An overlay failure: ytt's message (each level of the path, outermost
+/// first, as ytt nests it) and the innermost node it names, so a finding
+/// points at that line without reading the message.
+#[derive(Debug, Clone)]
+pub struct OverlayError {
+    pub message: String,
+    pub pos: Option<Pos>,
+}
+
+impl From<String> for OverlayError {
+    fn from(message: String) -> OverlayError {
+        OverlayError { message, pos: None }
+    }
+}
+
+impl From<&str> for OverlayError {
+    fn from(message: &str) -> OverlayError {
+        OverlayError::from(message.to_string())
+    }
+}
+
+impl std::fmt::Display for OverlayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl OverlayError {
+    /// ytt's `<what> on <line>: <error>`: the error one level up, at `pos`
+    /// unless a deeper level already named its node.
+    fn within(self, what: String, pos: &Pos) -> OverlayError {
+        OverlayError {
+            message: format!("{what} on {}: {}", pos.as_line_string(), self.message),
+            pos: self.pos.or_else(|| Some(pos.clone())),
+        }
+    }
+}
 
 /// Applies overlays; calls into Starlark (matchers, `via=`) with `ev`.
 pub struct Op<'e, 'v, 'a, 'x> {
@@ -47,7 +82,9 @@ fn which_op(meta: &Meta) -> Result<&'static str, OverlayError> {
     for op in ALL_OPS {
         if meta.has(op) {
             if found.is_some() {
-                return Err("Expected to find only one overlay operation".to_string());
+                return Err("Expected to find only one overlay operation"
+                    .to_string()
+                    .into());
             }
             found = Some(op);
         }
@@ -106,7 +143,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
             .eval_function(f, args, &[])
             .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
         r.unpack_bool()
-            .ok_or_else(|| format!("expected starlark.Bool, but was {}", go_type_name(r)))
+            .ok_or_else(|| format!("expected starlark.Bool, but was {}", go_type_name(r)).into())
     }
 
     fn call_value(&mut self, f: SValue<'v>, args: &[SValue<'v>]) -> Result<Value, OverlayError> {
@@ -115,7 +152,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
             .eval_function(f, args, &[])
             .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
         let store = crate::template::runtime::current_store(self.ev);
-        to_yaml(r, store).map_err(|e| e.to_string())
+        to_yaml(r, store).map_err(|e| e.to_string().into())
     }
 
     // ------------------------------------------------------------------ values
@@ -131,7 +168,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         match right {
             Value::Map(rmap) => {
                 let Value::Map(lmap) = left else {
-                    return Err(format!("Expected map, but was {}", left.type_name()));
+                    return Err(format!("Expected map, but was {}", left.type_name()).into());
                 };
                 for item in &rmap.items {
                     let item = item.clone();
@@ -143,14 +180,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
                         op => Err(format!(
                             "Found @{op} on map item ({}); only array items can be annotated with @{op}",
                             item.pos.compact()
-                        )),
+                        ).into()),
                     });
                     if let Err(e) = r {
-                        return Err(format!(
-                            "Map item (key '{}') on {}: {}",
-                            item.key_display(),
-                            item.pos.as_line_string(),
-                            e
+                        return Err(e.within(
+                            format!("Map item (key '{}')", item.key_display()),
+                            &item.pos,
                         ));
                     }
                 }
@@ -158,7 +193,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
             }
             Value::Array(rarr) => {
                 let Value::Array(larr) = left else {
-                    return Err(format!("Expected array, but was {}", left.type_name()));
+                    return Err(format!("Expected array, but was {}", left.type_name()).into());
                 };
                 for item in &rarr.items {
                     let item = item.clone();
@@ -172,14 +207,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
                             Ok(())
                         }
                         ASSERT => self.assert_array_item(larr, &item, defaults),
-                        op => Err(format!("Overlay op {op} is not supported on array item")),
+                        op => Err(format!("Overlay op {op} is not supported on array item").into()),
                     });
                     if let Err(e) = r {
-                        return Err(format!(
-                            "Array item on {}: {}",
-                            item.pos.as_line_string(),
-                            e
-                        ));
+                        return Err(e.within("Array item".to_string(), &item.pos));
                     }
                 }
                 Ok(false)
@@ -199,7 +230,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     other => {
                         return Err(format!(
                             "Unknown '{MATCH_CHILD_DEFAULTS}' annotation keyword argument '{other}'"
-                        ))
+                        )
+                        .into())
                     }
                 }
             }
@@ -226,7 +258,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     other => {
                         return Err(format!(
                             "Unknown '{MATCH}' annotation keyword argument '{other}'"
-                        ))
+                        )
+                        .into())
                     }
                 }
             }
@@ -254,12 +287,13 @@ impl<'v> Op<'_, 'v, '_, '_> {
             return Err(format!(
                 "Expected '{MATCH}' annotation keyword argument 'by' to be function, but was {}",
                 go_type_name(v)
-            ));
+            )
+            .into());
         }
         Err(format!(
             "Expected '{MATCH}' annotation keyword argument 'by' to be either string (for map key) or function, but was {}",
             go_type_name(v)
-        ))
+        ).into())
     }
 
     fn check(&mut self, e: &Expects, matches: &[Pos]) -> Result<bool, OverlayError> {
@@ -272,7 +306,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 if conditional {
                     Ok(false)
                 } else {
-                    Err(message)
+                    Err(message.into())
                 }
             }
         }
@@ -430,13 +464,14 @@ impl<'v> Op<'_, 'v, '_, '_> {
         if ann.kwargs.is_empty() {
             return Err(format!(
                 "Expected '{MATCH}' annotation to have at least one keyword argument (by=..., expects=...)"
-            ));
+            ).into());
         }
         let (by, e) = self.match_kwargs(&item.meta, defaults)?;
         let Some(by) = by else {
             return Err(format!(
                 "Expected '{MATCH}' annotation keyword argument 'by' to be specified"
-            ));
+            )
+            .into());
         };
         let f = self.matcher_fn(&by, false)?;
         let right = self.yaml_arg(&item.value);
@@ -600,10 +635,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     Ok(())
                 }
                 ASSERT => self.assert_document(left, &doc, defaults),
-                op => Err(format!("Overlay op {op} is not supported on document")),
+                op => Err(format!("Overlay op {op} is not supported on document").into()),
             });
             if let Err(e) = r {
-                return Err(format!("Document on {}: {}", doc.pos.as_line_string(), e));
+                return Err(e.within("Document".to_string(), &doc.pos));
             }
         }
         Ok(())
@@ -623,14 +658,15 @@ impl<'v> Op<'_, 'v, '_, '_> {
         if !self.exact_match && kwargs_empty {
             return Err(format!(
                 "Expected '{MATCH}' annotation to have at least one keyword argument (by=..., expects=...)"
-            ));
+            ).into());
         }
         let (by, e) = self.match_kwargs(&doc.meta, defaults)?;
         if self.exact_match {
             if left.len() != 1 && left.first().map(|d| d.docs.len()) != Some(1) {
                 return Err(
                     "Expected to find exactly one left document when merging exactly two documents"
-                        .to_string(),
+                        .to_string()
+                        .into(),
                 );
             }
             let pos = left[0]
@@ -647,7 +683,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let Some(by) = by else {
             return Err(format!(
                 "Expected '{MATCH}' annotation keyword argument 'by'  to be specified"
-            ));
+            )
+            .into());
         };
         let f = self.matcher_fn(&by, true)?;
         let right = self.yaml_arg(&doc.value);
@@ -808,7 +845,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                             return Err(format!(
                                 "Expected '{REPLACE}' annotation keyword argument 'via' to be function, but was {}",
                                 go_type_name(f)
-                            ));
+                            ).into());
                         }
                         out.via = Some(f);
                     }
@@ -821,7 +858,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     other => {
                         return Err(format!(
                             "Unknown '{REPLACE}' annotation keyword argument '{other}'"
-                        ))
+                        )
+                        .into())
                     }
                 }
             }
@@ -859,12 +897,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
 
     fn insert_kwargs(&mut self, meta: &Meta) -> Result<InsertKw<'v>, OverlayError> {
         let Some(ann) = meta.annotation(INSERT) else {
-            return Err(format!("Expected item to have '{INSERT}' annotation"));
+            return Err(format!("Expected item to have '{INSERT}' annotation").into());
         };
         if ann.kwargs.is_empty() {
             return Err(format!(
                 "Expected '{INSERT}' annotation to have at least one keyword argument (before=..., after=...)"
-            ));
+            ).into());
         }
         let ann: Annotation = ann.clone();
         let mut out = InsertKw {
@@ -890,14 +928,14 @@ impl<'v> Op<'_, 'v, '_, '_> {
                         return Err(format!(
                             "Expected '{INSERT}' annotation keyword argument 'via' to be function, but was {}",
                             go_type_name(sv)
-                        ));
+                        ).into());
                     }
                     out.via = Some(sv);
                 }
                 other => {
-                    return Err(format!(
-                        "Unknown '{INSERT}' annotation keyword argument '{other}'"
-                    ))
+                    return Err(
+                        format!("Unknown '{INSERT}' annotation keyword argument '{other}'").into(),
+                    )
                 }
             }
         }
@@ -913,7 +951,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     other => {
                         return Err(format!(
                             "Unknown '{ASSERT}' annotation keyword argument '{other}'"
-                        ))
+                        )
+                        .into())
                     }
                 }
             }
@@ -930,7 +969,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let Some(f) = via else {
             let (ok, desc) = compare::compare(existing, new);
             if !ok {
-                return Err(format!("Expected objects to equal, but did not: {desc}"));
+                return Err(format!("Expected objects to equal, but did not: {desc}").into());
             }
             return Ok(());
         };
@@ -938,7 +977,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
             return Err(format!(
                 "Expected '{ASSERT}' annotation keyword argument 'via' to be function, but was {}",
                 go_type_name(*f)
-            ));
+            )
+            .into());
         }
         let e = self.yaml_arg(existing);
         let n = self.yaml_arg(new);
@@ -951,7 +991,9 @@ impl<'v> Op<'_, 'v, '_, '_> {
         }
         if let Some(b) = r.unpack_bool() {
             if !b {
-                return Err("Expected via invocation to return true, but was false".to_string());
+                return Err("Expected via invocation to return true, but was false"
+                    .to_string()
+                    .into());
             }
             return Ok(());
         }
@@ -962,13 +1004,13 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     if !ok {
                         return Err(format!(
                             "Expected via invocation to return true, but was false with message: {msg}"
-                        ));
+                        ).into());
                     }
                     return Ok(());
                 }
             }
         }
-        Err("Expected via invocation to return NoneType, Bool or Tuple(Bool,String), but returned neither of those".to_string())
+        Err("Expected via invocation to return NoneType, Bool or Tuple(Bool,String), but returned neither of those".to_string().into())
     }
 }
 

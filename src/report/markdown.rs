@@ -1,7 +1,7 @@
 //! Markdown for `$GITHUB_STEP_SUMMARY` or a pull request comment: a headline,
 //! a table of findings, and the pairs in a collapsed section.
 
-use crate::check::Severity;
+use crate::diagnostics::Severity;
 
 use super::{pairs_of, Counts, ReportInput};
 

@@ -1,6 +1,6 @@
 //! SARIF 2.1.0 for GitHub code scanning (`github/codeql-action/upload-sarif`).
 //!
-//! One rule per rule id, with the documentation of `check::rules` as
+//! One rule per rule id, with the documentation of `diagnostics::rules` as
 //! `fullDescription` and `help` (GitHub shows both); one result per finding,
 //! located relative to the repository root (`%SRCROOT%`), with the schema
 //! line that decided it as a related location, and a partial fingerprint
@@ -16,8 +16,8 @@ use serde_sarif::sarif::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::check::rules::{Rule, RULES};
 use crate::check::{Finding, Location, Severity};
+use crate::diagnostics::RuleId;
 
 use super::{pairs_of, ReportInput};
 
@@ -35,7 +35,8 @@ fn level_name(s: Severity) -> &'static str {
     s.as_str()
 }
 
-fn descriptor(rule: &Rule) -> ReportingDescriptor {
+fn descriptor(rule: &RuleId) -> ReportingDescriptor {
+    let rule = rule.doc();
     let help_text = format!(
         "{}\n\nWhy: {}\n\nExample that fails:\n{}\n\nFix:\n{}",
         rule.summary, rule.why, rule.example, rule.fix
@@ -117,7 +118,7 @@ fn uri_path(path: &str) -> String {
 /// and the library.
 fn fingerprint(f: &Finding, anchor: &Location) -> String {
     let mut h = Sha256::new();
-    h.update(f.rule.as_bytes());
+    h.update(f.rule.id().as_bytes());
     h.update([0]);
     h.update(anchor.path.as_bytes());
     h.update([0]);
@@ -130,7 +131,7 @@ fn fingerprint(f: &Finding, anchor: &Location) -> String {
 
 fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
     let anchor = input.anchor(f)?;
-    let rule_index = RULES.iter().position(|r| r.id == f.rule)? as i64;
+    let rule_index = RuleId::ALL.iter().position(|r| *r == f.rule)? as i64;
     let mut text = f.message.clone();
     if !text.ends_with('.') {
         text.push('.');
@@ -147,7 +148,7 @@ fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
     let mut fingerprints = BTreeMap::new();
     fingerprints.insert("yttcheck/v1".to_string(), fingerprint(f, &anchor));
     let mut r = SarifResult::builder()
-        .rule_id(f.rule)
+        .rule_id(f.rule.id())
         .rule_index(rule_index)
         .level(level(f.severity))
         .message(Message::builder().text(text).build())
@@ -166,7 +167,7 @@ pub fn render(input: &ReportInput) -> String {
         .version(env!("CARGO_PKG_VERSION"))
         .semantic_version(env!("CARGO_PKG_VERSION"))
         .information_uri(env!("CARGO_PKG_HOMEPAGE"))
-        .rules(RULES.iter().map(descriptor).collect::<Vec<_>>())
+        .rules(RuleId::ALL.iter().map(descriptor).collect::<Vec<_>>())
         .build();
     let results: Vec<SarifResult> = input
         .result

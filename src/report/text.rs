@@ -2,6 +2,7 @@
 //! what decided it, and where it happens; then a summary line.
 
 use crate::check::{Finding, Severity};
+use crate::diagnostics::RuleId;
 
 use super::{pairs_of, ReportInput};
 
@@ -38,7 +39,10 @@ impl Style {
 /// Rules whose ytt text adds to the one-line message (stack traces, the
 /// nested overlay path).
 fn shows_detail(f: &Finding) -> bool {
-    f.rule.starts_with("template/") || f.rule.starts_with("overlay/") || f.rule == "values/error"
+    matches!(
+        f.rule,
+        RuleId::TemplateError | RuleId::TemplateBudget | RuleId::OverlayError | RuleId::ValuesError
+    )
 }
 
 /// A source line for a code frame, with the value of a secret-looking key

@@ -24,11 +24,15 @@ fn mismatch(t: &Type, found: &str, pos: &Pos) -> Violation {
         String::new()
     };
     Violation {
+        rule: crate::diagnostics::RuleId::SchemaTypeMismatch,
         pos: pos.clone(),
         expected: format!("{expected_type} (by {})", def.compact()),
         found: found.to_string(),
         schema_pos: def.is_known().then(|| def.clone()),
-        ..Violation::default()
+        ..Violation::of(
+            crate::diagnostics::RuleId::SchemaTypeMismatch,
+            Pos::unknown(),
+        )
     }
 }
 
@@ -183,7 +187,10 @@ fn unexpected_key(item: &crate::yaml::MapItem, mt: &MapType) -> Violation {
         found: key,
         hints,
         schema_pos: Some(mt.pos.clone()),
-        ..Violation::default()
+        ..Violation::of(
+            crate::diagnostics::RuleId::SchemaUndeclaredKey,
+            Pos::unknown(),
+        )
     }
 }
 

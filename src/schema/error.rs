@@ -3,8 +3,11 @@
 use crate::yaml::Pos;
 
 /// One assertion failure (ytt's `schemaAssertionError`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Violation {
+    /// What kind of problem: an invalid schema, a value of the wrong type, a
+    /// key the schema does not declare.
+    pub rule: crate::diagnostics::RuleId,
     /// Positions of the annotations involved (shown above the node line).
     pub ann_positions: Vec<Pos>,
     /// Where the offending node is.
@@ -20,9 +23,28 @@ pub struct Violation {
     pub key_path: Option<String>,
 }
 
+impl Violation {
+    /// A violation of `rule` at `pos`, the rest to be filled in.
+    pub fn of(rule: crate::diagnostics::RuleId, pos: Pos) -> Violation {
+        Violation {
+            rule,
+            ann_positions: Vec::new(),
+            pos,
+            description: String::new(),
+            expected: String::new(),
+            found: String::new(),
+            hints: Vec::new(),
+            schema_pos: None,
+            key_path: None,
+        }
+    }
+}
+
 /// A schema error: a summary and its violations (or a plain message).
 #[derive(Debug, Clone)]
 pub struct SchemaError {
+    /// The rule of a plain error (violations carry their own).
+    pub rule: crate::diagnostics::RuleId,
     pub summary: String,
     pub violations: Vec<Violation>,
     pub misc: String,
@@ -33,6 +55,7 @@ pub struct SchemaError {
 impl SchemaError {
     pub fn new(summary: impl Into<String>, violations: Vec<Violation>) -> SchemaError {
         SchemaError {
+            rule: crate::diagnostics::RuleId::SchemaInvalid,
             summary: summary.into(),
             violations,
             misc: String::new(),
@@ -43,11 +66,18 @@ impl SchemaError {
     /// An error that is only a message (ytt's plain `fmt.Errorf` errors).
     pub fn plain(message: impl Into<String>) -> SchemaError {
         SchemaError {
+            rule: crate::diagnostics::RuleId::SchemaInvalid,
             summary: String::new(),
             violations: Vec::new(),
             misc: message.into(),
             nested_violations: Vec::new(),
         }
+    }
+
+    /// The same error, of another rule (a misused validation rule).
+    pub fn with_rule(mut self, rule: crate::diagnostics::RuleId) -> SchemaError {
+        self.rule = rule;
+        self
     }
 
     /// Marks an error whose violations are already inside `misc` (ytt nests

@@ -47,8 +47,10 @@ fn default_of(meta: &Meta) -> Result<Option<Default>, SchemaError> {
 }
 
 fn parse(ann: &Annotation) -> Result<NodeValidation, SchemaError> {
-    NodeValidation::from_annotation(ann)
-        .map_err(|e| SchemaError::plain(format!("Invalid @{ANN_STRING_DEFAULTS} annotation - {e}")))
+    NodeValidation::from_annotation(ann).map_err(|e| {
+        SchemaError::plain(format!("Invalid @{ANN_STRING_DEFAULTS} annotation - {e}"))
+            .with_rule(crate::diagnostics::RuleId::ValidationInvalidRule)
+    })
 }
 
 fn is_string(t: &Type) -> bool {

@@ -304,9 +304,10 @@ fn invalid(violation: Violation) -> SchemaError {
 
 fn err_at(ann: &Annotation, pos: &Pos) -> Violation {
     Violation {
+        rule: crate::diagnostics::RuleId::SchemaInvalid,
         ann_positions: vec![ann.pos.clone()],
         pos: pos.clone(),
-        ..Violation::default()
+        ..Violation::of(crate::diagnostics::RuleId::SchemaInvalid, Pos::unknown())
     }
 }
 
@@ -462,6 +463,7 @@ fn get_type(node: &NodeView) -> Result<Type, SchemaError> {
             return Err(SchemaError::new(
                 "Invalid schema - null value not allowed here",
                 vec![Violation {
+                    rule: crate::diagnostics::RuleId::SchemaInvalid,
                     pos: node.pos.clone(),
                     expected: "non-null value".into(),
                     found: "null value".into(),
@@ -470,7 +472,7 @@ fn get_type(node: &NodeView) -> Result<Type, SchemaError> {
                         "to set the default value to null, annotate with @schema/nullable.".into(),
                         "to allow any value, annotate with @schema/type any=True.".into(),
                     ],
-                    ..Violation::default()
+                    ..Violation::of(crate::diagnostics::RuleId::SchemaInvalid, Pos::unknown())
                 }],
             ))
         }
@@ -495,6 +497,7 @@ fn check_no_schema_annotations_inside(v: &Value) -> Result<(), SchemaError> {
             return Ok(());
         }
         Err(invalid(Violation {
+            rule: crate::diagnostics::RuleId::SchemaInvalid,
             ann_positions: positions,
             pos: pos.clone(),
             description: "Schema was specified within an \"any type\" fragment".into(),
@@ -706,16 +709,18 @@ fn get_default(node: &NodeView, t: &Type) -> Result<Value, SchemaError> {
             let inner = SchemaError::new(
                 format!("Invalid schema - @{ANN_DEFAULT} not supported on array item"),
                 vec![Violation {
+                    rule: crate::diagnostics::RuleId::SchemaInvalid,
                     ann_positions: vec![ann.pos.clone()],
                     pos: node.pos.clone(),
                     hints: vec![
                         "do you mean to set a default value for the array?".into(),
                         "set an array's default by annotating its parent.".into(),
                     ],
-                    ..Violation::default()
+                    ..Violation::of(crate::diagnostics::RuleId::SchemaInvalid, Pos::unknown())
                 }],
             );
             return Err(SchemaError {
+                rule: crate::diagnostics::RuleId::SchemaInvalid,
                 summary: "Invalid schema".into(),
                 violations: inner.violations.clone(),
                 misc: format!("{} \n", inner.message()),
@@ -781,7 +786,10 @@ fn get_validation(node: &NodeView) -> Result<Option<Arc<NodeValidation>>, Schema
         None => Ok(None),
         Some(ann) => NodeValidation::from_annotation(ann)
             .map(|v| Some(Arc::new(v)))
-            .map_err(|e| SchemaError::plain(format!("Invalid @{ANN_VALIDATION} annotation - {e}"))),
+            .map_err(|e| {
+                SchemaError::plain(format!("Invalid @{ANN_VALIDATION} annotation - {e}"))
+                    .with_rule(crate::diagnostics::RuleId::ValidationInvalidRule)
+            }),
     }
 }
 
@@ -817,6 +825,7 @@ fn array_type(a: &Array) -> Result<ArrayType, SchemaError> {
         return Err(SchemaError::new(
             "Invalid schema - wrong number of items in array definition",
             vec![Violation {
+                rule: crate::diagnostics::RuleId::SchemaInvalid,
                 pos: a.pos.clone(),
                 expected: "exactly 1 array item, of the desired type".into(),
                 found: format!("{} array items", a.items.len()),
@@ -825,7 +834,7 @@ fn array_type(a: &Array) -> Result<ArrayType, SchemaError> {
                     "in schema, the default value for an array is always an empty list.".into(),
                     "default values can be overridden via a data values overlay.".into(),
                 ],
-                ..Violation::default()
+                ..Violation::of(crate::diagnostics::RuleId::SchemaInvalid, Pos::unknown())
             }],
         ));
     }

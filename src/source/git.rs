@@ -286,6 +286,9 @@ impl GitSnapshot {
                 "lstat {path}: no such file or directory (in {})",
                 self.description
             ),
+
+            line: 0,
+            column: 0,
         }
     }
 
@@ -296,6 +299,9 @@ impl GitSnapshot {
             .map_err(|e| SourceError {
                 path: path.to_string(),
                 message: format!("cannot read {path} from {}: {e}", self.description),
+
+                line: 0,
+                column: 0,
             })
     }
 }
@@ -349,6 +355,9 @@ impl Snapshot for GitSnapshot {
                 let t = self.resolve_symlink(path).ok_or_else(|| SourceError {
                     path: path.to_string(),
                     message: format!("{path} is a symbolic link that leads outside the repository"),
+
+                    line: 0,
+                    column: 0,
                 })?;
                 RepoPath::new(&t).ok_or_else(|| self.not_found(path))?
             }

@@ -34,6 +34,10 @@ pub enum EntryKind {
 pub struct SourceError {
     pub path: String,
     pub message: String,
+    /// Where in the file, when the problem is at a place (a byte that is
+    /// not UTF-8); 0 when it is the whole file.
+    pub line: u32,
+    pub column: u32,
 }
 
 impl fmt::Display for SourceError {
@@ -66,6 +70,9 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
                 bytes.len(),
                 MAX_FILE_SIZE / 1024 / 1024
             ),
+
+            line: 0,
+            column: 0,
         });
     }
     if bytes.contains(&0) {
@@ -74,6 +81,9 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
             message: format!(
                 "file '{path}' looks binary (contains NUL bytes); ytt inputs must be text"
             ),
+
+            line: 0,
+            column: 0,
         });
     }
     // a UTF-8 byte order mark is not part of the text (go-yaml skips it too)
@@ -96,6 +106,8 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
                 "{path}:{line}:{col}: file is not valid UTF-8 (byte 0x{:02x}); save it as UTF-8",
                 bytes[offset]
             ),
+            line: line as u32,
+            column: col as u32,
         }
     })
 }

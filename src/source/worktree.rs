@@ -48,6 +48,9 @@ impl Snapshot for WorkTree {
         let md = fs::symlink_metadata(self.full(path)).map_err(|e| SourceError {
             path: path.to_string(),
             message: go_io_error("lstat", path, &e),
+
+            line: 0,
+            column: 0,
         })?;
         Ok(if md.file_type().is_symlink() {
             EntryKind::Symlink
@@ -62,12 +65,18 @@ impl Snapshot for WorkTree {
         let rd = fs::read_dir(self.full(dir)).map_err(|e| SourceError {
             path: dir.to_string(),
             message: go_io_error("open", dir, &e),
+
+            line: 0,
+            column: 0,
         })?;
         let mut names = Vec::new();
         for entry in rd {
             let entry = entry.map_err(|e| SourceError {
                 path: dir.to_string(),
                 message: go_io_error("readdir", dir, &e),
+
+                line: 0,
+                column: 0,
             })?;
             names.push(entry.file_name().to_string_lossy().into_owned());
         }
@@ -86,12 +95,18 @@ impl Snapshot for WorkTree {
                         md.len(),
                         super::MAX_FILE_SIZE / 1024 / 1024
                     ),
+
+                    line: 0,
+                    column: 0,
                 });
             }
         }
         fs::read(&full).map_err(|e| SourceError {
             path: path.to_string(),
             message: go_io_error("open", path, &e),
+
+            line: 0,
+            column: 0,
         })
     }
 

@@ -523,6 +523,9 @@ pub struct Violation {
 /// Why validation could not run (a broken rule, not an invalid value).
 #[derive(Debug, Clone)]
 pub struct ValidationError {
+    /// `validation/invalid-rule` for a misused rule; `values/error` when a
+    /// rule's own code fails.
+    pub rule: crate::diagnostics::RuleId,
     pub message: String,
     pub pos: Option<Pos>,
 }
@@ -600,6 +603,7 @@ pub fn run(
         Ok(None) => Ok(out),
         Ok(Some(e)) => Err(e),
         Err(e) => Err(ValidationError {
+            rule: crate::diagnostics::RuleId::ValuesError,
             message: format!("{}", e.without_diagnostic()),
             pos: None,
         }),
@@ -634,6 +638,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 Ok(v) => validations.push(v),
                 Err(e) => {
                     self.error = Some(ValidationError {
+                        rule: crate::diagnostics::RuleId::ValidationInvalidRule,
                         message: format!("Invalid @{ANN_ASSERT_VALIDATE} annotation - {e}"),
                         pos: Some(ann.pos.clone()),
                     });
@@ -653,6 +658,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
             Value::Map(m) => {
                 if let Some(a) = m.meta.annotation(ANN_ASSERT_VALIDATE) {
                     self.error = Some(ValidationError {
+                        rule: crate::diagnostics::RuleId::ValidationInvalidRule,
                         message: format!(
                             "Invalid @{ANN_ASSERT_VALIDATE} annotation - not supported on map at {}",
                             m.pos.compact()
@@ -689,6 +695,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
             Value::Array(a) => {
                 if let Some(an) = a.meta.annotation(ANN_ASSERT_VALIDATE) {
                     self.error = Some(ValidationError {
+                        rule: crate::diagnostics::RuleId::ValidationInvalidRule,
                         message: format!(
                             "Invalid @{ANN_ASSERT_VALIDATE} annotation - not supported on array at {}",
                             a.pos.compact()
@@ -769,6 +776,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 }
                 n => {
                     return Err(ValidationError {
+                        rule: crate::diagnostics::RuleId::ValidationInvalidRule,
                         message: format!(
                             "Validating {path}: Failed to evaluate when=: function must accept 1 or 2 arguments ({} given)",
                             n.unwrap_or(0)
@@ -781,6 +789,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 .ev
                 .eval_function(f, &args, &[])
                 .map_err(|e| ValidationError {
+                    rule: crate::diagnostics::RuleId::ValidationInvalidRule,
                     message: format!(
                         "Validating {path}: Failure evaluating when=: {}",
                         crate::ytt::assert::go_error_text(&e)
@@ -792,6 +801,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 Some(false) => return Ok(()),
                 None => {
                     return Err(ValidationError {
+                        rule: crate::diagnostics::RuleId::ValidationInvalidRule,
                         message: format!(
                             "Validating {path}: want when= to be bool, got {}",
                             r.get_type()

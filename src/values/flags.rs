@@ -8,6 +8,7 @@
 //! `replace or_add=True`), positioned as ytt positions them
 //! (`(data-value arg):1`).
 
+use crate::diagnostics::RuleId;
 use std::sync::Arc;
 
 use crate::source::{find_files, load_file, Snapshot, Stdin};
@@ -53,12 +54,12 @@ impl DataValuesFlags {
         stdin: &Stdin,
         environ: &[(String, String)],
         strict: bool,
-    ) -> Result<Overlays, String> {
+    ) -> Result<Overlays, FlagError> {
         let mut all: Vec<Envelope> = Vec::new();
         for f in &self.from_files {
             let vals = self
                 .file(snap, stdin, f, strict)
-                .map_err(|e| format!("Extracting data value from file: {e}"))?;
+                .map_err(|e| e.context("Extracting data value from file: "))?;
             all.extend(vals);
         }
         for (prefixes, yaml, name) in [
@@ -85,7 +86,7 @@ impl DataValuesFlags {
         for kv in &self.kvs_from_files {
             let v = self
                 .kv_file(snap, stdin, kv)
-                .map_err(|e| format!("Extracting data value from file: {e}"))?;
+                .map_err(|e| e.context("Extracting data value from file: "))?;
             all.push(v);
         }
         let (libraries, root) = all
@@ -100,7 +101,7 @@ impl DataValuesFlags {
         stdin: &Stdin,
         full: &str,
         strict: bool,
-    ) -> Result<Vec<Envelope>, String> {
+    ) -> Result<Vec<Envelope>, FlagError> {
         let (lib_ref, path) = lib_ref_and_remainder(full)?;
         let found =
             find_files(snap, path, stdin).map_err(|e| format!("Find files '{path}': {e}"))?;
@@ -111,57 +112,67 @@ impl DataValuesFlags {
                 continue;
             }
             let rel = f.rel_path.clone();
-            let file = load_file(snap, f, 0)
-                .map_err(|e| format!("Reading file '{rel}': {}", e.message))?;
-            let ds = parse_opts(&file.src, true, strict).map_err(|e| {
-                format!(
+            let file = load_file(snap, f, 0).map_err(|e| FlagError {
+                message: format!("Reading file '{rel}': {}", e.message),
+                rule: RuleId::FileUnreadable,
+                place: Some((rel.clone(), 0)),
+            })?;
+            let ds = parse_opts(&file.src, true, strict).map_err(|e| FlagError {
+                message: format!(
                     "Unmarshaling YAML data values file '{}': {}",
                     file.rel_path,
                     e.ytt_message()
-                )
+                ),
+                rule: RuleId::YamlSyntax,
+                place: Some((file.rel_path.clone(), e.line)),
             })?;
             for doc in ds.docs {
                 if doc.value.is_null() {
                     continue;
                 }
-                let overlay = as_plain_merge_overlay(doc)
-                    .map_err(|e| format!("Checking data values file '{path}': {e}"))?;
+                let overlay = as_plain_merge_overlay(doc).map_err(|e| FlagError {
+                    message: format!("Checking data values file '{path}': {e}"),
+                    rule: RuleId::ValuesError,
+                    place: Some((path.to_string(), 0)),
+                })?;
                 out.push(Envelope::with_lib_ref(overlay, lib_ref)?);
             }
         }
         Ok(out)
     }
 
-    fn kv_file(&self, snap: &dyn Snapshot, stdin: &Stdin, kv: &str) -> Result<Envelope, String> {
+    fn kv_file(&self, snap: &dyn Snapshot, stdin: &Stdin, kv: &str) -> Result<Envelope, FlagError> {
         let Some((key_part, path)) = kv.split_once('=') else {
-            return Err("Expected format key=/file/path".to_string());
+            return Err("Expected format key=/file/path".to_string().into());
         };
         let found =
             find_files(snap, path, stdin).map_err(|e| format!("Finding file '{path}': {e}"))?;
         if found.len() > 1 {
-            return Err(format!(
-                "Expected '{path}' to be a file, but is a directory"
-            ));
+            return Err(format!("Expected \'{path}\' to be a file, but is a directory").into());
         }
         let Some(f) = found.into_iter().next() else {
-            return Err(format!(
-                "Expected '{path}' to be a file, but is a directory"
-            ));
+            return Err(format!("Expected \'{path}\' to be a file, but is a directory").into());
         };
         // ytt takes the file's bytes as they are (a byte order mark
         // included); bytes that are not UTF-8 become `!!binary`
         let bytes = match f.bytes {
             Some(b) => b,
-            None => snap
-                .read(&f.path)
-                .map_err(|_| format!("Reading file '{path}'"))?,
+            None => snap.read(&f.path).map_err(|_| FlagError {
+                message: format!("Reading file '{path}'"),
+                rule: RuleId::FileUnreadable,
+                place: Some((path.to_string(), 0)),
+            })?,
         };
         if bytes.len() as u64 > crate::source::MAX_FILE_SIZE {
-            return Err(format!(
-                "Reading file '{path}': it is {} bytes, more than the {} MiB yttcheck reads",
-                bytes.len(),
-                crate::source::MAX_FILE_SIZE / 1024 / 1024
-            ));
+            return Err(FlagError {
+                message: format!(
+                    "Reading file '{path}': it is {} bytes, more than the {} MiB yttcheck reads",
+                    bytes.len(),
+                    crate::source::MAX_FILE_SIZE / 1024 / 1024
+                ),
+                rule: RuleId::FileUnreadable,
+                place: Some((path.to_string(), 0)),
+            });
         }
         let (value, contents) = match String::from_utf8(bytes) {
             Ok(text) => (Value::str(&text), text),
@@ -171,7 +182,40 @@ impl DataValuesFlags {
         let desc = format!("(data-value-file arg) {key}={path}");
         let pieces: Vec<&str> = key.split('.').collect();
         let doc = build_overlay(&pieces, value, &desc, &contents);
-        Envelope::with_lib_ref(doc, lib_ref)
+        Ok(Envelope::with_lib_ref(doc, lib_ref)?)
+    }
+}
+
+/// A values flag that failed: ytt's message, and for findings the rule and
+/// the file (and line, 0 when none) it is about, as the failing step knew them.
+#[derive(Debug, Clone)]
+pub struct FlagError {
+    pub message: String,
+    pub rule: RuleId,
+    pub place: Option<(String, u32)>,
+}
+
+impl From<String> for FlagError {
+    fn from(message: String) -> FlagError {
+        FlagError {
+            message,
+            rule: RuleId::ValuesError,
+            place: None,
+        }
+    }
+}
+
+impl std::fmt::Display for FlagError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl FlagError {
+    /// ytt's message nests each step's context before the cause.
+    fn context(mut self, prefix: &str) -> FlagError {
+        self.message = format!("{prefix}{}", self.message);
+        self
     }
 }
 

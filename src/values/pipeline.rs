@@ -30,21 +30,36 @@ pub struct ValuesError {
 pub enum ValuesErrorKind {
     /// A file failed to parse, compile or evaluate.
     Template(TemplateError),
-    /// An overlay could not be applied.
-    Overlay,
+    /// An overlay could not be applied; `pos` is the innermost node ytt's
+    /// message names.
+    Overlay { pos: Option<Pos> },
     /// Values do not conform to the schema.
     Schema(Vec<crate::schema::Violation>),
     /// Validation rules failed.
     Validation(Vec<crate::validation::Invalidation>),
-    /// Anything else (bad annotations, misplaced documents).
-    Other { pos: Option<Pos> },
+    /// Anything else (bad annotations, misplaced documents, misused rules),
+    /// of the rule chosen where it was found.
+    Other {
+        pos: Option<Pos>,
+        rule: crate::diagnostics::RuleId,
+    },
 }
 
 impl ValuesError {
     pub fn other(message: impl Into<String>, pos: Option<Pos>) -> ValuesError {
+        ValuesError::of(crate::diagnostics::RuleId::ValuesError, message, pos)
+    }
+
+    /// An error of `rule` (not a template, overlay, schema or validation
+    /// result).
+    pub fn of(
+        rule: crate::diagnostics::RuleId,
+        message: impl Into<String>,
+        pos: Option<Pos>,
+    ) -> ValuesError {
         ValuesError {
             message: message.into(),
-            kind: ValuesErrorKind::Other { pos },
+            kind: ValuesErrorKind::Other { pos, rule },
         }
     }
 
@@ -317,8 +332,8 @@ pub fn merge_envelopes(
                 call_in_fresh_evaluator(session.opts, |ev| Ok(overlay_document(ev, left, &right)))
                     .map_err(|e| ValuesError::other(session.starlark_error(&e).message, None))?
                     .map_err(|m| ValuesError {
-                        message: m,
-                        kind: ValuesErrorKind::Overlay,
+                        message: m.message,
+                        kind: ValuesErrorKind::Overlay { pos: m.pos },
                     })?
             }
         };
@@ -353,7 +368,8 @@ pub fn validate_values(
 ) -> Result<(), ValuesError> {
     let invalidations = crate::validation::run(doc, schema.doc_type.as_ref(), session.opts)
         .map_err(|e| {
-            ValuesError::other(
+            ValuesError::of(
+                e.rule,
                 format!("Validating final data values:\n{}", e.message),
                 e.pos,
             )

@@ -111,8 +111,8 @@ pub fn library_schema(
                     })?
                     .map_err(|m| {
                         wrap(ValuesError {
-                            message: m,
-                            kind: ValuesErrorKind::Overlay,
+                            message: m.message,
+                            kind: ValuesErrorKind::Overlay { pos: m.pos },
                         })
                     })?
             }
@@ -121,9 +121,15 @@ pub fn library_schema(
     let schema = match &current {
         None => Schema::null(),
         Some(doc) => Schema::from_document(doc).map_err(|e| {
-            wrap(ValuesError {
-                message: e.message(),
-                kind: ValuesErrorKind::Schema(e.all_violations()),
+            let violations = e.all_violations();
+            wrap(if violations.is_empty() {
+                // a plain error: a finding of its own rule, never none
+                ValuesError::of(e.rule, e.message(), None)
+            } else {
+                ValuesError {
+                    message: e.message(),
+                    kind: ValuesErrorKind::Schema(violations),
+                }
             })
         })?,
     };

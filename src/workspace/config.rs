@@ -205,7 +205,7 @@ impl Config {
             }
         }
         if let Some(f) = &self.fail_on {
-            if crate::check::Severity::parse(f).is_none() {
+            if crate::diagnostics::Severity::parse(f).is_none() {
                 return Err(err(format!(
                     "fail_on: expected one of error, warning, note; got '{f}'"
                 )));

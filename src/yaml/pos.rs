@@ -208,3 +208,11 @@ mod tests {
         assert_eq!(Pos::unknown().compact(), "?");
     }
 }
+
+impl Pos {
+    /// This position as a diagnostics [`Location`](crate::diagnostics::Location),
+    /// when it is in a file (not a flag's `(data-value arg)` or stdin).
+    pub fn location(&self) -> Option<crate::diagnostics::Location> {
+        crate::diagnostics::Location::in_file(self.file_name(), self.line(), self.col())
+    }
+}

@@ -288,10 +288,10 @@ fn overlay_members(builder: &mut GlobalsBuilder) {
                     })
                 }
                 (Side::Docs(_), Side::Value(v)) => {
-                    Err(format!("Expected document set, but was {}", v.type_name()))
+                    Err(format!("Expected document set, but was {}", v.type_name()).into())
                 }
                 (Side::Value(l), Side::Docs(_)) => {
-                    Err(format!("Expected document set, but was {}", l.type_name()))
+                    Err(format!("Expected document set, but was {}", l.type_name()).into())
                 }
             };
             res.map_err(|e| err(format!("overlay.apply: {e}")))?;

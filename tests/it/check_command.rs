@@ -431,13 +431,23 @@ fn explain_documents_every_rule() {
     // the README lists every rule
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    for r in yttcheck::check::rules::RULES {
+    for r in yttcheck::diagnostics::RuleId::ALL {
+        let d = r.doc();
         assert!(
-            readme.contains(&format!("| `{}` |", r.id)),
-            "README lacks rule {}",
-            r.id
+            readme.contains(&format!(
+                "| `{}` | {} | {} |",
+                d.id,
+                d.severity.as_str(),
+                d.summary
+            )),
+            "README's rule table lacks (or words differently) rule {}",
+            d.id
         );
     }
+    // a rule's name without its namespace finds it when only one rule has it
+    let (code, out, _) = yttcheck(&monorepo(), &["explain", "undeclared-key"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("schema/undeclared-key (error)"), "{out}");
 }
 
 #[test]

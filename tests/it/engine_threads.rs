@@ -48,7 +48,9 @@ fn values_for(
         kvs_from_yaml: vec![format!("replicas={replicas}")],
         ..DataValuesFlags::default()
     };
-    let overlays = flags.as_overlays(&WorkTree::new(dir), &Stdin::default(), &[], false)?;
+    let overlays = flags
+        .as_overlays(&WorkTree::new(dir), &Stdin::default(), &[], false)
+        .map_err(|e| e.message)?;
     let session = EvalSession::new(
         tree.clone(),
         &opts,

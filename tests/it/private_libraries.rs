@@ -96,7 +96,9 @@ fn envelopes_for_libraries(
     flags: &DataValuesFlags,
     dir: &Path,
 ) -> Result<ParentEnvelopes, String> {
-    let overlays = flags.as_overlays(&WorkTree::new(dir), &Stdin::default(), &[], false)?;
+    let overlays = flags
+        .as_overlays(&WorkTree::new(dir), &Stdin::default(), &[], false)
+        .map_err(|e| e.message)?;
     let schema = library_schema(session, LibraryCtx::ROOT, &[]).map_err(|e| e.message)?;
     let values = library_values(
         session,

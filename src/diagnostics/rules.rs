@@ -1,0 +1,427 @@
+//! Every rule a finding can have, as a typed id, documented once beside it:
+//! what it checks, why it matters, an example that fails and its fix (as
+//! ruff documents each rule beside its code). This text is what `yttcheck
+//! explain RULE` prints, what SARIF carries as `fullDescription` and `help`,
+//! and what the README's rule table lists (a test keeps them in step).
+//!
+//! A rule id is chosen where a problem is found, as a value of [`RuleId`];
+//! nothing derives one from message text, and the compiler checks every use.
+
+use super::Severity;
+
+/// A rule's documentation.
+#[derive(Debug)]
+pub struct RuleDoc {
+    /// Stable, namespaced id (`schema/type-mismatch`).
+    pub id: &'static str,
+    pub severity: Severity,
+    /// One line.
+    pub summary: &'static str,
+    /// Why it matters.
+    pub why: &'static str,
+    /// A failing example.
+    pub example: &'static str,
+    /// How to fix it.
+    pub fix: &'static str,
+}
+
+macro_rules! rules {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident {
+            id: $id:literal,
+            severity: $sev:ident,
+            summary: $summary:literal,
+            why: $why:literal,
+            example: $example:literal,
+            fix: $fix:literal,
+        },
+    )*) => {
+        /// A rule id: what kind of problem a finding is.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum RuleId {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl RuleId {
+            /// Every rule, in the order the README lists them.
+            pub const ALL: &'static [RuleId] = &[ $( RuleId::$variant, )* ];
+
+            /// The rule's documentation.
+            pub fn doc(self) -> &'static RuleDoc {
+                match self {
+                    $( RuleId::$variant => &RuleDoc {
+                        id: $id,
+                        severity: Severity::$sev,
+                        summary: $summary,
+                        why: $why,
+                        example: $example,
+                        fix: $fix,
+                    }, )*
+                }
+            }
+        }
+    };
+}
+
+rules! {
+    /// `.yttcheck.yml` is malformed, or names files that do not exist.
+    ConfigInvalid {
+        id: "config/invalid",
+        severity: Error,
+        summary: "`.yttcheck.yml` is malformed, or names files that do not exist.",
+        why: "A typo in the config file would silently change what is checked.",
+        example: "librarys:\n- glob: libs/*",
+        fix: "libraries:\n- glob: libs/*",
+    },
+    /// A file cannot be read as text: missing, unreadable, binary, too large or not UTF-8.
+    FileUnreadable {
+        id: "file/unreadable",
+        severity: Error,
+        summary: "A file cannot be read as text: missing, unreadable, binary, too large or not UTF-8.",
+        why: "ytt would fail on it too; yttcheck never skips a file silently.",
+        example: "values.yml saved as Latin-1 (`café` as byte 0xE9)",
+        fix: "Save the file as UTF-8 (or remove it from the library).",
+    },
+    /// A file is not valid YAML, or nests/aliases beyond yttcheck's limits.
+    YamlSyntax {
+        id: "yaml/syntax",
+        severity: Error,
+        summary: "A file is not valid YAML, or nests/aliases beyond yttcheck's limits.",
+        why: "ytt cannot read the file, so nothing that depends on it can be checked.",
+        example: "ports: [80, 443\nhost: x",
+        fix: "ports: [80, 443]\nhost: x",
+    },
+    /// A template or Starlark file fails to compile or evaluate (syntax error, runtime error, failed `load()`).
+    TemplateError {
+        id: "template/error",
+        severity: Error,
+        summary: "A template or Starlark file fails to compile or evaluate (syntax error, runtime error, failed `load()`).",
+        why: "ytt stops at the first such error; the values of the library cannot be computed.",
+        example: "#@data/values\n---\nport: #@ 80 + \"80\"",
+        fix: "#@data/values\n---\nport: #@ 80 + 80",
+    },
+    /// An evaluation ran out of its step, time or memory budget.
+    TemplateBudget {
+        id: "template/budget",
+        severity: Error,
+        summary: "An evaluation ran out of its step, time or memory budget.",
+        why: "An endless loop or a value that grows without bound would hang ytt or exhaust the machine; yttcheck stops it and names the line.",
+        example: "#@ for i in range(1000000000):\n#@   x = i\n#@ end",
+        fix: "Bound the loop; raise `--max-steps`/`--timeout` (or `budget:` in the config) only for legitimately large evaluations.",
+    },
+    /// An annotation in one of ytt's namespaces (`schema/`, `data/`, `overlay/`, ...) that ytt does not know.
+    AnnotationUnknown {
+        id: "annotation/unknown",
+        severity: Warning,
+        summary: "An annotation in one of ytt's namespaces (`schema/`, `data/`, `overlay/`, ...) that ytt does not know.",
+        why: "ytt silently ignores annotations it does not know, so the author's intent (say, `@schema/nulable`) does nothing; the check still evaluates the pair as ytt would.",
+        example: "#@schema/nulable\ntag: \"\"",
+        fix: "#@schema/nullable\ntag: \"\"",
+    },
+    /// The schema itself is wrong: a misused annotation, a null default without `@schema/nullable`, an array without exactly one item, a default of the wrong type.
+    SchemaInvalid {
+        id: "schema/invalid",
+        severity: Error,
+        summary: "The schema itself is wrong: a misused annotation, a null default without `@schema/nullable`, an array without exactly one item, a default of the wrong type.",
+        why: "ytt refuses the schema, so no environment of the library can be checked.",
+        example: "#@data/values-schema\n---\nports: []",
+        fix: "#@data/values-schema\n---\nports:\n- 80",
+    },
+    /// A data value has a different type than the schema declares.
+    SchemaTypeMismatch {
+        id: "schema/type-mismatch",
+        severity: Error,
+        summary: "A data value has a different type than the schema declares.",
+        why: "ytt fails on it; templates would otherwise receive a value of the wrong type.",
+        example: "# schema: replicas: 1\nreplicas: \"3\"",
+        fix: "replicas: 3",
+    },
+    /// A data value is given for a key the schema does not declare.
+    SchemaUndeclaredKey {
+        id: "schema/undeclared-key",
+        severity: Error,
+        summary: "A data value is given for a key the schema does not declare.",
+        why: "Usually a typo: the value the author meant to set keeps its default.",
+        example: "# schema: replicas: 1\nreplica: 3",
+        fix: "replicas: 3",
+    },
+    /// A data values overlay does not apply: no match, several matches, or a failed `@overlay/assert`.
+    OverlayError {
+        id: "overlay/error",
+        severity: Error,
+        summary: "A data values overlay does not apply: no match, several matches, or a failed `@overlay/assert`.",
+        why: "ytt fails on it; a new key in a `@data/values` document needs `@overlay/match missing_ok=True` (or a schema).",
+        example: "#@data/values\n---\nnew_key: 1",
+        fix: "#@data/values\n---\n#@overlay/match missing_ok=True\nnew_key: 1",
+    },
+    /// Data values cannot be computed for another reason: a plain values file with annotations, a malformed flag, a misplaced document.
+    ValuesError {
+        id: "values/error",
+        severity: Error,
+        summary: "Data values cannot be computed for another reason: a plain values file with annotations, a malformed flag, a misplaced document.",
+        why: "ytt fails on it.",
+        example: "# given with --data-values-file:\n#@data/values\n---\na: 1",
+        fix: "Remove the `#@` annotations from plain values files (or give the file with `-f`).",
+    },
+    /// A value is given for a key the schema marks `@schema/deprecated`.
+    ValuesDeprecated {
+        id: "values/deprecated",
+        severity: Warning,
+        summary: "A value is given for a key the schema marks `@schema/deprecated`.",
+        why: "The library intends to drop the key; its consumers should move off it before it does.",
+        example: "#@schema/deprecated \"use image.tag\"\ntag: \"\"\n# values: tag: v1",
+        fix: "Set the replacement the deprecation notice names.",
+    },
+    /// A value is given for a key the schema marks `@schema/removed` (a yttcheck extension).
+    ValuesRemoved {
+        id: "values/removed",
+        severity: Error,
+        summary: "A value is given for a key the schema marks `@schema/removed` (a yttcheck extension).",
+        why: "The library no longer reads the key: the value has no effect.",
+        example: "#@schema/removed \"use image.tag\"\ntag: \"\"\n# values: tag: v1",
+        fix: "Remove the value, or set the replacement the notice names.",
+    },
+    /// A validation rule is misused: unknown keyword, wrong argument type, a rule that is not a 2-tuple, `when=` with the wrong arity or result.
+    ValidationInvalidRule {
+        id: "validation/invalid-rule",
+        severity: Error,
+        summary: "A validation rule is misused: unknown keyword, wrong argument type, a rule that is not a 2-tuple, `when=` with the wrong arity or result.",
+        why: "ytt refuses to validate, so none of the library's values are checked.",
+        example: "#@schema/validation one_of=3\nmode: a",
+        fix: "#@schema/validation one_of=[\"a\", \"b\"]\nmode: a",
+    },
+    /// A value fails a custom rule `(description, assertion)`.
+    ValidationCustom {
+        id: "validation/custom",
+        severity: Error,
+        summary: "A value fails a custom rule `(description, assertion)`.",
+        why: "The library's author declared what a valid value is.",
+        example: "#@schema/validation (\"an odd number\", lambda v: v % 2 == 1)\nreplicas: 2",
+        fix: "replicas: 3",
+    },
+    /// A value is below `min=`.
+    ValidationMin {
+        id: "validation/min",
+        severity: Error,
+        summary: "A value is below `min=`.",
+        why: "The library's author declared the smallest valid value.",
+        example: "#@schema/validation min=1\nreplicas: 0",
+        fix: "replicas: 1",
+    },
+    /// A value is above `max=`.
+    ValidationMax {
+        id: "validation/max",
+        severity: Error,
+        summary: "A value is above `max=`.",
+        why: "The library's author declared the largest valid value.",
+        example: "#@schema/validation max=10\nreplicas: 11",
+        fix: "replicas: 10",
+    },
+    /// A string, array or map is shorter than `min_len=`.
+    ValidationMinLen {
+        id: "validation/min_len",
+        severity: Error,
+        summary: "A string, array or map is shorter than `min_len=`.",
+        why: "Often an input that must be given (an empty string is the default of a required value).",
+        example: "#@schema/validation min_len=1\npassword: \"\"",
+        fix: "password: s3cr3t (from a values file or a flag)",
+    },
+    /// A string, array or map is longer than `max_len=`.
+    ValidationMaxLen {
+        id: "validation/max_len",
+        severity: Error,
+        summary: "A string, array or map is longer than `max_len=`.",
+        why: "The library's author declared the longest valid value (Kubernetes names, labels).",
+        example: "#@schema/validation max_len=63\nname: a-very-long-name-...",
+        fix: "Shorten the value.",
+    },
+    /// A value is null where `not_null=True` requires one.
+    ValidationNotNull {
+        id: "validation/not_null",
+        severity: Error,
+        summary: "A value is null where `not_null=True` requires one.",
+        why: "A nullable value that the library needs in some configurations was not given.",
+        example: "#@schema/nullable\n#@schema/validation not_null=True\ntoken: \"\"",
+        fix: "token: abc (from a values file or a flag)",
+    },
+    /// Not exactly one of a map's listed children has a value.
+    ValidationOneNotNull {
+        id: "validation/one_not_null",
+        severity: Error,
+        summary: "Not exactly one of a map's listed children has a value.",
+        why: "Alternatives (one storage backend, one auth method) must be chosen, and only one.",
+        example: "#@schema/validation one_not_null=[\"s3\", \"gcs\"]\nstorage: {s3: null, gcs: null}",
+        fix: "Give exactly one of them a value.",
+    },
+    /// A value is not one of `one_of=`'s choices.
+    ValidationOneOf {
+        id: "validation/one_of",
+        severity: Error,
+        summary: "A value is not one of `one_of=`'s choices.",
+        why: "The library's author enumerated the valid values.",
+        example: "#@schema/validation one_of=[\"debug\", \"info\"]\nlog_level: trace",
+        fix: "log_level: debug",
+    },
+    /// A string, array or map does not have exactly `len=` items (yttcheck extension).
+    ValidationLen {
+        id: "validation/len",
+        severity: Error,
+        summary: "A string, array or map does not have exactly `len=` items (yttcheck extension).",
+        why: "Keys and secrets often need an exact length.",
+        example: "#@schema/validation len=16\nsecret_key: short",
+        fix: "secret_key: 0123456789abcdef",
+    },
+    /// A string is not in the `format=` (hostname, ip, email, uri, date-time, port, duration, quantity, ...; yttcheck extension).
+    ValidationFormat {
+        id: "validation/format",
+        severity: Error,
+        summary: "A string is not in the `format=` (hostname, ip, email, uri, date-time, port, duration, quantity, ...; yttcheck extension).",
+        why: "A malformed address or quantity fails only at deploy time otherwise.",
+        example: "#@schema/validation format=\"hostname\"\nhost: -bad-",
+        fix: "host: good.example.com",
+    },
+    /// A string does not start with `starts_with=` (yttcheck extension).
+    ValidationStartsWith {
+        id: "validation/starts_with",
+        severity: Error,
+        summary: "A string does not start with `starts_with=` (yttcheck extension).",
+        why: "Prefixes carry meaning (registries, schemes).",
+        example: "#@schema/validation starts_with=\"ghcr.io/\"\nimage: docker.io/x",
+        fix: "image: ghcr.io/x",
+    },
+    /// A string does not end with `ends_with=` (yttcheck extension).
+    ValidationEndsWith {
+        id: "validation/ends_with",
+        severity: Error,
+        summary: "A string does not end with `ends_with=` (yttcheck extension).",
+        why: "Suffixes carry meaning (`.git`, domains).",
+        example: "#@schema/validation ends_with=\".git\"\nrepo: https://x/y",
+        fix: "repo: https://x/y.git",
+    },
+    /// A string does not contain `contains=` (yttcheck extension).
+    ValidationContains {
+        id: "validation/contains",
+        severity: Error,
+        summary: "A string does not contain `contains=` (yttcheck extension).",
+        why: "For example, an image reference that must be digest-pinned (`@sha256:`).",
+        example: "#@schema/validation contains=\"@sha256:\"\nimage: app:latest",
+        fix: "image: app@sha256:...",
+    },
+    /// A string does not match the `matches=` regular expression (yttcheck extension).
+    ValidationMatches {
+        id: "validation/matches",
+        severity: Error,
+        summary: "A string does not match the `matches=` regular expression (yttcheck extension).",
+        why: "The library's author declared the shape of valid values.",
+        example: "#@schema/validation matches=\"^[a-z-]+$\"\nname: My_App",
+        fix: "name: my-app",
+    },
+    /// A number is not even (`even=True`, yttcheck extension).
+    ValidationEven {
+        id: "validation/even",
+        severity: Error,
+        summary: "A number is not even (`even=True`, yttcheck extension).",
+        why: "Some sizes must be even.",
+        example: "#@schema/validation even=True\nmemory_gb: 3",
+        fix: "memory_gb: 4",
+    },
+    /// A number is not odd (`odd=True`, yttcheck extension).
+    ValidationOdd {
+        id: "validation/odd",
+        severity: Error,
+        summary: "A number is not odd (`odd=True`, yttcheck extension).",
+        why: "Quorum-based systems want an odd number of replicas.",
+        example: "#@schema/validation odd=True\nreplicas: 2",
+        fix: "replicas: 3",
+    },
+    /// A number is not a multiple of `multiple_of=` (yttcheck extension).
+    ValidationMultipleOf {
+        id: "validation/multiple_of",
+        severity: Error,
+        summary: "A number is not a multiple of `multiple_of=` (yttcheck extension).",
+        why: "Sizes often come in fixed steps.",
+        example: "#@schema/validation multiple_of=1024\nbuffer: 1000",
+        fix: "buffer: 1024",
+    },
+}
+
+impl RuleId {
+    /// The stable id (`schema/type-mismatch`).
+    pub fn id(self) -> &'static str {
+        self.doc().id
+    }
+
+    /// The severity a finding of this rule has unless configured otherwise.
+    pub fn default_severity(self) -> Severity {
+        self.doc().severity
+    }
+
+    /// The rule with this id.
+    pub fn from_id(id: &str) -> Option<RuleId> {
+        RuleId::ALL.iter().copied().find(|r| r.id() == id)
+    }
+
+    /// The rule of a named validation rule (`min_len`, `format`, ...); custom
+    /// rules and any other name are `validation/custom`.
+    pub fn validation(name: &str) -> RuleId {
+        RuleId::ALL
+            .iter()
+            .copied()
+            .find(|r| r.id().strip_prefix("validation/") == Some(name) && name != "invalid-rule")
+            .unwrap_or(RuleId::ValidationCustom)
+    }
+}
+
+impl std::fmt::Display for RuleId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl serde::Serialize for RuleId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+/// `yttcheck explain RULE`'s text.
+pub fn explain(rule: RuleId) -> String {
+    let d = rule.doc();
+    format!(
+        "{id} ({sev})\n\n{summary}\n\nWhy: {why}\n\nExample that fails:\n\n{example}\n\nFix:\n\n{fix}\n",
+        id = d.id,
+        sev = d.severity.as_str(),
+        summary = d.summary,
+        why = d.why,
+        example = indent(d.example),
+        fix = indent(d.fix),
+    )
+}
+
+fn indent(s: &str) -> String {
+    s.lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_and_namespaced() {
+        let mut ids: Vec<&str> = RuleId::ALL.iter().map(|r| r.id()).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), RuleId::ALL.len());
+        assert!(RuleId::ALL.iter().all(|r| r.id().contains('/')));
+        for r in RuleId::ALL {
+            assert_eq!(RuleId::from_id(r.id()), Some(*r));
+        }
+        assert_eq!(RuleId::validation("min_len"), RuleId::ValidationMinLen);
+        assert_eq!(RuleId::validation("something"), RuleId::ValidationCustom);
+        assert_eq!(RuleId::validation("invalid-rule"), RuleId::ValidationCustom);
+    }
+}
