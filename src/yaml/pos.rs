@@ -189,6 +189,14 @@ impl PartialEq for Pos {
     }
 }
 
+impl Pos {
+    /// This position as a diagnostics [`Location`](crate::diagnostics::Location),
+    /// when it is in a file (not a flag's `(data-value arg)` or stdin).
+    pub fn location(&self) -> Option<crate::diagnostics::Location> {
+        crate::diagnostics::Location::in_file(self.file_name(), self.line(), self.col())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,13 +214,5 @@ mod tests {
         assert_eq!(pos.compact(), "a.yml:2");
         assert_eq!(Pos::unknown_in(&src).compact(), "a.yml:?");
         assert_eq!(Pos::unknown().compact(), "?");
-    }
-}
-
-impl Pos {
-    /// This position as a diagnostics [`Location`](crate::diagnostics::Location),
-    /// when it is in a file (not a flag's `(data-value arg)` or stdin).
-    pub fn location(&self) -> Option<crate::diagnostics::Location> {
-        crate::diagnostics::Location::in_file(self.file_name(), self.line(), self.col())
     }
 }
