@@ -4,8 +4,8 @@
 use starlark::values::list::ListRef;
 use starlark::values::Value as SValue;
 
+use crate::template::go::go_type_name;
 use crate::yaml::{AnnValue, Pos};
-use crate::ytt::assert::go_type_name;
 
 use super::Op;
 
@@ -143,12 +143,12 @@ impl Expects {
             }
             return last;
         }
-        if crate::ytt::assert::is_callable(v) {
+        if crate::template::go::is_callable(v) {
             let n = op.ev.heap().alloc(matches.len() as i64);
             let r = op
                 .ev
                 .eval_function(v, &[n], &[])
-                .map_err(|e| NumMatchError::plain(crate::ytt::assert::go_error_text(&e)))?;
+                .map_err(|e| NumMatchError::plain(crate::template::go::go_error_text(&e)))?;
             return match r.unpack_bool() {
                 Some(true) => Ok(()),
                 Some(false) => Err(NumMatchError {

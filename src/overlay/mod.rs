@@ -9,15 +9,16 @@
 
 pub mod compare;
 pub mod expects;
+pub mod matchers;
 
 use starlark::eval::Evaluator;
 use starlark::values::Value as SValue;
 
 use crate::template::convert::{from_yaml, to_yaml, MapAs};
 use crate::template::eval::ann_value;
+use crate::template::go::go_type_name;
 use crate::template::values::{FragmentTree, YamlFragment};
 use crate::yaml::{Annotation, Array, ArrayItem, DocSet, Document, Map, MapItem, Meta, Pos, Value};
-use crate::ytt::assert::go_type_name;
 
 use expects::{Expects, NumMatchError};
 
@@ -141,7 +142,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let r = self
             .ev
             .eval_function(f, args, &[])
-            .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
+            .map_err(|e| crate::template::go::go_error_text(&e))?;
         r.unpack_bool()
             .ok_or_else(|| format!("expected starlark.Bool, but was {}", go_type_name(r)).into())
     }
@@ -150,7 +151,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let r = self
             .ev
             .eval_function(f, args, &[])
-            .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
+            .map_err(|e| crate::template::go::go_error_text(&e))?;
         let store = crate::template::runtime::current_store(self.ev);
         to_yaml(r, store).map_err(|e| e.to_string().into())
     }
@@ -277,10 +278,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let v = self.sval(by);
         if !for_docs {
             if let Some(s) = v.unpack_str() {
-                return Ok(crate::ytt::overlay::map_key_matcher(s, self.ev.heap()));
+                return Ok(matchers::map_key_matcher(s, self.ev.heap()));
             }
         }
-        if crate::ytt::assert::is_callable(v) {
+        if crate::template::go::is_callable(v) {
             return Ok(v);
         }
         if for_docs {
@@ -841,7 +842,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 match k.as_str() {
                     "via" => {
                         let f = self.sval(v);
-                        if !crate::ytt::assert::is_callable(f) {
+                        if !crate::template::go::is_callable(f) {
                             return Err(format!(
                                 "Expected '{REPLACE}' annotation keyword argument 'via' to be function, but was {}",
                                 go_type_name(f)
@@ -924,7 +925,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     })?
                 }
                 "via" => {
-                    if !crate::ytt::assert::is_callable(sv) {
+                    if !crate::template::go::is_callable(sv) {
                         return Err(format!(
                             "Expected '{INSERT}' annotation keyword argument 'via' to be function, but was {}",
                             go_type_name(sv)
@@ -973,7 +974,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
             }
             return Ok(());
         };
-        if !crate::ytt::assert::is_callable(*f) {
+        if !crate::template::go::is_callable(*f) {
             return Err(format!(
                 "Expected '{ASSERT}' annotation keyword argument 'via' to be function, but was {}",
                 go_type_name(*f)
@@ -985,7 +986,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let r = self
             .ev
             .eval_function(*f, &[e, n], &[])
-            .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
+            .map_err(|e| crate::template::go::go_error_text(&e))?;
         if r.is_none() {
             return Ok(());
         }

@@ -257,7 +257,7 @@ fn ann_type_name(v: &AnnValue) -> String {
 
 fn ann_go_type(v: &AnnValue) -> String {
     match v {
-        AnnValue::Frozen(f) => crate::ytt::assert::go_type_name(f.value()),
+        AnnValue::Frozen(f) => crate::template::go::go_type_name(f.value()),
         AnnValue::Str(_) => "starlark.String".into(),
         AnnValue::Bool(_) => "starlark.Bool".into(),
         AnnValue::Int(_) => "starlark.Int".into(),

@@ -230,7 +230,7 @@ fn frame_lines(e: &starlark::Error) -> Vec<FrameLine> {
                 line: resolved.begin.line as u32 + 1,
             });
         }
-        context = crate::ytt::assert::short_function_name(&f.name).to_string();
+        context = crate::template::go::short_function_name(&f.name).to_string();
     }
     if let Some(span) = e.span() {
         let resolved = span.resolve_span();

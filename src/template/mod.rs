@@ -15,6 +15,7 @@ pub mod compile;
 pub mod convert;
 pub mod error;
 pub mod eval;
+pub mod go;
 pub mod guard;
 pub mod metas;
 pub mod runtime;

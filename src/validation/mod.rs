@@ -124,13 +124,13 @@ fn go_repr(v: SValue) -> String {
 
 fn is_callable_ann(v: &AnnValue) -> bool {
     sval(v)
-        .map(crate::ytt::assert::is_callable)
+        .map(crate::template::go::is_callable)
         .unwrap_or(false)
 }
 
 fn is_sequence_ann(v: &AnnValue) -> bool {
     sval(v)
-        .map(crate::ytt::assert::is_sequence)
+        .map(crate::template::go::is_sequence)
         .unwrap_or(false)
 }
 
@@ -192,7 +192,7 @@ impl NodeValidation {
                 ));
             };
             let assertion = items[1];
-            let check_fn = if crate::ytt::assert::is_callable(assertion) {
+            let check_fn = if crate::template::go::is_callable(assertion) {
                 assertion
             } else {
                 check_attr(assertion).map_err(|e| format!("{e} (at {at})"))?
@@ -436,7 +436,7 @@ fn described_arg(kwarg: &str, val: &AnnValue) -> Option<(String, AnnValue)> {
         return None;
     }
     let desc = items[0].unpack_str()?.to_string();
-    if kwarg == "one_of" && !crate::ytt::assert::is_sequence(items[1]) {
+    if kwarg == "one_of" && !crate::template::go::is_sequence(items[1]) {
         return None;
     }
     let inner = items[1].unpack_frozen()?;
@@ -471,7 +471,7 @@ fn check_attr(v: SValue) -> Result<SValue, String> {
     }
     if let Some(s) = YttStruct::from_value(v) {
         return match s.fields.get("check") {
-            Some(c) if crate::ytt::assert::is_callable(*c) => Ok(*c),
+            Some(c) if crate::template::go::is_callable(*c) => Ok(*c),
             Some(c) => Err(format!(
                 "expected struct with attribute check(), but was {}",
                 c.get_type()
@@ -792,7 +792,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     rule: crate::diagnostics::RuleId::ValidationInvalidRule,
                     message: format!(
                         "Validating {path}: Failure evaluating when=: {}",
-                        crate::ytt::assert::go_error_text(&e)
+                        crate::template::go::go_error_text(&e)
                     ),
                     pos: Some(v.pos.clone()),
                 })?;
@@ -861,7 +861,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
             Check::Assertion { factory, arg } => {
                 let a = ann_value(arg, self.ev);
                 let assertion = crate::ytt::assert::make_assertion(factory, a, self.ev)
-                    .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
+                    .map_err(|e| crate::template::go::go_error_text(&e))?;
                 assertion
                     .get_attr("check", self.ev.heap())
                     .ok()
@@ -885,7 +885,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 let assertion = self
                     .ev
                     .eval_function(f, &args, &[])
-                    .map_err(|e| crate::ytt::assert::go_error_text(&e))?;
+                    .map_err(|e| crate::template::go::go_error_text(&e))?;
                 assertion
                     .get_attr("check", self.ev.heap())
                     .ok()
@@ -914,7 +914,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     } => Some("<="),
                     _ => None,
                 };
-                Err(go_compare_text(&crate::ytt::assert::go_error_text(&e), op))
+                Err(go_compare_text(&crate::template::go::go_error_text(&e), op))
             }
         }
     }

@@ -20,7 +20,8 @@ use starlark::values::{
     ValueLike,
 };
 
-use crate::ytt::assert::{go_type_name, Assertion};
+use crate::template::go::go_type_name;
+use crate::ytt::assert::Assertion;
 use crate::ytt::err;
 
 use super::formats;

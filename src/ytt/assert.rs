@@ -23,13 +23,14 @@ use starlark::values::dict::DictRef;
 use starlark::values::float::StarlarkFloat;
 use starlark::values::list::AllocList;
 use starlark::values::starlark_value;
-use starlark::values::tuple::{AllocTuple, TupleRef, UnpackTuple};
+use starlark::values::tuple::{AllocTuple, UnpackTuple};
 use starlark::values::{
     Freeze, FreezeResult, Freezer, FrozenValue, Heap, NoSerialize, OwnedFrozenValue, StarlarkValue,
     Trace, Value, ValueLike,
 };
 
 use crate::template::eval::{dialect, globals};
+use crate::template::go::{go_error_text, go_type_name, is_callable, is_sequence};
 
 use super::codec::{yaml_decode, yaml_encode};
 use super::{err, static_module};
@@ -277,29 +278,6 @@ fn one_not_null_assertion<'v>(keys: Value<'v>, heap: Heap<'v>) -> Value<'v> {
     heap.alloc(Assertion { check })
 }
 
-/// Go's type names for starlark values, as ytt's messages print them.
-pub fn go_type_name(v: Value) -> String {
-    match v.get_type() {
-        "string" => "starlark.String".into(),
-        "int" => "starlark.Int".into(),
-        "float" => "starlark.Float".into(),
-        "bool" => "starlark.Bool".into(),
-        "NoneType" => "starlark.NoneType".into(),
-        "list" => "*starlark.List".into(),
-        "tuple" => "starlark.Tuple".into(),
-        "dict" => "*starlark.Dict".into(),
-        "struct" => "*core.StarlarkStruct".into(),
-        "function" => "*starlark.Function".into(),
-        "yamlfragment" => "*yamltemplate.StarlarkFragment".into(),
-        other => other.to_string(),
-    }
-}
-
-pub fn is_callable(v: Value) -> bool {
-    let t = v.get_type();
-    t == "function" || t.contains("function") || t == "partial"
-}
-
 /// ytt's number check for `min_len`/`max_len` (`starlark.NumberToInt`: ints
 /// as they are, floats truncated toward zero).
 fn int_arg<'v>(name: &str, v: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
@@ -315,40 +293,6 @@ fn int_arg<'v>(name: &str, v: Value<'v>, heap: Heap<'v>) -> starlark::Result<Val
             "{name}: expected value to be an number, but was {other}"
         ))),
     }
-}
-
-/// starlark-rust qualifies lambdas with their module (`assert.max.lambda`);
-/// go-starlark calls them `lambda`.
-pub fn short_function_name(name: &str) -> &str {
-    if name.ends_with(".lambda") {
-        "lambda"
-    } else {
-        name
-    }
-}
-
-/// Go-starlark's wording for common starlark-rust errors (ytt users and ytt's
-/// own tests see these strings, e.g. through `assert.try_to`).
-pub fn go_error_text(e: &starlark::Error) -> String {
-    let raw = format!("{}", e.without_diagnostic());
-    let raw = raw
-        .trim()
-        .replace(crate::template::blocks::ASSERT_RENAMED, "assert");
-    let code = e.span().map(|s| s.source_span().to_string());
-    let raw = crate::gocompat::starlark_message(&raw, code.as_deref());
-    if let Some(rest) = raw.strip_prefix("Missing parameter `") {
-        if let Some((param, tail)) = rest.split_once("` for call to `") {
-            let func = short_function_name(tail.trim_end_matches('`'));
-            return format!("function {func} missing 1 argument ({param})");
-        }
-    }
-    if let Some(rest) = raw.strip_prefix("Object of type `") {
-        if let Some((ty, tail)) = rest.split_once("` has no attribute `") {
-            let attr = tail.trim_end_matches('`');
-            return format!("{ty} has no .{attr} field or method");
-        }
-    }
-    raw
 }
 
 // ------------------------------------------------------------------ module
@@ -626,12 +570,6 @@ fn assert_members(builder: &mut GlobalsBuilder) {
     ) -> starlark::Result<Value<'v>> {
         crate::validation::rules::assert_extension("multiple_of", &args.items, eval)
     }
-}
-
-/// go-starlark's `Sequence`: lists, tuples, strings-not, dicts-not.
-pub fn is_sequence(v: Value) -> bool {
-    matches!(v.get_type(), "list" | "tuple" | "yamlfragment" | "set")
-        || TupleRef::from_value(v).is_some()
 }
 
 pub fn module() -> &'static FrozenModule {

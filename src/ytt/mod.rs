@@ -67,6 +67,4 @@ pub(crate) fn static_module(
     })
 }
 
-pub(crate) fn err(msg: impl Into<String>) -> starlark::Error {
-    starlark::Error::new_other(anyhow::anyhow!("{}", msg.into()))
-}
+pub(crate) use crate::template::go::err;

@@ -1,0 +1,177 @@
+//! The matchers of `@overlay/match by=`: `overlay.map_key`, `overlay.index`,
+//! `overlay.subset`, `overlay.all` and their `and_op`/`or_op`/`not_op`
+//! combinations, as Starlark callables. The overlay engine makes a
+//! `map_key` matcher for a string `by=`; `@ytt:overlay` hands them out.
+
+use std::fmt;
+use std::sync::Arc;
+
+use allocative::Allocative;
+use starlark::any::ProvidesStaticType;
+use starlark::coerce::Coerce;
+use starlark::eval::{Arguments, Evaluator};
+use starlark::starlark_complex_value;
+use starlark::values::starlark_value;
+use starlark::values::{
+    Freeze, FreezeResult, Freezer, FrozenValue, Heap, NoSerialize, StarlarkValue, Trace, Tracer,
+    Value, ValueLike,
+};
+
+use crate::overlay::compare::{compare, compare_leafs};
+use crate::template::convert::to_yaml;
+use crate::template::runtime::current_store;
+use crate::yaml::Value as YValue;
+
+use crate::template::go::err;
+
+#[derive(Debug, Clone)]
+pub(crate) enum MatcherKind {
+    MapKey(String),
+    Index(i64),
+    Subset,
+    And,
+    Or,
+    Not,
+}
+
+/// A matcher function made by `overlay.map_key(...)`, `overlay.subset(...)`, ...
+#[derive(Debug, ProvidesStaticType, Allocative, NoSerialize, Clone, Coerce)]
+#[repr(C)]
+pub struct MatcherGen<V: starlark::values::ValueLifetimeless> {
+    #[allocative(skip)]
+    kind: Arc<MatcherKind>,
+    args: Vec<V>,
+}
+
+starlark_complex_value!(pub Matcher);
+
+unsafe impl<'v> Trace<'v> for MatcherGen<Value<'v>> {
+    fn trace(&mut self, tracer: &Tracer<'v>) {
+        for a in &mut self.args {
+            a.trace(tracer);
+        }
+    }
+}
+
+impl<'v> Freeze for MatcherGen<Value<'v>> {
+    type Frozen = MatcherGen<FrozenValue>;
+    fn freeze(self, freezer: &Freezer) -> FreezeResult<Self::Frozen> {
+        let mut args = Vec::with_capacity(self.args.len());
+        for a in self.args {
+            args.push(a.freeze(freezer)?);
+        }
+        Ok(MatcherGen {
+            kind: self.kind,
+            args,
+        })
+    }
+}
+
+impl<V: starlark::values::ValueLifetimeless> fmt::Display for MatcherGen<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match &*self.kind {
+            MatcherKind::MapKey(_) => "overlay.map_key_matcher",
+            MatcherKind::Index(_) => "overlay.index_matcher",
+            MatcherKind::Subset => "overlay.subset_matcher",
+            MatcherKind::And => "overlay.and_op",
+            MatcherKind::Or => "overlay.or_op",
+            MatcherKind::Not => "overlay.not_op",
+        };
+        write!(f, "<built-in function {name}>")
+    }
+}
+
+pub(crate) fn matcher<'v>(kind: MatcherKind, args: Vec<Value<'v>>, heap: Heap<'v>) -> Value<'v> {
+    heap.alloc(Matcher {
+        kind: Arc::new(kind),
+        args,
+    })
+}
+
+/// `overlay.map_key(name)` (also what a string `by=` means).
+pub fn map_key_matcher<'v>(name: &str, heap: Heap<'v>) -> Value<'v> {
+    matcher(MatcherKind::MapKey(name.to_string()), Vec::new(), heap)
+}
+
+#[starlark_value(type = "builtin_function_or_method")]
+impl<'v, V: ValueLike<'v>> StarlarkValue<'v> for MatcherGen<V>
+where
+    Self: ProvidesStaticType<'v>,
+{
+    fn invoke(
+        &self,
+        _me: Value<'v>,
+        args: &Arguments<'v, '_>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let pos: Vec<Value<'v>> = args.positions(eval.heap())?.collect();
+        let name = self.to_string();
+        let name = name
+            .trim_start_matches("<built-in function ")
+            .trim_end_matches('>')
+            .to_string();
+        if pos.len() != 3 {
+            return Err(err(format!("{name}: expected exactly 3 arguments")));
+        }
+        let store = current_store(eval);
+        let result = match &*self.kind {
+            MatcherKind::Index(want) => pos[0].unpack_i32().map(i64::from) == Some(*want),
+            MatcherKind::MapKey(key) => {
+                let old = to_yaml(pos[1], store)?;
+                let new = to_yaml(pos[2], store)?;
+                let o = pull_out(key, &old).map_err(|e| err(format!("{name}: {e}")))?;
+                let n = pull_out(key, &new).map_err(|e| err(format!("{name}: {e}")))?;
+                compare_leafs(&o, &n).0
+            }
+            MatcherKind::Subset => {
+                let left = to_yaml(pos[1], store)?;
+                let expected = to_yaml(self.args[0].to_value(), store)?;
+                compare(&left, &expected).0
+            }
+            MatcherKind::And | MatcherKind::Or => {
+                let is_and = matches!(&*self.kind, MatcherKind::And);
+                let mut out = is_and;
+                for m in &self.args {
+                    let r = eval.eval_function(m.to_value(), &pos, &[])?;
+                    let b = r.unpack_bool().ok_or_else(|| {
+                        err(format!(
+                            "{name}: expected starlark.Bool, but was {}",
+                            crate::template::go::go_type_name(r)
+                        ))
+                    })?;
+                    if is_and && !b {
+                        out = false;
+                        break;
+                    }
+                    if !is_and && b {
+                        out = true;
+                        break;
+                    }
+                }
+                out
+            }
+            MatcherKind::Not => {
+                let r = eval.eval_function(self.args[0].to_value(), &pos, &[])?;
+                !r.unpack_bool().ok_or_else(|| {
+                    err(format!(
+                        "{name}: expected starlark.Bool, but was {}",
+                        crate::template::go::go_type_name(r)
+                    ))
+                })?
+            }
+        };
+        Ok(Value::new_bool(result))
+    }
+}
+
+fn pull_out(key: &str, v: &YValue) -> Result<YValue, String> {
+    let YValue::Map(m) = v else {
+        return Err(format!(
+            "Expected value to be map, but was {}",
+            v.type_name()
+        ));
+    };
+    m.get(key)
+        .map(|i| i.value.clone())
+        .ok_or_else(|| format!("Expected to find map item with key '{key}', but did not"))
+}

@@ -1,0 +1,74 @@
+//! How go-starlark (ytt's interpreter) names and words things, for the
+//! Starlark values and errors of starlark-rust: type names as Go prints
+//! them, what go-starlark counts as callable or a sequence, and its error
+//! texts. Every module that shows Starlark values or errors to users uses
+//! these, so they live with the template language, below all of them.
+
+use starlark::values::tuple::TupleRef;
+use starlark::values::Value;
+
+/// A Starlark error with `msg` as its whole text.
+pub fn err(msg: impl Into<String>) -> starlark::Error {
+    starlark::Error::new_other(anyhow::anyhow!("{}", msg.into()))
+}
+
+/// Go's type names for starlark values, as ytt's messages print them.
+pub fn go_type_name(v: Value) -> String {
+    match v.get_type() {
+        "string" => "starlark.String".into(),
+        "int" => "starlark.Int".into(),
+        "float" => "starlark.Float".into(),
+        "bool" => "starlark.Bool".into(),
+        "NoneType" => "starlark.NoneType".into(),
+        "list" => "*starlark.List".into(),
+        "tuple" => "starlark.Tuple".into(),
+        "dict" => "*starlark.Dict".into(),
+        "struct" => "*core.StarlarkStruct".into(),
+        "function" => "*starlark.Function".into(),
+        "yamlfragment" => "*yamltemplate.StarlarkFragment".into(),
+        other => other.to_string(),
+    }
+}
+
+pub fn is_callable(v: Value) -> bool {
+    let t = v.get_type();
+    t == "function" || t.contains("function") || t == "partial"
+}
+
+/// go-starlark's `Sequence`: lists, tuples, strings-not, dicts-not.
+pub fn is_sequence(v: Value) -> bool {
+    matches!(v.get_type(), "list" | "tuple" | "yamlfragment" | "set")
+        || TupleRef::from_value(v).is_some()
+}
+
+/// starlark-rust qualifies lambdas with their module (`assert.max.lambda`);
+/// go-starlark calls them `lambda`.
+pub fn short_function_name(name: &str) -> &str {
+    if name.ends_with(".lambda") {
+        "lambda"
+    } else {
+        name
+    }
+}
+
+/// Go-starlark's wording for common starlark-rust errors (ytt users and ytt's
+/// own tests see these strings, e.g. through `assert.try_to`).
+pub fn go_error_text(e: &starlark::Error) -> String {
+    let raw = format!("{}", e.without_diagnostic());
+    let raw = raw.trim().replace(super::blocks::ASSERT_RENAMED, "assert");
+    let code = e.span().map(|s| s.source_span().to_string());
+    let raw = crate::gocompat::starlark_message(&raw, code.as_deref());
+    if let Some(rest) = raw.strip_prefix("Missing parameter `") {
+        if let Some((param, tail)) = rest.split_once("` for call to `") {
+            let func = short_function_name(tail.trim_end_matches('`'));
+            return format!("function {func} missing 1 argument ({param})");
+        }
+    }
+    if let Some(rest) = raw.strip_prefix("Object of type `") {
+        if let Some((ty, tail)) = rest.split_once("` has no attribute `") {
+            let attr = tail.trim_end_matches('`');
+            return format!("{ty} has no .{attr} field or method");
+        }
+    }
+    raw
+}
