@@ -23,7 +23,7 @@ use crate::template::{CompileCache, EvalOpts, EvalSession};
 use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::pipeline::{
     collect_envelopes, files_with_annotation, merge_envelopes, select_files_with_annotation,
-    validate_values, Merged, ValuesSchema,
+    validate_values, Merged,
 };
 use crate::values::{
     library_schema, private_libraries, private_library_values, DataValuesFlags, Envelope,
@@ -508,7 +508,7 @@ fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut V
 /// Runs every pair of `plan`.
 pub fn check(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
     let started = Instant::now();
-    let cache = CompileCache::new();
+    let cache = CompileCache::new(crate::ytt::stdlib());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs)
         // templates recurse (deep values, Starlark calls): the default 2 MiB

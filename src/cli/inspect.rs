@@ -181,7 +181,7 @@ pub fn inspect(args: &InspectArgs) -> Result<String, String> {
         ..EvalOpts::default()
     };
     args.budget.apply(&mut opts)?;
-    let cache = CompileCache::new();
+    let cache = CompileCache::new(crate::ytt::stdlib());
     let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
     let schema = library_schema(&session, LibraryCtx::ROOT, &[]).map_err(|e| e.message)?;
 

@@ -36,6 +36,8 @@ pub enum Command {
 
 /// Runs the command line; returns the exit code.
 pub fn main() -> i32 {
+    // Starlark's print() goes to stderr, as in ytt
+    crate::template::eval::set_print_sink(|text| eprintln!("{text}"));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

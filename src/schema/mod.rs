@@ -10,7 +10,6 @@ pub mod types;
 pub use error::{render_violations, SchemaError, Violation};
 pub use types::{DocType, Type};
 
-use crate::values::pipeline::ValuesSchema;
 use crate::yaml::{Document, Meta};
 
 /// The schema of a library (or none: ytt's "null schema", which accepts
@@ -39,8 +38,10 @@ impl Schema {
     }
 }
 
-impl ValuesSchema for Schema {
-    fn defaults(&self) -> Option<Document> {
+impl Schema {
+    /// The schema's defaults as a data values document (none without a
+    /// schema).
+    pub fn defaults(&self) -> Option<Document> {
         self.doc_type.as_ref().map(|dt| Document {
             value: dt.default.clone(),
             pos: dt.pos.clone(),
@@ -49,7 +50,8 @@ impl ValuesSchema for Schema {
         })
     }
 
-    fn check(&self, doc: &mut Document) -> Vec<Violation> {
+    /// Type-checks final values (and fills in defaults ytt fills in).
+    pub fn check(&self, doc: &mut Document) -> Vec<Violation> {
         match &self.doc_type {
             None => Vec::new(),
             Some(dt) => check::check_document(dt, doc),

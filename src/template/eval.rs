@@ -99,11 +99,25 @@ pub trait Host: Send + Sync {
     fn data_read(&self, path: &str) -> Result<String, String>;
 }
 
-struct StderrPrint;
+/// Where Starlark's `print()` goes. The engine never writes to a terminal
+/// itself: the host (the command line) sets a sink once at start-up; without
+/// one, printed text is dropped.
+type PrintSink = Box<dyn Fn(&str) + Send + Sync>;
+static PRINT_SINK: std::sync::OnceLock<PrintSink> = std::sync::OnceLock::new();
 
-impl PrintHandler for StderrPrint {
+/// Sets where Starlark's `print()` output goes (once per process; later
+/// calls are ignored).
+pub fn set_print_sink(sink: impl Fn(&str) + Send + Sync + 'static) {
+    let _ = PRINT_SINK.set(Box::new(sink));
+}
+
+struct InjectedPrint;
+
+impl PrintHandler for InjectedPrint {
     fn println(&self, text: &str) -> starlark::Result<()> {
-        eprintln!("{text}");
+        if let Some(sink) = PRINT_SINK.get() {
+            sink(text);
+        }
         Ok(())
     }
 }
@@ -133,15 +147,34 @@ pub enum Compiled {
 type ByFile<T> = Mutex<HashMap<usize, (Arc<InputFile>, Arc<Result<T, TemplateError>>)>>;
 
 /// Parse/compile results shared across sessions and threads, keyed by file.
-#[derive(Default)]
 pub struct CompileCache {
     entries: ByFile<Compiled>,
     raw: ByFile<DocSet>,
+    stdlib: Arc<dyn StdLib>,
+}
+
+/// The `@ytt:` standard library, supplied by the host (as starlark-rust's
+/// `FileLoader` lets a host supply loads): the template language knows how
+/// to load a module, not what ytt's modules are.
+pub trait StdLib: Send + Sync {
+    /// `load("@ytt:<name>", ...)` (all but `data`).
+    fn module(&self, name: &str, session: &EvalSession) -> Result<FrozenModule, TemplateError>;
+    /// `@ytt:data` for a session whose `data.values` are `values`.
+    fn data_module(&self, values: &Value) -> Result<FrozenModule, String>;
 }
 
 impl CompileCache {
-    pub fn new() -> CompileCache {
-        CompileCache::default()
+    /// A cache whose templates load `@ytt:` modules from `stdlib`.
+    pub fn new(stdlib: Arc<dyn StdLib>) -> CompileCache {
+        CompileCache {
+            entries: Default::default(),
+            raw: Default::default(),
+            stdlib,
+        }
+    }
+
+    fn stdlib(&self) -> Result<&Arc<dyn StdLib>, TemplateError> {
+        Ok(&self.stdlib)
     }
 
     /// The file parsed with comments (for annotation discovery), not templated.
@@ -567,7 +600,10 @@ impl<'a> EvalSession<'a> {
         if let Some(m) = &self.state.borrow().data_module {
             return Ok(m.clone());
         }
-        let m = crate::ytt::data::module(&self.data_values)
+        let m = self
+            .cache
+            .stdlib()?
+            .data_module(&self.data_values)
             .map_err(|e| TemplateError::new(TemplateErrorKind::Starlark, e, None))?;
         self.state.borrow_mut().data_module = Some(m.clone());
         Ok(m)
@@ -590,7 +626,7 @@ pub fn configure(ev: &mut Evaluator, opts: &EvalOpts, tracker: &Tracker) {
     let deadline = Instant::now() + opts.timeout;
     ev.set_check_cancelled(Box::new(move || Instant::now() > deadline));
     ev.before_stmt_for_dap(tracker.hook(opts.max_heap, deadline));
-    static PRINT: StderrPrint = StderrPrint;
+    static PRINT: InjectedPrint = InjectedPrint;
     ev.set_print_handler(&PRINT);
 }
 
@@ -714,7 +750,10 @@ impl Loader<'_, '_> {
                 ));
             };
             if libname == "ytt" {
-                return crate::ytt::module(p, self.session);
+                if p == "data" {
+                    return self.session.data_module();
+                }
+                return self.session.cache.stdlib()?.module(p, self.session);
             }
             let dir = tree
                 .find_accessible_library(lib.current, libname)

@@ -79,15 +79,6 @@ pub struct LibraryValues {
     pub files: Vec<String>,
 }
 
-/// What the schema contributes to the pipeline.
-pub trait ValuesSchema {
-    /// Default values (`None` when there is no schema).
-    fn defaults(&self) -> Option<Document>;
-    /// Type-checks (and completes, e.g. defaults of new array items) a values
-    /// document; returns violations.
-    fn check(&self, doc: &mut Document) -> Vec<crate::schema::Violation>;
-}
-
 /// A document-level annotation check, ytt's `DocExtractor.checkNonDocs`.
 pub fn check_annotation_only_on_docs(ds: &DocSet, ann: &str) -> Result<(), ValuesError> {
     fn meta_has(meta: &Meta, pos: &Pos, ann: &str) -> bool {
@@ -249,7 +240,7 @@ fn apply(
     lib: LibraryCtx,
     files: &[crate::files::FileInLibrary],
     overlays: &[Envelope],
-    schema: &dyn ValuesSchema,
+    schema: &crate::schema::Schema,
 ) -> Result<(Document, Vec<Envelope>), ValuesError> {
     let mut all: Vec<Envelope> = Vec::new();
     if let Some(defaults) = schema.defaults() {
@@ -314,7 +305,7 @@ pub fn merge_envelopes(
     session: &EvalSession,
     start: Option<Merged>,
     envelopes: Vec<Envelope>,
-    schema: &dyn ValuesSchema,
+    schema: &crate::schema::Schema,
 ) -> Result<Merged, ValuesError> {
     let (mut current, mut for_libraries) = match start {
         Some(m) => (Some(m.doc), m.for_libraries),

@@ -18,6 +18,24 @@ pub mod misc;
 pub mod overlay;
 pub mod structs;
 
+/// ytt's standard library, for [`CompileCache::new`](crate::template::CompileCache::new).
+pub struct YttStdLib;
+
+impl crate::template::eval::StdLib for YttStdLib {
+    fn module(&self, name: &str, session: &EvalSession) -> Result<FrozenModule, TemplateError> {
+        module(name, session)
+    }
+
+    fn data_module(&self, values: &crate::yaml::Value) -> Result<FrozenModule, String> {
+        data::module(values)
+    }
+}
+
+/// The standard library as hosts pass it to a compile cache.
+pub fn stdlib() -> std::sync::Arc<dyn crate::template::eval::StdLib> {
+    std::sync::Arc::new(YttStdLib)
+}
+
 /// The `@ytt:<name>` module for a `load()`.
 pub fn module(name: &str, session: &EvalSession) -> Result<FrozenModule, TemplateError> {
     let m = match name {

@@ -75,7 +75,7 @@ fn values_for(
 #[test]
 fn one_compiled_library_evaluates_on_many_threads() {
     let tree = library();
-    let cache = CompileCache::new();
+    let cache = CompileCache::new(yttcheck::ytt::stdlib());
     let results: Vec<(i64, Result<String, String>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
             .map(|t| {

@@ -2,6 +2,7 @@
 //! Starlark are linked once, not once per file. Each module tests one area
 //! through the real `yttcheck` binary on real files and repositories.
 
+mod architecture;
 mod check_command;
 mod conformance;
 mod discovery;

@@ -120,7 +120,7 @@ fn envelopes_for_libraries(
 fn private_library_values_follow_library_refs_and_flags() {
     let d = repository();
     let tree = tree(d.path());
-    let cache = CompileCache::new();
+    let cache = CompileCache::new(yttcheck::ytt::stdlib());
     let opts = EvalOpts::default();
     let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
 
@@ -158,7 +158,7 @@ fn private_library_values_follow_library_refs_and_flags() {
 fn private_library_validations_run_on_its_own_schema() {
     let d = repository();
     let tree = tree(d.path());
-    let cache = CompileCache::new();
+    let cache = CompileCache::new(yttcheck::ytt::stdlib());
     let opts = EvalOpts::default();
     let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
     let flags = DataValuesFlags {
@@ -202,7 +202,7 @@ fn private_library_validations_run_on_its_own_schema() {
 fn unknown_private_library_is_an_error() {
     let d = repository();
     let tree = tree(d.path());
-    let cache = CompileCache::new();
+    let cache = CompileCache::new(yttcheck::ytt::stdlib());
     let opts = EvalOpts::default();
     let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
     let err = private_library_values(

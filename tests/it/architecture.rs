@@ -1,0 +1,225 @@
+//! The layering written in ARCHITECTURE.md, checked against the code: every
+//! `use crate::` edge of `src/` must go down a layer, except the debts that
+//! ARCHITECTURE.md lists (and those must still exist, so the list shrinks as
+//! they are fixed).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The rows of the markdown table under `heading`: each row's cells.
+fn table(doc: &str, heading: &str) -> Vec<Vec<String>> {
+    let start = doc
+        .find(heading)
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has no '{heading}'"));
+    doc[start..]
+        .lines()
+        .skip_while(|l| !l.starts_with('|'))
+        .take_while(|l| l.starts_with('|'))
+        .skip(2)
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// `` `a`, `b` `` -> [a, b]
+fn names(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, s)| s.to_string())
+        .collect()
+}
+
+struct Layering {
+    layer: BTreeMap<String, u32>,
+    debts: BTreeSet<(String, String)>,
+}
+
+fn layering() -> Layering {
+    let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut layer = BTreeMap::new();
+    for row in table(&doc, "## Layers") {
+        let n: u32 = row[0].parse().expect("layer number");
+        for m in names(&row[1]) {
+            assert!(layer.insert(m.clone(), n).is_none(), "{m} listed twice");
+        }
+    }
+    let mut debts = BTreeSet::new();
+    for row in table(&doc, "## Known upward edges") {
+        let edge = names(&row[0]);
+        let (a, b) = edge[0].split_once(" -> ").expect("`a -> b`");
+        debts.insert((a.to_string(), b.to_string()));
+    }
+    Layering { layer, debts }
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level modules a source text refers to as `crate::m` (also inside
+/// `use crate::{a, b::c}` groups).
+fn referenced_modules(text: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let code: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut rest = code.as_str();
+    while let Some(i) = rest.find("crate::") {
+        rest = &rest[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for part in group[..end].split(',') {
+                let name: String = part
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.insert(name);
+                }
+            }
+        } else {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
+/// Every module -> module edge of `src/`, with a file that has it.
+fn edges() -> BTreeMap<(String, String), String> {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut out = BTreeMap::new();
+    for f in files {
+        let rel = f
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let module = rel
+            .split('/')
+            .next()
+            .unwrap()
+            .trim_end_matches(".rs")
+            .to_string();
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for target in referenced_modules(&text) {
+            if target != module {
+                out.entry((module.clone(), target)).or_insert(rel.clone());
+            }
+        }
+    }
+    out
+}
+
+/// The edges that break the layering (and are not listed debts).
+fn violations(l: &Layering, edges: &BTreeMap<(String, String), String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for ((from, to), file) in edges {
+        let (Some(a), Some(b)) = (l.layer.get(from), l.layer.get(to)) else {
+            out.push(format!(
+                "{file}: {from} -> {to}: a module missing from ARCHITECTURE.md's layer table"
+            ));
+            continue;
+        };
+        if a <= b && !l.debts.contains(&(from.clone(), to.clone())) {
+            out.push(format!(
+                "{file}: {from} (layer {a}) imports {to} (layer {b}): only lower layers may be imported"
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_import_goes_down_a_layer() {
+    let l = layering();
+    let edges = edges();
+    let bad = violations(&l, &edges);
+    assert!(bad.is_empty(), "layering broken:\n{}", bad.join("\n"));
+    // every listed debt still exists (a fixed one must leave the list)
+    for (a, b) in &l.debts {
+        assert!(
+            edges.contains_key(&(a.clone(), b.clone())),
+            "ARCHITECTURE.md lists {a} -> {b} as a debt, but the code no longer has it: remove it"
+        );
+    }
+}
+
+#[test]
+fn an_upward_import_is_caught() {
+    // the checker itself: an engine module reaching up into `check`, and a
+    // module in its own layer, are both reported
+    let l = layering();
+    let mut edges = BTreeMap::new();
+    edges.insert(
+        ("yaml".to_string(), "check".to_string()),
+        "yaml/node.rs".to_string(),
+    );
+    edges.insert(
+        ("diff".to_string(), "report".to_string()),
+        "diff/mod.rs".to_string(),
+    );
+    edges.insert(
+        ("cli".to_string(), "check".to_string()),
+        "cli/check.rs".to_string(),
+    );
+    let bad = violations(&l, &edges);
+    assert_eq!(bad.len(), 2, "{bad:?}");
+    assert!(bad[0].contains("diff (layer 12) imports report"), "{bad:?}");
+    assert!(bad[1].contains("yaml (layer 1) imports check"), "{bad:?}");
+    assert_eq!(
+        referenced_modules(
+            "use crate::{yaml::Pos, files::X};\nlet a = crate::check::x();\n// crate::cli"
+        ),
+        ["check", "files", "yaml"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect()
+    );
+}
+
+#[test]
+fn only_source_touches_git() {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    for f in files {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&f).unwrap();
+        if !rel.starts_with("source") {
+            assert!(
+                !text.contains("gix::"),
+                "{rel} uses gix directly: only source reads git"
+            );
+        }
+    }
+}
