@@ -9,9 +9,9 @@
 
 use serde::Serialize;
 
+use crate::assertions::rules::NodeValidation;
 use crate::schema::check::resolve;
 use crate::schema::{DocType, Type};
-use crate::validation::NodeValidation;
 use crate::yaml::AnnValue;
 
 use super::values::Tree;

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::validation::NodeValidation;
+use crate::assertions::rules::NodeValidation;
 use crate::yaml::{AnnValue, Array, ArrayItem, Map, MapItem, Meta, Pos, Value};
 
 use super::types::{Documentation, ScalarKind, Type};

@@ -22,7 +22,7 @@
 
 use std::sync::Arc;
 
-use crate::validation::NodeValidation;
+use crate::assertions::rules::NodeValidation;
 use crate::yaml::{Annotation, Document, Meta, Value};
 
 use super::check::resolve;

@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use crate::validation::NodeValidation;
+use crate::assertions::rules::NodeValidation;
 use crate::yaml::{AnnValue, Annotation, Array, Meta, Pos, Value};
 
 use super::check::{assign_and_check_value, check_scalar};
@@ -225,23 +225,6 @@ pub(crate) enum NodeKind {
     Document,
     MapItem,
     ArrayItem,
-}
-
-fn ann_value_repr(v: &AnnValue) -> String {
-    match v {
-        AnnValue::Frozen(f) => f.value().to_repr(),
-        AnnValue::Str(s) => format!("{s:?}"),
-        AnnValue::Bool(b) => {
-            if *b {
-                "True".into()
-            } else {
-                "False".into()
-            }
-        }
-        AnnValue::Int(i) => i.to_string(),
-        AnnValue::None => "None".into(),
-        AnnValue::Live(_) => "<value>".into(),
-    }
 }
 
 fn ann_type_name(v: &AnnValue) -> String {
@@ -882,5 +865,5 @@ pub fn document_type(doc: &crate::yaml::Document) -> Result<DocType, SchemaError
 
 /// Used by messages that print a Starlark argument (`a value >= 3`).
 pub fn repr(v: &AnnValue) -> String {
-    ann_value_repr(v)
+    v.repr()
 }

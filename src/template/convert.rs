@@ -6,6 +6,10 @@
 //! YAML becomes Starlark: `data.values` maps become structs, maps read out of a
 //! fragment become fragments again, elsewhere maps are dicts.
 
+use crate::yaml::parse::parse;
+use crate::yaml::print::print_docset;
+use crate::yaml::{DocSet, Document, SourceFile};
+use starlark::eval::Evaluator;
 use std::sync::Arc;
 
 use starlark::collections::SmallMap;
@@ -410,6 +414,53 @@ pub fn fragment_iter<'v, V: ValueLike<'v>>(
             .iter()
             .map(|doc| fragment_value(&doc.value, store, heap))
             .collect(),
+    }
+}
+
+/// `yaml.encode`: what ytt prints for the value (empty for null and `{}`).
+pub fn yaml_encode<'v>(v: Value<'v>, eval: &Evaluator<'v, '_, '_>) -> starlark::Result<String> {
+    let ds = match to_node_value(v, super::runtime::current_store(eval))? {
+        NodeValue::DocSet(ds) => ds,
+        NodeValue::Value(y) => DocSet {
+            docs: vec![Document {
+                value: y,
+                pos: Pos::unknown(),
+                meta: Meta::default(),
+                injected: false,
+            }],
+            ..DocSet::default()
+        },
+        NodeValue::Noop => DocSet::default(),
+    };
+    Ok(print_docset(&ds))
+}
+
+/// `yaml.decode`: exactly one document, maps as dicts.
+pub fn yaml_decode<'v>(text: &str, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    let src = SourceFile::new("", text);
+    let mut ds = parse(&src, false).map_err(|e| err(e.ytt_message()))?;
+    if ds.docs.len() != 1 {
+        return Err(err("Expected to find exactly one YAML document"));
+    }
+    let mut v = std::mem::take(&mut ds.docs[0].value);
+    override_keys(&mut v);
+    from_yaml(&v, heap, MapAs::Dict)
+}
+
+fn override_keys(v: &mut YValue) {
+    match v {
+        YValue::Map(m) => {
+            m.override_duplicate_keys();
+            for i in &mut m.items {
+                override_keys(&mut i.value);
+            }
+        }
+        YValue::Array(a) => {
+            for i in &mut a.items {
+                override_keys(&mut i.value);
+            }
+        }
+        _ => {}
     }
 }
 

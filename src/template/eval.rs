@@ -841,3 +841,16 @@ impl Host for LibraryHost {
         Ok(f.file.src.text().to_string())
     }
 }
+
+/// Builds (once) a frozen module from a globals builder.
+pub fn static_module(
+    cell: &'static OnceLock<FrozenModule>,
+    build: impl FnOnce(&mut GlobalsBuilder),
+) -> &'static FrozenModule {
+    cell.get_or_init(|| {
+        let mut b = GlobalsBuilder::new();
+        build(&mut b);
+        let globals = b.build();
+        FrozenModule::from_globals(&globals).expect("ytt module freezes")
+    })
+}

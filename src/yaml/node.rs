@@ -407,6 +407,22 @@ pub enum AnnValue {
     Live(u32),
 }
 
+impl AnnValue {
+    /// The value as Starlark writes it (`"a"`, `True`, `3`), for messages that
+    /// show an annotation's argument.
+    pub fn repr(&self) -> String {
+        match self {
+            AnnValue::Frozen(f) => f.value().to_repr(),
+            AnnValue::Str(s) => format!("{s:?}"),
+            AnnValue::Bool(true) => "True".into(),
+            AnnValue::Bool(false) => "False".into(),
+            AnnValue::Int(i) => i.to_string(),
+            AnnValue::None => "None".into(),
+            AnnValue::Live(_) => "<value>".into(),
+        }
+    }
+}
+
 impl fmt::Debug for AnnValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

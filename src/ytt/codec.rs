@@ -7,13 +7,13 @@ use starlark::environment::{FrozenModule, GlobalsBuilder};
 use starlark::eval::Evaluator;
 use starlark::starlark_module;
 use starlark::values::tuple::UnpackTuple;
-use starlark::values::{Heap, Value};
+use starlark::values::Value;
 
-use crate::template::convert::{from_yaml, to_node_value, MapAs, NodeValue};
+use crate::template::convert::{from_yaml, MapAs};
+use crate::template::convert::{yaml_decode, yaml_encode};
 use crate::template::runtime::current_store;
-use crate::yaml::parse::parse;
-use crate::yaml::print::{format_float, print_docset};
-use crate::yaml::{DocSet, Document, Meta, Pos, SourceFile, Value as YValue};
+use crate::yaml::print::format_float;
+use crate::yaml::Value as YValue;
 
 use super::{err, static_module};
 
@@ -31,53 +31,6 @@ fn str_arg<'v>(name: &str, v: Value<'v>) -> starlark::Result<&'v str> {
             v.get_type()
         ))
     })
-}
-
-/// `yaml.encode`: what ytt prints for the value (empty for null and `{}`).
-pub fn yaml_encode<'v>(v: Value<'v>, eval: &Evaluator<'v, '_, '_>) -> starlark::Result<String> {
-    let ds = match to_node_value(v, current_store(eval))? {
-        NodeValue::DocSet(ds) => ds,
-        NodeValue::Value(y) => DocSet {
-            docs: vec![Document {
-                value: y,
-                pos: Pos::unknown(),
-                meta: Meta::default(),
-                injected: false,
-            }],
-            ..DocSet::default()
-        },
-        NodeValue::Noop => DocSet::default(),
-    };
-    Ok(print_docset(&ds))
-}
-
-/// `yaml.decode`: exactly one document, maps as dicts.
-pub fn yaml_decode<'v>(text: &str, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
-    let src = SourceFile::new("", text);
-    let mut ds = parse(&src, false).map_err(|e| err(e.ytt_message()))?;
-    if ds.docs.len() != 1 {
-        return Err(err("Expected to find exactly one YAML document"));
-    }
-    let mut v = std::mem::take(&mut ds.docs[0].value);
-    override_keys(&mut v);
-    from_yaml(&v, heap, MapAs::Dict)
-}
-
-fn override_keys(v: &mut YValue) {
-    match v {
-        YValue::Map(m) => {
-            m.override_duplicate_keys();
-            for i in &mut m.items {
-                override_keys(&mut i.value);
-            }
-        }
-        YValue::Array(a) => {
-            for i in &mut a.items {
-                override_keys(&mut i.value);
-            }
-        }
-        _ => {}
-    }
 }
 
 #[starlark_module]
@@ -393,6 +346,8 @@ pub fn md5_module() -> &'static FrozenModule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::yaml::parse::parse;
+    use crate::yaml::SourceFile;
 
     #[test]
     fn go_json() {

@@ -4,9 +4,7 @@
 //! (frozen modules are `Send + Sync`); `@ytt:data` depends on the data values
 //! of the evaluation and is built per session.
 
-use std::sync::OnceLock;
-
-use starlark::environment::{FrozenModule, GlobalsBuilder};
+use starlark::environment::FrozenModule;
 
 use crate::template::eval::EvalSession;
 use crate::template::{TemplateError, TemplateErrorKind};
@@ -72,17 +70,5 @@ pub fn module(name: &str, session: &EvalSession) -> Result<FrozenModule, Templat
     Ok(m.clone())
 }
 
-/// Builds (once) a frozen module from a globals builder.
-pub(crate) fn static_module(
-    cell: &'static OnceLock<FrozenModule>,
-    build: impl FnOnce(&mut GlobalsBuilder),
-) -> &'static FrozenModule {
-    cell.get_or_init(|| {
-        let mut b = GlobalsBuilder::new();
-        build(&mut b);
-        let globals = b.build();
-        FrozenModule::from_globals(&globals).expect("ytt module freezes")
-    })
-}
-
+pub(crate) use crate::template::eval::static_module;
 pub(crate) use crate::template::go::err;

@@ -20,9 +20,9 @@ use starlark::values::{
     ValueLike,
 };
 
+use super::Assertion;
+use crate::template::go::err;
 use crate::template::go::go_type_name;
-use crate::ytt::assert::Assertion;
-use crate::ytt::err;
 
 use super::formats;
 
