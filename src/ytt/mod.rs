@@ -9,12 +9,19 @@ use starlark::environment::FrozenModule;
 use crate::template::eval::EvalSession;
 use crate::template::{TemplateError, TemplateErrorKind};
 
+pub mod args;
 pub mod assert;
 pub mod codec;
 pub mod data;
-pub mod misc;
+pub mod ip;
+pub mod math;
+pub mod object;
 pub mod overlay;
+pub mod regexp;
 pub mod structs;
+pub mod template;
+pub mod url;
+pub mod version;
 
 /// ytt's standard library, for [`CompileCache::new`](crate::template::CompileCache::new).
 pub struct YttStdLib;
@@ -45,12 +52,12 @@ pub fn module(name: &str, session: &EvalSession) -> Result<FrozenModule, Templat
         "base64" => codec::base64_module(),
         "sha256" => codec::sha256_module(),
         "md5" => codec::md5_module(),
-        "regexp" => misc::regexp_module(),
-        "math" => misc::math_module(),
-        "url" => misc::url_module(),
-        "ip" => misc::ip_module(),
-        "version" => misc::version_module(),
-        "template" => misc::template_module(),
+        "regexp" => regexp::regexp_module(),
+        "math" => math::math_module(),
+        "url" => url::url_module(),
+        "ip" => ip::ip_module(),
+        "version" => version::version_module(),
+        "template" => template::template_module(),
         "overlay" => overlay::module(),
         "library" => {
             return Err(TemplateError::new(
