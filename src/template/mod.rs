@@ -5,18 +5,23 @@
 //! * [`compile`] — annotated YAML -> ytt-dialect code and a node table;
 //! * [`blocks`] — ytt's `end`-closed blocks -> indented Starlark;
 //! * [`runtime`] — the instructions that build nodes while the program runs;
-//! * [`eval`] — sessions, caches, loading;
+//! * [`eval`] — sessions: evaluation options, limits and the print sink;
+//! * [`cache`] — parsing and compiling each file once, shared by threads;
+//! * [`loader`] — `load()` within the library tree and of `@ytt:` modules;
 //! * [`guard`] — budgets that stop hostile templates;
 //! * [`convert`], [`values`] — Starlark <-> YAML values;
-//! * [`error`] — errors with template positions, worded as ytt words them.
+//! * [`error`] — errors with template positions, worded as ytt words them;
+//! * [`go`] — go-starlark's names and texts for starlark-rust values and errors.
 
 pub mod blocks;
+pub mod cache;
 pub mod compile;
 pub mod convert;
 pub mod error;
 pub mod eval;
 pub mod go;
 pub mod guard;
+pub mod loader;
 pub mod metas;
 pub mod runtime;
 pub mod values;

@@ -1,0 +1,274 @@
+//! Parsing and compiling files once per run, shared by every thread: YAML
+//! templates and Starlark files become frozen programs; plain YAML is parsed
+//! once. The `@ytt:` standard library a cache's templates load is supplied by
+//! the host ([`StdLib`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use starlark::environment::FrozenModule;
+use starlark::syntax::AstModule;
+
+use crate::files::{FileType, InputFile};
+use crate::yaml::parse::parse_opts;
+use crate::yaml::{DocSet, Meta, Pos, Value};
+
+use super::blocks::{self, Program};
+use super::compile::{
+    self, CodeLine, CompileOpts, LineKind, NodeTable, END_CTX, NODES_GLOBAL, START_CTX,
+};
+use super::error::{render_starlark_error, ProgramRegistry, TemplateError, TemplateErrorKind};
+use super::guard::{self};
+
+use super::eval::*;
+
+// ------------------------------------------------------------------ compiling
+
+/// A parsed and compiled file.
+#[derive(Debug)]
+pub enum Compiled {
+    /// YAML without templating (comments dropped, duplicate keys resolved).
+    Plain(DocSet),
+    /// A YAML template.
+    Template {
+        program: Arc<Program>,
+        ast: AstModule,
+        nodes: Arc<NodeTable>,
+    },
+    /// A Starlark file.
+    Starlark {
+        program: Arc<Program>,
+        ast: AstModule,
+    },
+}
+
+/// Cached results by file identity (the `Arc<InputFile>` address; the file
+/// itself is kept alongside so the address stays valid).
+type ByFile<T> = Mutex<HashMap<usize, (Arc<InputFile>, Arc<Result<T, TemplateError>>)>>;
+
+/// Parse/compile results shared across sessions and threads, keyed by file.
+pub struct CompileCache {
+    entries: ByFile<Compiled>,
+    raw: ByFile<DocSet>,
+    stdlib: Arc<dyn StdLib>,
+}
+
+/// The `@ytt:` standard library, supplied by the host (as starlark-rust's
+/// `FileLoader` lets a host supply loads): the template language knows how
+/// to load a module, not what ytt's modules are.
+pub trait StdLib: Send + Sync {
+    /// `load("@ytt:<name>", ...)` (all but `data`).
+    fn module(&self, name: &str, session: &EvalSession) -> Result<FrozenModule, TemplateError>;
+    /// `@ytt:data` for a session whose `data.values` are `values`.
+    fn data_module(&self, values: &Value) -> Result<FrozenModule, String>;
+}
+
+impl CompileCache {
+    /// A cache whose templates load `@ytt:` modules from `stdlib`.
+    pub fn new(stdlib: Arc<dyn StdLib>) -> CompileCache {
+        CompileCache {
+            entries: Default::default(),
+            raw: Default::default(),
+            stdlib,
+        }
+    }
+
+    pub(super) fn stdlib(&self) -> Result<&Arc<dyn StdLib>, TemplateError> {
+        Ok(&self.stdlib)
+    }
+
+    /// The file parsed with comments (for annotation discovery), not templated.
+    pub fn raw_yaml(&self, file: &Arc<InputFile>) -> Arc<Result<DocSet, TemplateError>> {
+        self.raw_yaml_opts(file, false)
+    }
+
+    /// [`Self::raw_yaml`], optionally with `--strict` scalars.
+    pub fn raw_yaml_opts(
+        &self,
+        file: &Arc<InputFile>,
+        strict: bool,
+    ) -> Arc<Result<DocSet, TemplateError>> {
+        let key = Arc::as_ptr(file) as usize;
+        if let Some((_, r)) = self.raw.lock().expect("cache lock").get(&key) {
+            return r.clone();
+        }
+        let with_comments = file.is_template() || file.is_library();
+        let r = Arc::new(parse_opts(&file.src, with_comments, strict).map_err(|e| {
+            TemplateError::new(
+                TemplateErrorKind::Yaml,
+                format!(
+                    "Unmarshaling YAML template '{}': {}",
+                    file.rel_path,
+                    e.ytt_message()
+                ),
+                Some(Pos::new(&file.src, e.line.max(1), e.col)),
+            )
+        }));
+        self.raw
+            .lock()
+            .expect("cache lock")
+            .insert(key, (file.clone(), r.clone()));
+        r
+    }
+
+    pub fn compiled(
+        &self,
+        file: &Arc<InputFile>,
+        opts: &EvalOpts,
+    ) -> Arc<Result<Compiled, TemplateError>> {
+        let key = Arc::as_ptr(file) as usize;
+        if let Some((_, r)) = self.entries.lock().expect("cache lock").get(&key) {
+            return r.clone();
+        }
+        let r = Arc::new(self.compile(file, opts));
+        self.entries
+            .lock()
+            .expect("cache lock")
+            .insert(key, (file.clone(), r.clone()));
+        r
+    }
+
+    fn compile(&self, file: &Arc<InputFile>, opts: &EvalOpts) -> Result<Compiled, TemplateError> {
+        match file.file_type() {
+            FileType::Starlark => compile_starlark(file),
+            FileType::Yaml => {
+                let raw = self.raw_yaml_opts(file, opts.strict);
+                let ds = match &*raw {
+                    Ok(ds) => ds.clone(),
+                    Err(e) => return Err(e.clone()),
+                };
+                if !(file.is_template() || file.is_library()) || !compile::has_templating(&ds) {
+                    let mut ds = ds;
+                    strip_comments_and_override(&mut ds);
+                    return Ok(Compiled::Plain(ds));
+                }
+                compile_yaml_template(file, &ds, opts)
+            }
+            FileType::Text | FileType::Unknown => Err(TemplateError::new(
+                TemplateErrorKind::Compile,
+                format!(
+                    "File '{}' is not a YAML or Starlark file (text templates are not supported by yttcheck)",
+                    file.rel_path
+                ),
+                None,
+            )),
+        }
+    }
+}
+
+fn strip_comments_and_override(ds: &mut DocSet) {
+    fn walk(v: &mut Value) {
+        match v {
+            Value::Map(m) => {
+                m.meta = Meta::default();
+                m.override_duplicate_keys();
+                for i in &mut m.items {
+                    i.meta = Meta::default();
+                    walk(&mut i.value);
+                }
+            }
+            Value::Array(a) => {
+                a.meta = Meta::default();
+                for i in &mut a.items {
+                    i.meta = Meta::default();
+                    walk(&mut i.value);
+                }
+            }
+            _ => {}
+        }
+    }
+    for d in &mut ds.docs {
+        d.meta.comments.clear();
+        walk(&mut d.value);
+    }
+}
+
+fn compile_yaml_template(
+    file: &InputFile,
+    ds: &DocSet,
+    opts: &EvalOpts,
+) -> Result<Compiled, TemplateError> {
+    let copts = CompileOpts {
+        ignore_unknown_comments: opts.ignore_unknown_comments,
+    };
+    let code = compile::compile(&file.rel_path, ds, &copts).map_err(|e| {
+        TemplateError::new(
+            TemplateErrorKind::Compile,
+            format!("Compiling YAML template '{}': {}", file.rel_path, e.message),
+            Some(e.pos),
+        )
+    })?;
+    let mut lines = Vec::with_capacity(code.lines.len() + 2);
+    lines.push(CodeLine {
+        text: format!("{START_CTX}({NODES_GLOBAL})"),
+        kind: LineKind::Instr { node: false },
+        src: None,
+    });
+    lines.extend(code.lines);
+    lines.push(CodeLine {
+        text: format!("{END_CTX}(None)"),
+        kind: LineKind::Instr { node: false },
+        src: None,
+    });
+    let program = to_program(&file.rel_path, &lines)?;
+    let ast = parse_ast(&file.rel_path, &program)?;
+    Ok(Compiled::Template {
+        program,
+        ast,
+        nodes: code.nodes,
+    })
+}
+
+fn compile_starlark(file: &InputFile) -> Result<Compiled, TemplateError> {
+    let lines: Vec<CodeLine> = file
+        .src
+        .text()
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| CodeLine {
+            text: l.strip_suffix('\r').unwrap_or(l).to_string(),
+            kind: LineKind::User,
+            src: Some(Pos::new(&file.src, i as u32 + 1, 1)),
+        })
+        .collect();
+    let program = to_program(&file.rel_path, &lines)?;
+    let ast = parse_ast(&file.rel_path, &program)?;
+    Ok(Compiled::Starlark { program, ast })
+}
+
+fn to_program(name: &str, lines: &[CodeLine]) -> Result<Arc<Program>, TemplateError> {
+    blocks::convert(lines).map(Arc::new).map_err(|e| {
+        let loc = e
+            .pos
+            .as_ref()
+            .map(|p| format!("\n    {} | {}", p.compact(), p.line_text().unwrap_or("")))
+            .unwrap_or_default();
+        TemplateError::new(
+            TemplateErrorKind::Compile,
+            format!("\n- {}{loc}", e.message),
+            e.pos.or_else(|| Some(Pos::unknown())),
+        )
+        .with_file(name)
+    })
+}
+
+impl TemplateError {
+    fn with_file(mut self, _name: &str) -> Self {
+        self.message = self.message.to_string();
+        self
+    }
+}
+
+fn parse_ast(name: &str, program: &Arc<Program>) -> Result<AstModule, TemplateError> {
+    let parsed = AstModule::parse(name, program.source.clone(), &dialect()).map(|mut ast| {
+        let replace = HashMap::from([("*".to_string(), guard::MUL_FUNCTION.to_string())]);
+        ast.replace_binary_operators(&replace);
+        ast
+    });
+    parsed.map_err(|e| {
+        let mut registry = ProgramRegistry::new();
+        registry.insert(name.to_string(), program.clone());
+        let (msg, pos, _) = render_starlark_error(&e, &registry);
+        TemplateError::new(TemplateErrorKind::Starlark, msg, pos)
+    })
+}
