@@ -174,10 +174,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 for item in &rmap.items {
                     let item = item.clone();
                     let r = which_op(&item.meta).and_then(|op| match op {
-                        MERGE => self.merge_map_item(lmap, item.clone(), defaults),
-                        REMOVE => self.remove_map_item(lmap, &item, defaults),
-                        REPLACE => self.replace_map_item(lmap, &item, defaults),
-                        ASSERT => self.assert_map_item(lmap, &item, defaults),
+                        MERGE => self.merge_item(&mut **lmap, &item, defaults),
+                        REMOVE => self.remove_item(&mut **lmap, &item, defaults),
+                        REPLACE => self.replace_item(&mut **lmap, &item, defaults),
+                        ASSERT => self.assert_item(&mut **lmap, &item, defaults),
                         op => Err(format!(
                             "Found @{op} on map item ({}); only array items can be annotated with @{op}",
                             item.pos.compact()
@@ -199,15 +199,15 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 for item in &rarr.items {
                     let item = item.clone();
                     let r = which_op(&item.meta).and_then(|op| match op {
-                        MERGE => self.merge_array_item(larr, &item, defaults),
-                        REMOVE => self.remove_array_item(larr, &item, defaults),
-                        REPLACE => self.replace_array_item(larr, &item, defaults),
+                        MERGE => self.merge_item(&mut **larr, &item, defaults),
+                        REMOVE => self.remove_item(&mut **larr, &item, defaults),
+                        REPLACE => self.replace_item(&mut **larr, &item, defaults),
                         INSERT => self.insert_array_item(larr, &item, defaults),
                         APPEND => {
                             larr.items.push(item.clone());
                             Ok(())
                         }
-                        ASSERT => self.assert_array_item(larr, &item, defaults),
+                        ASSERT => self.assert_item(&mut **larr, &item, defaults),
                         op => Err(format!("Overlay op {op} is not supported on array item").into()),
                     });
                     if let Err(e) = r {
@@ -353,44 +353,50 @@ impl<'v> Op<'_, 'v, '_, '_> {
         })
     }
 
-    fn merge_map_item(
+    // ------------------------------------------------------------------ items
+
+    /// `@overlay/merge` of a map or array item: merged into every match, or
+    /// added when nothing matches (and `expects` allows it).
+    fn merge_item<L: Items>(
         &mut self,
-        left: &mut Map,
-        item: MapItem,
+        left: &mut L,
+        item: &L::Item,
         defaults: &Expects,
     ) -> Result<(), OverlayError> {
-        let child = self.child_defaults(&item.meta, defaults)?;
-        let Some(idxs) = self.map_indexes(left, &item, defaults)? else {
+        let child = self.child_defaults(item.meta(), defaults)?;
+        let Some(idxs) = L::matching(self, left, item, defaults)? else {
             return Ok(());
         };
         if idxs.is_empty() {
-            left.items.push(item);
+            left.items_mut().push(item.clone());
             return Ok(());
         }
         for i in idxs {
+            let target = &mut left.items_mut()[i];
             let mut replace = true;
-            if !left.items[i].value.is_null() {
-                replace = self.apply(&mut left.items[i].value, &item.value, &child)?;
+            if !target.value().is_null() {
+                replace = self.apply(target.value_mut(), item.value(), &child)?;
             }
             if replace {
-                left.items[i].value = item.value.clone();
-                left.items[i].pos = item.pos.clone();
+                *target.value_mut() = item.value().clone();
+                target.set_pos(item.pos().clone());
             }
         }
         Ok(())
     }
 
-    fn remove_map_item(
+    /// `@overlay/remove`: every match goes.
+    fn remove_item<L: Items>(
         &mut self,
-        left: &mut Map,
-        item: &MapItem,
+        left: &mut L,
+        item: &L::Item,
         defaults: &Expects,
     ) -> Result<(), OverlayError> {
-        let Some(idxs) = self.map_indexes(left, item, defaults)? else {
+        let Some(idxs) = L::matching(self, left, item, defaults)? else {
             return Ok(());
         };
         let mut i = 0;
-        left.items.retain(|_| {
+        left.items_mut().retain(|_| {
             let keep = !idxs.contains(&i);
             i += 1;
             keep
@@ -398,45 +404,50 @@ impl<'v> Op<'_, 'v, '_, '_> {
         Ok(())
     }
 
-    fn replace_map_item(
+    /// `@overlay/replace` (with `via=`, `or_add=`): every match becomes the
+    /// item.
+    fn replace_item<L: Items>(
         &mut self,
-        left: &mut Map,
-        item: &MapItem,
+        left: &mut L,
+        item: &L::Item,
         defaults: &Expects,
     ) -> Result<(), OverlayError> {
-        let via = self.replace_kwargs(&item.meta)?;
-        let Some(idxs) = self.map_indexes(left, item, defaults)? else {
+        let via = self.replace_kwargs(item.meta())?;
+        let Some(idxs) = L::matching(self, left, item, defaults)? else {
             return Ok(());
         };
         for &i in &idxs {
-            let new_val = self.replace_value(&via, Some(&left.items[i].value), &item.value)?;
+            let old = left.items()[i].value();
+            let new_val = self.replace_value(&via, Some(old), item.value())?;
             let mut n = item.clone();
-            n.value = new_val;
-            left.items[i] = n;
+            *n.value_mut() = new_val;
+            left.items_mut()[i] = n;
         }
         if idxs.is_empty() && via.or_add {
-            let new_val = self.replace_value(&via, None, &item.value)?;
+            let new_val = self.replace_value(&via, None, item.value())?;
             let mut n = item.clone();
-            n.value = new_val;
-            left.items.push(n);
+            *n.value_mut() = new_val;
+            left.items_mut().push(n);
         }
         Ok(())
     }
 
-    fn assert_map_item(
+    /// `@overlay/assert` (with `via=`): every match is checked, then merged.
+    fn assert_item<L: Items>(
         &mut self,
-        left: &mut Map,
-        item: &MapItem,
+        left: &mut L,
+        item: &L::Item,
         defaults: &Expects,
     ) -> Result<(), OverlayError> {
-        let child = self.child_defaults(&item.meta, defaults)?;
-        let via = self.assert_kwargs(&item.meta)?;
-        let Some(idxs) = self.map_indexes(left, item, defaults)? else {
+        let child = self.child_defaults(item.meta(), defaults)?;
+        let via = self.assert_kwargs(item.meta())?;
+        let Some(idxs) = L::matching(self, left, item, defaults)? else {
             return Ok(());
         };
         for i in idxs {
-            self.assert_check(&via, &left.items[i].value, &item.value)?;
-            self.apply(&mut left.items[i].value, &item.value, &child)?;
+            let target = left.items_mut()[i].value_mut();
+            self.assert_check(&via, target, item.value())?;
+            self.apply(target, item.value(), &child)?;
         }
         Ok(())
     }
@@ -493,76 +504,6 @@ impl<'v> Op<'_, 'v, '_, '_> {
         })
     }
 
-    fn merge_array_item(
-        &mut self,
-        left: &mut Array,
-        item: &ArrayItem,
-        defaults: &Expects,
-    ) -> Result<(), OverlayError> {
-        let child = self.child_defaults(&item.meta, defaults)?;
-        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
-            return Ok(());
-        };
-        if idxs.is_empty() {
-            left.items.push(item.clone());
-            return Ok(());
-        }
-        for i in idxs {
-            let mut replace = true;
-            if !left.items[i].value.is_null() {
-                replace = self.apply(&mut left.items[i].value, &item.value, &child)?;
-            }
-            if replace {
-                left.items[i].value = item.value.clone();
-                left.items[i].pos = item.pos.clone();
-            }
-        }
-        Ok(())
-    }
-
-    fn remove_array_item(
-        &mut self,
-        left: &mut Array,
-        item: &ArrayItem,
-        defaults: &Expects,
-    ) -> Result<(), OverlayError> {
-        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
-            return Ok(());
-        };
-        let mut i = 0;
-        left.items.retain(|_| {
-            let keep = !idxs.contains(&i);
-            i += 1;
-            keep
-        });
-        Ok(())
-    }
-
-    fn replace_array_item(
-        &mut self,
-        left: &mut Array,
-        item: &ArrayItem,
-        defaults: &Expects,
-    ) -> Result<(), OverlayError> {
-        let via = self.replace_kwargs(&item.meta)?;
-        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
-            return Ok(());
-        };
-        for &i in &idxs {
-            let new_val = self.replace_value(&via, Some(&left.items[i].value), &item.value)?;
-            let mut n = item.clone();
-            n.value = new_val;
-            left.items[i] = n;
-        }
-        if idxs.is_empty() && via.or_add {
-            let new_val = self.replace_value(&via, None, &item.value)?;
-            let mut n = item.clone();
-            n.value = new_val;
-            left.items.push(n);
-        }
-        Ok(())
-    }
-
     fn insert_array_item(
         &mut self,
         left: &mut Array,
@@ -591,24 +532,6 @@ impl<'v> Op<'_, 'v, '_, '_> {
             }
         }
         left.items = out;
-        Ok(())
-    }
-
-    fn assert_array_item(
-        &mut self,
-        left: &mut Array,
-        item: &ArrayItem,
-        defaults: &Expects,
-    ) -> Result<(), OverlayError> {
-        let child = self.child_defaults(&item.meta, defaults)?;
-        let via = self.assert_kwargs(&item.meta)?;
-        let Some(idxs) = self.array_indexes(left, item, defaults)? else {
-            return Ok(());
-        };
-        for i in idxs {
-            self.assert_check(&via, &left.items[i].value, &item.value)?;
-            self.apply(&mut left.items[i].value, &item.value, &child)?;
-        }
         Ok(())
     }
 
@@ -1056,4 +979,88 @@ pub fn overlay_document(
         .annotations
         .retain(|a| !a.name.starts_with("overlay/"));
     Ok(doc)
+}
+
+/// A map item or an array item, as the item operations read and write it.
+trait Item: Clone {
+    fn value(&self) -> &Value;
+    fn value_mut(&mut self) -> &mut Value;
+    fn pos(&self) -> &Pos;
+    fn set_pos(&mut self, pos: Pos);
+    fn meta(&self) -> &Meta;
+}
+
+/// A map or an array: the items an overlay item is matched against, and how
+/// it is matched (by key or `by=` for maps, by `by=` for arrays).
+trait Items {
+    type Item: Item;
+    fn items(&self) -> &Vec<Self::Item>;
+    fn items_mut(&mut self) -> &mut Vec<Self::Item>;
+    /// Indexes of the items `item` matches; `None` when `when=` skips it.
+    fn matching(
+        op: &mut Op<'_, '_, '_, '_>,
+        left: &Self,
+        item: &Self::Item,
+        defaults: &Expects,
+    ) -> Result<Option<Vec<usize>>, OverlayError>;
+}
+
+macro_rules! item_access {
+    ($t:ty) => {
+        impl Item for $t {
+            fn value(&self) -> &Value {
+                &self.value
+            }
+            fn value_mut(&mut self) -> &mut Value {
+                &mut self.value
+            }
+            fn pos(&self) -> &Pos {
+                &self.pos
+            }
+            fn set_pos(&mut self, pos: Pos) {
+                self.pos = pos;
+            }
+            fn meta(&self) -> &Meta {
+                &self.meta
+            }
+        }
+    };
+}
+item_access!(MapItem);
+item_access!(ArrayItem);
+
+impl Items for Map {
+    type Item = MapItem;
+    fn items(&self) -> &Vec<MapItem> {
+        &self.items
+    }
+    fn items_mut(&mut self) -> &mut Vec<MapItem> {
+        &mut self.items
+    }
+    fn matching(
+        op: &mut Op<'_, '_, '_, '_>,
+        left: &Map,
+        item: &MapItem,
+        defaults: &Expects,
+    ) -> Result<Option<Vec<usize>>, OverlayError> {
+        op.map_indexes(left, item, defaults)
+    }
+}
+
+impl Items for Array {
+    type Item = ArrayItem;
+    fn items(&self) -> &Vec<ArrayItem> {
+        &self.items
+    }
+    fn items_mut(&mut self) -> &mut Vec<ArrayItem> {
+        &mut self.items
+    }
+    fn matching(
+        op: &mut Op<'_, '_, '_, '_>,
+        left: &Array,
+        item: &ArrayItem,
+        defaults: &Expects,
+    ) -> Result<Option<Vec<usize>>, OverlayError> {
+        op.array_indexes(left, item, defaults)
+    }
 }
