@@ -13,7 +13,7 @@ pub const ANN_ASSERT_VALIDATE: &str = "assert/validate";
 
 /// How a rule checks a value.
 #[derive(Debug, Clone)]
-pub enum Check {
+pub enum RuleCheck {
     /// A user function (or an assertion's `check`).
     Callable(AnnValue),
     /// One of ytt's lambda assertions (`assert.min`, ...), made from `arg`.
@@ -31,7 +31,7 @@ pub enum Check {
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub msg: String,
-    pub check: Check,
+    pub check: RuleCheck,
     /// Higher runs first (`not_null` has 100).
     pub priority: i32,
     /// A failing critical rule stops the node's other rules.
@@ -190,7 +190,7 @@ impl NodeValidation {
             let owned = owner.map(|_| check_fn.unpack_frozen().expect("frozen annotation values"));
             rules.push(Rule {
                 msg: msg.to_string(),
-                check: Check::Callable(AnnValue::Frozen(owned)),
+                check: RuleCheck::Callable(AnnValue::Frozen(owned)),
                 priority: 0,
                 critical: false,
                 name: "custom".into(),
@@ -310,7 +310,7 @@ impl NodeValidation {
             }
             self.named.push((k.clone(), val.clone()));
         }
-        let rule = |msg: String, check: Check, name: &str| Rule {
+        let rule = |msg: String, check: RuleCheck, name: &str| Rule {
             msg,
             check,
             priority: 0,
@@ -320,7 +320,7 @@ impl NodeValidation {
         if let Some(n) = min_len {
             self.rules.push(rule(
                 format!("length >= {n}"),
-                Check::Assertion {
+                RuleCheck::Assertion {
                     factory: "assert.min_len",
                     arg: AnnValue::Int(n),
                 },
@@ -330,7 +330,7 @@ impl NodeValidation {
         if let Some(n) = max_len {
             self.rules.push(rule(
                 format!("length <= {n}"),
-                Check::Assertion {
+                RuleCheck::Assertion {
                     factory: "assert.max_len",
                     arg: AnnValue::Int(n),
                 },
@@ -340,7 +340,7 @@ impl NodeValidation {
         if let Some(m) = min {
             self.rules.push(rule(
                 format!("a value >= {}", repr(&m)),
-                Check::Assertion {
+                RuleCheck::Assertion {
                     factory: "assert.min",
                     arg: m,
                 },
@@ -350,7 +350,7 @@ impl NodeValidation {
         if let Some(m) = max {
             self.rules.push(rule(
                 format!("a value <= {}", repr(&m)),
-                Check::Assertion {
+                RuleCheck::Assertion {
                     factory: "assert.max",
                     arg: m,
                 },
@@ -360,7 +360,7 @@ impl NodeValidation {
         if self.not_null {
             self.rules.push(Rule {
                 msg: "not null".into(),
-                check: Check::Assertion {
+                check: RuleCheck::Assertion {
                     factory: "assert.not_null",
                     arg: AnnValue::None,
                 },
@@ -376,14 +376,14 @@ impl NodeValidation {
             };
             self.rules.push(rule(
                 format!("exactly one of {which} to be not null"),
-                Check::OneNotNull(keys),
+                RuleCheck::OneNotNull(keys),
                 "one_not_null",
             ));
         }
         if let Some(e) = one_of {
             self.rules.push(rule(
                 format!("one of {}", repr(&e)),
-                Check::Assertion {
+                RuleCheck::Assertion {
                     factory: "assert.one_of",
                     arg: e,
                 },
@@ -393,7 +393,7 @@ impl NodeValidation {
         for (name, arg) in extensions {
             self.rules.push(rule(
                 describe_extension(name, &arg),
-                Check::Extension { name, arg },
+                RuleCheck::Extension { name, arg },
                 name,
             ));
         }

@@ -12,4 +12,4 @@ pub mod progress;
 pub mod runner;
 
 pub use finding::{dedupe, Finding, Location, Related, Severity};
-pub use runner::{check, CheckOptions, CheckResult, PairOutcome};
+pub use runner::{run, CheckOptions, CheckResult, PairOutcome};

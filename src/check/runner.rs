@@ -506,7 +506,7 @@ fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut V
 }
 
 /// Runs every pair of `plan`.
-pub fn check(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
+pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
     let started = Instant::now();
     let cache = CompileCache::new(crate::ytt::stdlib());
     let pool = rayon::ThreadPoolBuilder::new()

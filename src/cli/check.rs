@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::check::{check, CheckOptions, Severity};
+use crate::check::{CheckOptions, Severity};
 use crate::report::{render, Format, ReportInput};
 use crate::source::git::{changed_paths, Git, GitSnapshot};
 use crate::source::worktree::WorkTree;
@@ -341,7 +341,7 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
             if plan.libraries.is_empty() { " found" } else { " x environment pair selected" }
         );
     }
-    let result = check(&cache, &plan, &opts);
+    let result = crate::check::run(&cache, &plan, &opts);
     let source = |path: &str| -> Option<String> {
         let p = RepoPath::new(path)?;
         cache.get(&p).ok().map(|s| s.text().to_string())

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::check::{check, CheckOptions};
+use crate::check::CheckOptions;
 use crate::diff::compare_results;
 use crate::diff::render;
 use crate::diff::values::Secrets;
@@ -180,8 +180,8 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
         progress: false,
         keep_values: true,
     };
-    let before = check(&base_cache, &base_plan, &opts);
-    let after = check(&head_cache, &head_plan, &opts);
+    let before = crate::check::run(&base_cache, &base_plan, &opts);
+    let after = crate::check::run(&head_cache, &head_plan, &opts);
     let mut words = head_plan.secret_words.clone();
     words.extend(args.secrets.iter().cloned());
     let report = compare_results(

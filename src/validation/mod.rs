@@ -9,7 +9,7 @@
 //! the final values is visited (parents before children) and all violations
 //! are reported. Values are never printed.
 
-pub use crate::assertions::rules::{Check, NodeValidation, Rule, ANN_ASSERT_VALIDATE};
+pub use crate::assertions::rules::{NodeValidation, Rule, RuleCheck, ANN_ASSERT_VALIDATE};
 
 use std::sync::Arc;
 
@@ -29,12 +29,12 @@ pub struct Invalidation {
     pub path: String,
     /// Where the value came from.
     pub value_pos: Pos,
-    pub violations: Vec<Violation>,
+    pub violations: Vec<RuleViolation>,
 }
 
 /// A failed rule.
 #[derive(Debug, Clone)]
-pub struct Violation {
+pub struct RuleViolation {
     pub rule_pos: Pos,
     pub description: String,
     /// What the assertion said (never the value itself).
@@ -358,7 +358,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     .strip_prefix("check: ")
                     .unwrap_or(&result)
                     .to_string();
-                inv.violations.push(Violation {
+                inv.violations.push(RuleViolation {
                     rule_pos: v.pos.clone(),
                     description: rule.msg.clone(),
                     result,
@@ -379,8 +379,8 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
     /// Err(message) when it failed.
     fn run_rule(&mut self, rule: &Rule, value: SValue<'v>) -> Result<bool, String> {
         let f = match &rule.check {
-            Check::Callable(c) => ann_value(c, self.ev),
-            Check::Assertion { factory, arg } => {
+            RuleCheck::Callable(c) => ann_value(c, self.ev),
+            RuleCheck::Assertion { factory, arg } => {
                 let a = ann_value(arg, self.ev);
                 let assertion = crate::assertions::make_assertion(factory, a, self.ev)
                     .map_err(|e| crate::template::go::go_error_text(&e))?;
@@ -390,7 +390,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     .flatten()
                     .ok_or("internal error: assertion without check")?
             }
-            Check::OneNotNull(keys) => {
+            RuleCheck::OneNotNull(keys) => {
                 let mut args = Vec::new();
                 if let Some(k) = keys {
                     args.push(ann_value(k, self.ev));
@@ -414,7 +414,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     .flatten()
                     .ok_or("internal error: assertion without check")?
             }
-            Check::Extension { name, arg } => {
+            RuleCheck::Extension { name, arg } => {
                 let a = ann_value(arg, self.ev);
                 return match crate::assertions::extensions::check(name, a, value) {
                     Ok(()) => Ok(true),
@@ -426,11 +426,11 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
             Ok(r) => Ok(r.unpack_bool() == Some(true)),
             Err(e) => {
                 let op = match &rule.check {
-                    Check::Assertion {
+                    RuleCheck::Assertion {
                         factory: "assert.min",
                         ..
                     } => Some(">="),
-                    Check::Assertion {
+                    RuleCheck::Assertion {
                         factory: "assert.max",
                         ..
                     } => Some("<="),
