@@ -31,8 +31,8 @@ use std::sync::Arc;
 use crate::source::{walk, RepoPath, SourceCache};
 use crate::yaml::SourceFile;
 
-use super::config::{Config, EnvironmentSpec, CONFIG_FILE};
-use super::plan::{EnvInputs, FileArg, Library, Pair, Plan, PlanProblem, DEFAULTS_ENV};
+use super::config::{EnvironmentSpec, CONFIG_FILE};
+use super::plan::{EnvInputs, FileArg, PlanProblem};
 
 /// Folder names that hold environments.
 const ENV_ROOTS: &[&str] = &["envs", "environments"];
@@ -157,7 +157,7 @@ fn has_annotation(text: &str, annotation: &str) -> bool {
     })
 }
 
-fn in_private_lib(p: &RepoPath) -> bool {
+pub(super) fn in_private_lib(p: &RepoPath) -> bool {
     p.components().any(|c| c == PRIVATE_LIB_DIR)
 }
 
@@ -170,15 +170,15 @@ fn is_ytt_file(p: &RepoPath) -> bool {
 /// An environment found on disk: folders and files of one name in one
 /// environment root.
 #[derive(Debug, Clone)]
-struct FoundEnv {
-    name: String,
+pub(super) struct FoundEnv {
+    pub(super) name: String,
     /// The folder and/or YAML file(s) it is made of.
-    parts: Vec<(RepoPath, bool)>,
+    pub(super) parts: Vec<(RepoPath, bool)>,
     /// Libraries under this folder are the ones it applies to.
-    scope: RepoPath,
+    pub(super) scope: RepoPath,
 }
 
-fn find_envs(files: &RepoFiles) -> (Vec<FoundEnv>, Vec<RepoPath>) {
+pub(super) fn find_envs(files: &RepoFiles) -> (Vec<FoundEnv>, Vec<RepoPath>) {
     let mut out: Vec<FoundEnv> = Vec::new();
     let mut claimed: Vec<RepoPath> = Vec::new();
     for d in &files.dirs {
@@ -241,7 +241,7 @@ fn is_claimed(claimed: &[RepoPath], f: &RepoPath) -> bool {
     false
 }
 
-fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec<RepoPath> {
+pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec<RepoPath> {
     let marked = |annotation: &str| -> BTreeSet<RepoPath> {
         files
             .files
@@ -297,7 +297,7 @@ fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec<RepoPath> 
 
 /// Library names: the folder name, or the path (`libs-web`) when folders of
 /// several libraries share a name.
-fn library_names(roots: &[RepoPath]) -> Vec<String> {
+pub(super) fn library_names(roots: &[RepoPath]) -> Vec<String> {
     let base = |r: &RepoPath| {
         if r.is_root() {
             "root".to_string()
@@ -329,7 +329,11 @@ fn library_names(roots: &[RepoPath]) -> Vec<String> {
         .collect()
 }
 
-fn library_files(files: &RepoFiles, root: &RepoPath, claimed: &[RepoPath]) -> Vec<RepoPath> {
+pub(super) fn library_files(
+    files: &RepoFiles,
+    root: &RepoPath,
+    claimed: &[RepoPath],
+) -> Vec<RepoPath> {
     files
         .under(root)
         .iter()
@@ -358,11 +362,11 @@ fn classify(files: &RepoFiles, args: impl IntoIterator<Item = FileArg>, inputs: 
 
 /// An environment's files, by owner: the library a file or folder is named
 /// after (or `None`: for every library).
-struct EnvFiles {
+pub(super) struct EnvFiles {
     by_owner: BTreeMap<Option<String>, Vec<FileArg>>,
 }
 
-fn env_files(
+pub(super) fn env_files(
     files: &RepoFiles,
     env: &FoundEnv,
     names: &BTreeSet<String>,
@@ -421,7 +425,7 @@ fn env_files(
     EnvFiles { by_owner }
 }
 
-fn inputs_for(files: &RepoFiles, ef: &EnvFiles, library: &str) -> EnvInputs {
+pub(super) fn inputs_for(files: &RepoFiles, ef: &EnvFiles, library: &str) -> EnvInputs {
     let mut inputs = EnvInputs::default();
     let common = ef.by_owner.get(&None).cloned().unwrap_or_default();
     let own = ef
@@ -433,296 +437,11 @@ fn inputs_for(files: &RepoFiles, ef: &EnvFiles, library: &str) -> EnvInputs {
     inputs
 }
 
-/// Makes the plan for a repository: from `config` when given, else by
-/// convention (and by convention for whatever the config leaves out).
-pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
-    let cfg = config.map(|(_, c)| c.clone()).unwrap_or_default();
-    let config_path = config.map(|(p, _)| p.clone()).unwrap_or_default();
-    let mut problems = files.problems.clone();
-    let problem = |problems: &mut Vec<PlanProblem>, message: String| {
-        problems.push(PlanProblem {
-            path: config_path.clone(),
-            message,
-        })
-    };
-    let (found_envs, claimed) = find_envs(files);
-
-    // libraries
-    let mut roots: Vec<(RepoPath, Option<String>, Vec<FileArg>)> = Vec::new();
-    if cfg.libraries.is_empty() {
-        for root in discover_libraries(files, &claimed) {
-            roots.push((root, None, Vec::new()));
-        }
-    } else {
-        for spec in &cfg.libraries {
-            let found: Vec<RepoPath> = match (&spec.path, &spec.glob) {
-                (Some(p), _) => match RepoPath::new(p) {
-                    Some(r) if files.is_dir(&r) => vec![r],
-                    _ => {
-                        problem(
-                            &mut problems,
-                            format!("library path '{p}' is not a folder of the repository"),
-                        );
-                        vec![]
-                    }
-                },
-                (None, Some(g)) => match glob(g) {
-                    Ok(m) => {
-                        let mut dirs: Vec<RepoPath> = files
-                            .dirs
-                            .iter()
-                            .filter(|d| {
-                                !d.is_root() && m.is_match(d.as_str()) && !in_private_lib(d)
-                            })
-                            .cloned()
-                            .collect();
-                        let all = dirs.clone();
-                        dirs.retain(|d| !all.iter().any(|o| o != d && d.starts_with(o)));
-                        if dirs.is_empty() {
-                            problem(
-                                &mut problems,
-                                format!("library glob '{g}' matches no folder"),
-                            );
-                        }
-                        dirs
-                    }
-                    Err(e) => {
-                        problem(&mut problems, e);
-                        vec![]
-                    }
-                },
-                _ => vec![],
-            };
-            for root in found {
-                let name = spec.path.as_ref().and(spec.name.clone());
-                roots.push((root, name, Vec::new()));
-                let idx = roots.len() - 1;
-                let lib_name = roots[idx]
-                    .1
-                    .clone()
-                    .unwrap_or_else(|| roots[idx].0.file_name().to_string());
-                let mut extra = Vec::new();
-                for f in &spec.files {
-                    extra.extend(expand(
-                        files,
-                        f,
-                        Some(&lib_name),
-                        &mut problems,
-                        &config_path,
-                    ));
-                }
-                roots[idx].2 = extra;
-            }
-        }
-    }
-    let auto_names = library_names(&roots.iter().map(|r| r.0.clone()).collect::<Vec<_>>());
-    // folder names several auto-named libraries share
-    let ambiguous: BTreeSet<String> = {
-        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-        for (r, name, _) in &roots {
-            if name.is_none() && !r.is_root() {
-                *count.entry(r.file_name()).or_default() += 1;
-            }
-        }
-        count
-            .into_iter()
-            .filter(|(_, n)| *n > 1)
-            .map(|(k, _)| k.to_string())
-            .collect()
-    };
-    let mut libraries: Vec<Library> = roots
-        .into_iter()
-        .zip(auto_names)
-        .map(|((root, name, extra), auto)| Library {
-            name: name.unwrap_or(auto),
-            files: library_files(files, &root, &claimed),
-            root,
-            extra_files: extra,
-        })
-        .collect();
-    libraries.sort_by(|a, b| a.name.cmp(&b.name));
-
-    // environments
-    let names_in = |scope: &RepoPath| -> BTreeSet<String> {
-        libraries
-            .iter()
-            .filter(|l| l.root.starts_with(scope))
-            .map(|l| l.name.clone())
-            .collect()
-    };
-    // per library: (name, inputs, sources)
-    let mut per_lib: Vec<Vec<(String, EnvInputs, Vec<RepoPath>)>> =
-        vec![Vec::new(); libraries.len()];
-    if cfg.environments.is_empty() {
-        for env in &found_envs {
-            let names = names_in(&env.scope);
-            let ef = env_files(files, env, &names, &ambiguous, &mut problems);
-            let sources: Vec<RepoPath> = env.parts.iter().map(|(p, _)| p.clone()).collect();
-            for (li, lib) in libraries.iter().enumerate() {
-                if lib.root.starts_with(&env.scope) {
-                    per_lib[li].push((
-                        env.name.clone(),
-                        inputs_for(files, &ef, &lib.name),
-                        sources.clone(),
-                    ));
-                }
-            }
-        }
-    } else {
-        let all_names = names_in(&RepoPath::root());
-        for spec in &cfg.environments {
-            if let Some(g) = &spec.glob {
-                let envs = globbed_envs(files, g, &mut problems, &config_path);
-                for env in &envs {
-                    let ef = env_files(files, env, &all_names, &ambiguous, &mut problems);
-                    let sources: Vec<RepoPath> = env.parts.iter().map(|(p, _)| p.clone()).collect();
-                    for (li, lib) in libraries.iter().enumerate() {
-                        per_lib[li].push((
-                            env.name.clone(),
-                            inputs_for(files, &ef, &lib.name),
-                            sources.clone(),
-                        ));
-                    }
-                }
-            } else {
-                // problems of patterns without `{library}` are reported once
-                let mut seen = Vec::new();
-                for (li, lib) in libraries.iter().enumerate() {
-                    let mut local = Vec::new();
-                    let (inputs, sources) =
-                        named_env(files, spec, &lib.name, &mut local, &config_path);
-                    for p in local {
-                        if !seen.iter().any(|s: &PlanProblem| s.message == p.message) {
-                            seen.push(p);
-                        }
-                    }
-                    per_lib[li].push((spec.name.clone().unwrap_or_default(), inputs, sources));
-                }
-                problems.extend(seen);
-            }
-        }
-    }
-
-    // matrix: the first exact entry for the library, else the first glob, in
-    // file order
-    let matrix: Vec<(GlobMatcher, bool, String, Vec<GlobMatcher>)> = cfg
-        .matrix
-        .iter()
-        .filter_map(|(lib, envs)| {
-            let lm = glob(lib).ok()?;
-            let exact = !lib.contains(['*', '?', '[', '{']);
-            Some((
-                lm,
-                exact,
-                lib.clone(),
-                envs.iter().filter_map(|e| glob(e).ok()).collect(),
-            ))
-        })
-        .collect();
-    for (lib_pattern, envs) in &cfg.matrix {
-        let Ok(lm) = glob(lib_pattern) else { continue };
-        if !libraries.iter().any(|l| lm.is_match(&l.name)) {
-            problem(
-                &mut problems,
-                format!("matrix: '{lib_pattern}' names no library"),
-            );
-        }
-        for e in envs {
-            let Ok(em) = glob(e) else { continue };
-            let any = per_lib
-                .iter()
-                .flatten()
-                .any(|(n, inputs, _)| em.is_match(n) && !inputs.is_empty());
-            if !any {
-                problem(
-                    &mut problems,
-                    format!("matrix: environment '{e}' (for '{lib_pattern}') names no environment"),
-                );
-            }
-        }
-    }
-
-    let mut pairs = Vec::new();
-    for (li, lib) in libraries.iter().enumerate() {
-        let mut envs = std::mem::take(&mut per_lib[li]);
-        let rule = matrix
-            .iter()
-            .find(|(m, exact, _, _)| *exact && m.is_match(&lib.name))
-            .or_else(|| {
-                matrix
-                    .iter()
-                    .find(|(m, exact, _, _)| !*exact && m.is_match(&lib.name))
-            });
-        if let Some((_, _, _, allowed)) = rule {
-            envs.retain(|(name, _, _)| allowed.iter().any(|m| m.is_match(name)));
-        }
-        envs.retain(|(_, inputs, _)| !inputs.is_empty());
-        // one environment per name
-        let mut merged: Vec<(String, EnvInputs, Vec<RepoPath>)> = Vec::new();
-        for (name, inputs, sources) in envs {
-            match merged.iter_mut().find(|(n, _, _)| *n == name) {
-                Some((_, m, s)) => {
-                    m.merge(inputs);
-                    s.extend(sources);
-                }
-                None => merged.push((name, inputs, sources)),
-            }
-        }
-        if merged.is_empty() {
-            merged.push((DEFAULTS_ENV.to_string(), EnvInputs::default(), Vec::new()));
-        }
-        for (name, inputs, sources) in merged {
-            pairs.push(Pair {
-                library: li,
-                environment: name,
-                inputs,
-                sources,
-            });
-        }
-    }
-
-    // YAML files nobody reads because they cannot be decoded would otherwise
-    // vanish (a schema with a stray Latin-1 byte is no library at all)
-    let mut read: BTreeSet<&RepoPath> = BTreeSet::new();
-    for l in &libraries {
-        read.extend(l.files.iter());
-    }
-    for p in &pairs {
-        read.extend(p.inputs.files.iter().map(|f| &f.path));
-        read.extend(p.inputs.data_values_files.iter());
-    }
-    for f in &files.files {
-        if f.is_yaml() && !read.contains(f) && files.text(f).is_none() {
-            let message = files
-                .sources
-                .get(f)
-                .err()
-                .map(|e| e.message)
-                .unwrap_or_else(|| format!("{f}: cannot be read"));
-            problems.push(PlanProblem {
-                path: f.clone(),
-                message,
-            });
-        }
-    }
-
-    Plan {
-        libraries,
-        pairs,
-        config: config.map(|(p, _)| p.clone()),
-        private_libraries: cfg.private_libraries,
-        fail_on: cfg.fail_on.clone(),
-        budget: cfg.budget.clone(),
-        secret_words: cfg.secret_words.clone(),
-        problems,
-    }
-}
-
 /// Expands a file pattern (a path, a folder or a glob; `{library}`
 /// replaced) into `-f` arguments. A pattern naming nothing is a problem
 /// unless it is per-library (`{library}`), where absence just means "no such
 /// file for this library".
-fn expand(
+pub(super) fn expand(
     files: &RepoFiles,
     pattern: &str,
     library: Option<&str>,
@@ -774,7 +493,7 @@ fn expand(
     out
 }
 
-fn globbed_envs(
+pub(super) fn globbed_envs(
     files: &RepoFiles,
     g: &str,
     problems: &mut Vec<PlanProblem>,
@@ -827,7 +546,7 @@ fn globbed_envs(
         .collect()
 }
 
-fn named_env(
+pub(super) fn named_env(
     files: &RepoFiles,
     spec: &EnvironmentSpec,
     library: &str,

@@ -2,15 +2,18 @@
 //! library x environment pairs, from `.yttcheck.yml` or by convention.
 //!
 //! * [`config`] — the config file;
-//! * [`discover`] — conventions, and applying the config;
+//! * [`discover`] — conventions: finding libraries and environments;
+//! * [`assemble`] — the plan, step by step, from discovery and the config;
 //! * [`plan`] — libraries, pairs, and the files each pair reads.
 
+pub mod assemble;
 pub mod config;
 pub mod discover;
 pub mod plan;
 
+pub use assemble::plan as make_plan;
 pub use config::{Config, ConfigError, CONFIG_FILE};
-pub use discover::{plan as make_plan, RepoFiles};
+pub use discover::RepoFiles;
 pub use plan::{EnvInputs, Library, Pair, Plan, PlanProblem, DEFAULTS_ENV};
 
 use crate::source::{RepoPath, SourceCache};

@@ -1,0 +1,360 @@
+//! Assembling the plan from what discovery found and what `.yttcheck.yml`
+//! says, one step per function: the libraries, each library's environments,
+//! the matrix that narrows them, the pairs, and the files nobody can read.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use globset::GlobMatcher;
+
+use crate::source::RepoPath;
+
+use super::config::Config;
+use super::discover::{
+    discover_libraries, env_files, expand, find_envs, glob, globbed_envs, in_private_lib,
+    inputs_for, library_files, library_names, named_env, RepoFiles,
+};
+use super::plan::{EnvInputs, FileArg, Library, Pair, Plan, PlanProblem, DEFAULTS_ENV};
+
+/// Problems found while planning, reported at the config file unless they
+/// name a file of their own.
+struct Problems {
+    config_path: RepoPath,
+    list: Vec<PlanProblem>,
+}
+
+impl Problems {
+    fn config(&mut self, message: String) {
+        self.list.push(PlanProblem {
+            path: self.config_path.clone(),
+            message,
+        });
+    }
+}
+
+/// One environment of one library: its name, its inputs, and the files it
+/// was made from.
+type LibraryEnv = (String, EnvInputs, Vec<RepoPath>);
+
+/// Makes the plan for a repository: from `config` when given, else by
+/// convention (and by convention for whatever the config leaves out).
+pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
+    let cfg = config.map(|(_, c)| c.clone()).unwrap_or_default();
+    let mut problems = Problems {
+        config_path: config.map(|(p, _)| p.clone()).unwrap_or_default(),
+        list: files.problems.clone(),
+    };
+    let (found_envs, claimed) = find_envs(files);
+    let (libraries, ambiguous) = libraries(files, &cfg, &claimed, &mut problems);
+    let mut per_lib = environments(
+        files,
+        &cfg,
+        &libraries,
+        &found_envs,
+        &ambiguous,
+        &mut problems,
+    );
+    let matrix = matrix(&cfg, &libraries, &per_lib, &mut problems);
+    let pairs = pairs(&libraries, &mut per_lib, &matrix);
+    unreadable_yaml(files, &libraries, &pairs, &mut problems);
+    Plan {
+        libraries,
+        pairs,
+        config: config.map(|(p, _)| p.clone()),
+        private_libraries: cfg.private_libraries,
+        fail_on: cfg.fail_on.clone(),
+        budget: cfg.budget.clone(),
+        secret_words: cfg.secret_words.clone(),
+        problems: problems.list,
+    }
+}
+
+/// The libraries (declared, or discovered), sorted by name, and the folder
+/// names several auto-named libraries share.
+fn libraries(
+    files: &RepoFiles,
+    cfg: &Config,
+    claimed: &[RepoPath],
+    problems: &mut Problems,
+) -> (Vec<Library>, BTreeSet<String>) {
+    let mut roots: Vec<(RepoPath, Option<String>, Vec<FileArg>)> = Vec::new();
+    if cfg.libraries.is_empty() {
+        for root in discover_libraries(files, claimed) {
+            roots.push((root, None, Vec::new()));
+        }
+    } else {
+        for spec in &cfg.libraries {
+            let found: Vec<RepoPath> = match (&spec.path, &spec.glob) {
+                (Some(p), _) => match RepoPath::new(p) {
+                    Some(r) if files.is_dir(&r) => vec![r],
+                    _ => {
+                        problems.config(format!(
+                            "library path '{p}' is not a folder of the repository"
+                        ));
+                        vec![]
+                    }
+                },
+                (None, Some(g)) => match glob(g) {
+                    Ok(m) => {
+                        let mut dirs: Vec<RepoPath> = files
+                            .dirs
+                            .iter()
+                            .filter(|d| {
+                                !d.is_root() && m.is_match(d.as_str()) && !in_private_lib(d)
+                            })
+                            .cloned()
+                            .collect();
+                        let all = dirs.clone();
+                        dirs.retain(|d| !all.iter().any(|o| o != d && d.starts_with(o)));
+                        if dirs.is_empty() {
+                            problems.config(format!("library glob '{g}' matches no folder"));
+                        }
+                        dirs
+                    }
+                    Err(e) => {
+                        problems.config(e);
+                        vec![]
+                    }
+                },
+                _ => vec![],
+            };
+            for root in found {
+                let name = spec.path.as_ref().and(spec.name.clone());
+                let lib_name = name.clone().unwrap_or_else(|| root.file_name().to_string());
+                let mut extra = Vec::new();
+                for f in &spec.files {
+                    extra.extend(expand(
+                        files,
+                        f,
+                        Some(&lib_name),
+                        &mut problems.list,
+                        &problems.config_path,
+                    ));
+                }
+                roots.push((root, name, extra));
+            }
+        }
+    }
+    let auto_names = library_names(&roots.iter().map(|r| r.0.clone()).collect::<Vec<_>>());
+    let ambiguous: BTreeSet<String> = {
+        let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+        for (r, name, _) in &roots {
+            if name.is_none() && !r.is_root() {
+                *count.entry(r.file_name()).or_default() += 1;
+            }
+        }
+        count
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(k, _)| k.to_string())
+            .collect()
+    };
+    let mut libraries: Vec<Library> = roots
+        .into_iter()
+        .zip(auto_names)
+        .map(|((root, name, extra), auto)| Library {
+            name: name.unwrap_or(auto),
+            files: library_files(files, &root, claimed),
+            root,
+            extra_files: extra,
+        })
+        .collect();
+    libraries.sort_by(|a, b| a.name.cmp(&b.name));
+    (libraries, ambiguous)
+}
+
+/// Each library's environments (declared, or found by convention), in the
+/// order they were found.
+fn environments(
+    files: &RepoFiles,
+    cfg: &Config,
+    libraries: &[Library],
+    found_envs: &[super::discover::FoundEnv],
+    ambiguous: &BTreeSet<String>,
+    problems: &mut Problems,
+) -> Vec<Vec<LibraryEnv>> {
+    let names_in = |scope: &RepoPath| -> BTreeSet<String> {
+        libraries
+            .iter()
+            .filter(|l| l.root.starts_with(scope))
+            .map(|l| l.name.clone())
+            .collect()
+    };
+    let mut per_lib: Vec<Vec<LibraryEnv>> = vec![Vec::new(); libraries.len()];
+    if cfg.environments.is_empty() {
+        for env in found_envs {
+            let names = names_in(&env.scope);
+            let ef = env_files(files, env, &names, ambiguous, &mut problems.list);
+            let sources: Vec<RepoPath> = env.parts.iter().map(|(p, _)| p.clone()).collect();
+            for (li, lib) in libraries.iter().enumerate() {
+                if lib.root.starts_with(&env.scope) {
+                    per_lib[li].push((
+                        env.name.clone(),
+                        inputs_for(files, &ef, &lib.name),
+                        sources.clone(),
+                    ));
+                }
+            }
+        }
+        return per_lib;
+    }
+    let all_names = names_in(&RepoPath::root());
+    for spec in &cfg.environments {
+        if let Some(g) = &spec.glob {
+            let envs = globbed_envs(files, g, &mut problems.list, &problems.config_path);
+            for env in &envs {
+                let ef = env_files(files, env, &all_names, ambiguous, &mut problems.list);
+                let sources: Vec<RepoPath> = env.parts.iter().map(|(p, _)| p.clone()).collect();
+                for (li, lib) in libraries.iter().enumerate() {
+                    per_lib[li].push((
+                        env.name.clone(),
+                        inputs_for(files, &ef, &lib.name),
+                        sources.clone(),
+                    ));
+                }
+            }
+        } else {
+            // problems of patterns without `{library}` are reported once
+            let mut seen: Vec<PlanProblem> = Vec::new();
+            for (li, lib) in libraries.iter().enumerate() {
+                let mut local = Vec::new();
+                let (inputs, sources) =
+                    named_env(files, spec, &lib.name, &mut local, &problems.config_path);
+                for p in local {
+                    if !seen.iter().any(|s| s.message == p.message) {
+                        seen.push(p);
+                    }
+                }
+                per_lib[li].push((spec.name.clone().unwrap_or_default(), inputs, sources));
+            }
+            problems.list.extend(seen);
+        }
+    }
+    per_lib
+}
+
+/// A matrix entry: the library pattern, whether it is exact (no glob
+/// characters), and the environment patterns it allows.
+type MatrixRule = (GlobMatcher, bool, Vec<GlobMatcher>);
+
+/// The matrix of `.yttcheck.yml`, and a problem for each entry that names
+/// no library or no environment.
+fn matrix(
+    cfg: &Config,
+    libraries: &[Library],
+    per_lib: &[Vec<LibraryEnv>],
+    problems: &mut Problems,
+) -> Vec<MatrixRule> {
+    let rules = cfg
+        .matrix
+        .iter()
+        .filter_map(|(lib, envs)| {
+            let lm = glob(lib).ok()?;
+            let exact = !lib.contains(['*', '?', '[', '{']);
+            Some((
+                lm,
+                exact,
+                envs.iter().filter_map(|e| glob(e).ok()).collect(),
+            ))
+        })
+        .collect();
+    for (lib_pattern, envs) in &cfg.matrix {
+        let Ok(lm) = glob(lib_pattern) else { continue };
+        if !libraries.iter().any(|l| lm.is_match(&l.name)) {
+            problems.config(format!("matrix: '{lib_pattern}' names no library"));
+        }
+        for e in envs {
+            let Ok(em) = glob(e) else { continue };
+            let any = per_lib
+                .iter()
+                .flatten()
+                .any(|(n, inputs, _)| em.is_match(n) && !inputs.is_empty());
+            if !any {
+                problems.config(format!(
+                    "matrix: environment '{e}' (for '{lib_pattern}') names no environment"
+                ));
+            }
+        }
+    }
+    rules
+}
+
+/// The pairs: each library with the environments the matrix allows (the
+/// first exact entry for the library, else the first glob, in file order),
+/// one per name, or with its defaults alone.
+fn pairs(
+    libraries: &[Library],
+    per_lib: &mut [Vec<LibraryEnv>],
+    matrix: &[MatrixRule],
+) -> Vec<Pair> {
+    let mut pairs = Vec::new();
+    for (li, lib) in libraries.iter().enumerate() {
+        let mut envs = std::mem::take(&mut per_lib[li]);
+        let rule = matrix
+            .iter()
+            .find(|(m, exact, _)| *exact && m.is_match(&lib.name))
+            .or_else(|| {
+                matrix
+                    .iter()
+                    .find(|(m, exact, _)| !*exact && m.is_match(&lib.name))
+            });
+        if let Some((_, _, allowed)) = rule {
+            envs.retain(|(name, _, _)| allowed.iter().any(|m| m.is_match(name)));
+        }
+        envs.retain(|(_, inputs, _)| !inputs.is_empty());
+        let mut merged: Vec<LibraryEnv> = Vec::new();
+        for (name, inputs, sources) in envs {
+            match merged.iter_mut().find(|(n, _, _)| *n == name) {
+                Some((_, m, s)) => {
+                    m.merge(inputs);
+                    s.extend(sources);
+                }
+                None => merged.push((name, inputs, sources)),
+            }
+        }
+        if merged.is_empty() {
+            merged.push((DEFAULTS_ENV.to_string(), EnvInputs::default(), Vec::new()));
+        }
+        for (name, inputs, sources) in merged {
+            pairs.push(Pair {
+                library: li,
+                environment: name,
+                inputs,
+                sources,
+            });
+        }
+    }
+    pairs
+}
+
+/// YAML files nobody reads because they cannot be decoded would otherwise
+/// vanish (a schema with a stray Latin-1 byte is no library at all): each is
+/// a problem of its own.
+fn unreadable_yaml(
+    files: &RepoFiles,
+    libraries: &[Library],
+    pairs: &[Pair],
+    problems: &mut Problems,
+) {
+    let mut read: BTreeSet<&RepoPath> = BTreeSet::new();
+    for l in libraries {
+        read.extend(l.files.iter());
+    }
+    for p in pairs {
+        read.extend(p.inputs.files.iter().map(|f| &f.path));
+        read.extend(p.inputs.data_values_files.iter());
+    }
+    for f in &files.files {
+        if f.is_yaml() && !read.contains(f) && files.text(f).is_none() {
+            let message = files
+                .sources
+                .get(f)
+                .err()
+                .map(|e| e.message)
+                .unwrap_or_else(|| format!("{f}: cannot be read"));
+            problems.list.push(PlanProblem {
+                path: f.clone(),
+                message,
+            });
+        }
+    }
+}
