@@ -58,17 +58,6 @@ fn sval(v: &AnnValue) -> Option<SValue<'_>> {
     }
 }
 
-fn type_of(v: &AnnValue) -> String {
-    match v {
-        AnnValue::Frozen(f) => f.value().get_type().to_string(),
-        AnnValue::Str(_) => "string".into(),
-        AnnValue::Bool(_) => "bool".into(),
-        AnnValue::Int(_) => "int".into(),
-        AnnValue::None => "NoneType".into(),
-        AnnValue::Live(_) => "value".into(),
-    }
-}
-
 /// A rule's argument as ytt writes it in a message (`%v` of a go-starlark
 /// value: floats in Go's `%g`, so `max=1.0` reads `<= 1`).
 fn repr(v: &AnnValue) -> String {
@@ -232,7 +221,7 @@ impl NodeValidation {
                     if !is_callable_ann(val) {
                         return Err(format!(
                             "expected keyword argument \"when\" to be a function, but was {} (at {at})",
-                            type_of(val)
+                            val.type_name()
                         ));
                     }
                     self.when = Some(val.clone());
@@ -241,7 +230,7 @@ impl NodeValidation {
                     let Some(n) = number_to_int(val) else {
                         return Err(format!(
                             "expected keyword argument \"{k}\" to be a number, but was {} (at {at})",
-                            type_of(val)
+                            val.type_name()
                         ));
                     };
                     if k == "min_len" {
@@ -261,7 +250,7 @@ impl NodeValidation {
                     let Some(b) = b else {
                         return Err(format!(
                             "expected keyword argument \"not_null\" to be a boolean, but was {} (at {at})",
-                            type_of(val)
+                            val.type_name()
                         ));
                     };
                     self.not_null = b;
@@ -279,7 +268,7 @@ impl NodeValidation {
                         None => {
                             return Err(format!(
                                 "expected True or a sequence of keys, but was a '{}'",
-                                type_of(val)
+                                val.type_name()
                             ))
                         }
                     }
@@ -288,7 +277,7 @@ impl NodeValidation {
                     if !is_sequence_ann(val) {
                         return Err(format!(
                             "expected keyword argument one_of to be a sequence, but was {}",
-                            type_of(val)
+                            val.type_name()
                         ));
                     }
                     one_of = Some(val.clone());

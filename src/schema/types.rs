@@ -227,17 +227,6 @@ pub(crate) enum NodeKind {
     ArrayItem,
 }
 
-fn ann_type_name(v: &AnnValue) -> String {
-    match v {
-        AnnValue::Frozen(f) => f.value().get_type().to_string(),
-        AnnValue::Str(_) => "string".into(),
-        AnnValue::Bool(_) => "bool".into(),
-        AnnValue::Int(_) => "int".into(),
-        AnnValue::None => "NoneType".into(),
-        AnnValue::Live(_) => "value".into(),
-    }
-}
-
 fn ann_go_type(v: &AnnValue) -> String {
     match v {
         AnnValue::Frozen(f) => crate::template::go::go_type_name(f.value()),
@@ -610,7 +599,7 @@ fn examples(node: &NodeView, ann: &Annotation) -> Result<Vec<(String, Value)>, S
         let AnnValue::Frozen(f) = a else {
             return Err(syntax(format!(
                 "{} for @{ANN_EXAMPLES} (at {})",
-                ann_type_name(a),
+                a.type_name(),
                 ann.pos.compact()
             )));
         };

@@ -408,6 +408,18 @@ pub enum AnnValue {
 }
 
 impl AnnValue {
+    /// The Starlark type name of the value (`string`, `int`, `NoneType`).
+    pub fn type_name(&self) -> String {
+        match self {
+            AnnValue::Frozen(f) => f.value().get_type().to_string(),
+            AnnValue::Str(_) => "string".into(),
+            AnnValue::Bool(_) => "bool".into(),
+            AnnValue::Int(_) => "int".into(),
+            AnnValue::None => "NoneType".into(),
+            AnnValue::Live(_) => "value".into(),
+        }
+    }
+
     /// The value as Starlark writes it (`"a"`, `True`, `3`), for messages that
     /// show an annotation's argument.
     pub fn repr(&self) -> String {
