@@ -514,12 +514,27 @@ impl<'v> Op<'_, 'v, '_, '_> {
             return Ok(());
         };
         let ins = self.insert_kwargs(&item.meta)?;
-        let mut out = Vec::with_capacity(left.items.len() + idxs.len());
-        for (i, li) in std::mem::take(&mut left.items).into_iter().enumerate() {
-            if idxs.contains(&i) {
-                let v = self.via_value(ins.via, Some(&li.value), &item.value)?;
+        let items = std::mem::take(&mut left.items);
+        left.items = self.with_inserted(items, |i| idxs.contains(&i), item, &ins)?;
+        Ok(())
+    }
+
+    /// `items` with `item` inserted before and/or after each matched one (its
+    /// value through `via=` when given): `@overlay/insert` for array items
+    /// and documents alike.
+    fn with_inserted<T: Item>(
+        &mut self,
+        items: Vec<T>,
+        matched: impl Fn(usize) -> bool,
+        item: &T,
+        ins: &InsertKw<'v>,
+    ) -> Result<Vec<T>, OverlayError> {
+        let mut out = Vec::with_capacity(items.len() + 1);
+        for (i, li) in items.into_iter().enumerate() {
+            if matched(i) {
+                let v = self.via_value(ins.via, Some(li.value()), item.value())?;
                 let mut n = item.clone();
-                n.value = v;
+                *n.value_mut() = v;
                 if ins.before {
                     out.push(n.clone());
                 }
@@ -531,8 +546,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 out.push(li);
             }
         }
-        left.items = out;
-        Ok(())
+        Ok(out)
     }
 
     // ------------------------------------------------------------------ documents
@@ -713,24 +727,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
         };
         let ins = self.insert_kwargs(&doc.meta)?;
         for (i, ds) in left.iter_mut().enumerate() {
-            let mut out = Vec::new();
-            for (j, d) in std::mem::take(&mut ds.docs).into_iter().enumerate() {
-                if idxs.contains(&(i, j)) {
-                    let v = self.via_value(ins.via, Some(&d.value), &doc.value)?;
-                    let mut n = doc.clone();
-                    n.value = v;
-                    if ins.before {
-                        out.push(n.clone());
-                    }
-                    out.push(d);
-                    if ins.after {
-                        out.push(n);
-                    }
-                } else {
-                    out.push(d);
-                }
-            }
-            ds.docs = out;
+            let docs = std::mem::take(&mut ds.docs);
+            ds.docs = self.with_inserted(docs, |j| idxs.contains(&(i, j)), doc, &ins)?;
         }
         Ok(())
     }
@@ -1028,6 +1026,7 @@ macro_rules! item_access {
 }
 item_access!(MapItem);
 item_access!(ArrayItem);
+item_access!(Document);
 
 impl Items for Map {
     type Item = MapItem;
