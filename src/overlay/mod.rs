@@ -221,23 +221,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
     }
 
     fn child_defaults(&mut self, meta: &Meta, parent: &Expects) -> Result<Expects, OverlayError> {
-        let mut e = Expects::default();
-        if let Some(ann) = meta.annotation(MATCH_CHILD_DEFAULTS) {
-            for (k, v) in &ann.kwargs {
-                match k.as_str() {
-                    "expects" => e.expects = Some(v.clone()),
-                    "missing_ok" => e.missing_ok = Some(v.clone()),
-                    "when" => e.when = Some(v.clone()),
-                    other => {
-                        return Err(format!(
-                            "Unknown '{MATCH_CHILD_DEFAULTS}' annotation keyword argument '{other}'"
-                        )
-                        .into())
-                    }
-                }
-            }
-        }
-        e.fill_defaults(parent);
+        let (_, e) = expects_kwargs(meta, MATCH_CHILD_DEFAULTS, parent)?;
         Ok(e)
     }
 
@@ -247,26 +231,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         meta: &Meta,
         defaults: &Expects,
     ) -> Result<(Option<crate::yaml::AnnValue>, Expects), OverlayError> {
-        let mut by = None;
-        let mut e = Expects::default();
-        if let Some(ann) = meta.annotation(MATCH) {
-            for (k, v) in &ann.kwargs {
-                match k.as_str() {
-                    "by" => by = Some(v.clone()),
-                    "expects" => e.expects = Some(v.clone()),
-                    "missing_ok" => e.missing_ok = Some(v.clone()),
-                    "when" => e.when = Some(v.clone()),
-                    other => {
-                        return Err(format!(
-                            "Unknown '{MATCH}' annotation keyword argument '{other}'"
-                        )
-                        .into())
-                    }
-                }
-            }
-        }
-        e.fill_defaults(defaults);
-        Ok((by, e))
+        expects_kwargs(meta, MATCH, defaults)
     }
 
     /// Turns `by=` into a callable (a string means `overlay.map_key(string)`).
@@ -1028,38 +993,56 @@ item_access!(MapItem);
 item_access!(ArrayItem);
 item_access!(Document);
 
-impl Items for Map {
-    type Item = MapItem;
-    fn items(&self) -> &Vec<MapItem> {
-        &self.items
-    }
-    fn items_mut(&mut self) -> &mut Vec<MapItem> {
-        &mut self.items
-    }
-    fn matching(
-        op: &mut Op<'_, '_, '_, '_>,
-        left: &Map,
-        item: &MapItem,
-        defaults: &Expects,
-    ) -> Result<Option<Vec<usize>>, OverlayError> {
-        op.map_indexes(left, item, defaults)
-    }
+macro_rules! items_of {
+    ($list:ty, $item:ty, $matching:ident) => {
+        impl Items for $list {
+            type Item = $item;
+            fn items(&self) -> &Vec<$item> {
+                &self.items
+            }
+            fn items_mut(&mut self) -> &mut Vec<$item> {
+                &mut self.items
+            }
+            fn matching(
+                op: &mut Op<'_, '_, '_, '_>,
+                left: &$list,
+                item: &$item,
+                defaults: &Expects,
+            ) -> Result<Option<Vec<usize>>, OverlayError> {
+                op.$matching(left, item, defaults)
+            }
+        }
+    };
 }
+items_of!(Map, MapItem, map_indexes);
+items_of!(Array, ArrayItem, array_indexes);
 
-impl Items for Array {
-    type Item = ArrayItem;
-    fn items(&self) -> &Vec<ArrayItem> {
-        &self.items
+/// The keyword arguments of `@overlay/match` (`by=`, `expects=`,
+/// `missing_ok=`, `when=`) or `@overlay/match-child-defaults` (the same but
+/// `by=`), with what is not given taken from `defaults`.
+fn expects_kwargs(
+    meta: &Meta,
+    annotation: &str,
+    defaults: &Expects,
+) -> Result<(Option<crate::yaml::AnnValue>, Expects), OverlayError> {
+    let mut by = None;
+    let mut e = Expects::default();
+    if let Some(ann) = meta.annotation(annotation) {
+        for (k, v) in &ann.kwargs {
+            match k.as_str() {
+                "by" if annotation == MATCH => by = Some(v.clone()),
+                "expects" => e.expects = Some(v.clone()),
+                "missing_ok" => e.missing_ok = Some(v.clone()),
+                "when" => e.when = Some(v.clone()),
+                other => {
+                    return Err(format!(
+                        "Unknown '{annotation}' annotation keyword argument '{other}'"
+                    )
+                    .into())
+                }
+            }
+        }
     }
-    fn items_mut(&mut self) -> &mut Vec<ArrayItem> {
-        &mut self.items
-    }
-    fn matching(
-        op: &mut Op<'_, '_, '_, '_>,
-        left: &Array,
-        item: &ArrayItem,
-        defaults: &Expects,
-    ) -> Result<Option<Vec<usize>>, OverlayError> {
-        op.array_indexes(left, item, defaults)
-    }
+    e.fill_defaults(defaults);
+    Ok((by, e))
 }
