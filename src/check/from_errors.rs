@@ -51,9 +51,12 @@ pub fn from_values_error(e: &ValuesError, stage: Stage, who: &Subject) -> Vec<Fi
     match &e.kind {
         ValuesErrorKind::Template(te) => vec![from_template_error(te, who)],
         ValuesErrorKind::Overlay { pos } => vec![overlay(&e.message, pos.as_ref(), who)],
-        ValuesErrorKind::Schema(violations) => violations
+        ValuesErrorKind::Schema {
+            violations,
+            summary,
+        } => violations
             .iter()
-            .map(|v| schema_violation(v, stage, &e.message, who))
+            .map(|v| schema_violation(v, stage, summary, who))
             .collect(),
         ValuesErrorKind::Validation(invs) => invs.iter().flat_map(|i| validation(i, who)).collect(),
         ValuesErrorKind::Other { pos, rule } => {
@@ -112,23 +115,15 @@ fn overlay(message: &str, pos: Option<&Pos>, who: &Subject) -> Finding {
     f
 }
 
-fn schema_violation(v: &schema::Violation, stage: Stage, message: &str, who: &Subject) -> Finding {
+fn schema_violation(v: &schema::Violation, stage: Stage, summary: &str, who: &Subject) -> Finding {
     // while building the schema every violation is one of the schema's own
     let rule = if stage == Stage::Schema {
         RuleId::SchemaInvalid
     } else {
         v.rule
     };
-    // ytt's `expected:` carries "(by schema.yml:3)"; the finding's related
-    // location says that instead
-    let expected = match v
-        .expected
-        .rfind(" (by ")
-        .or_else(|| v.expected.rfind(" (from "))
-    {
-        Some(i) => &v.expected[..i],
-        None => v.expected.as_str(),
-    };
+    // the finding's related location says where the schema decided
+    let expected = v.expected_what();
     let text = match rule {
         RuleId::SchemaUndeclaredKey => format!(
             "key '{}' is not declared in the schema; expected {expected}",
@@ -136,10 +131,6 @@ fn schema_violation(v: &schema::Violation, stage: Stage, message: &str, who: &Su
         ),
         RuleId::SchemaTypeMismatch => format!("expected {expected}, found {}", v.found),
         _ => {
-            let summary = message
-                .lines()
-                .find(|l| l.starts_with("Invalid schema"))
-                .unwrap_or("Invalid schema");
             if v.description.is_empty() {
                 format!("{summary}: expected {expected}, found {}", v.found)
             } else {

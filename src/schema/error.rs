@@ -24,6 +24,19 @@ pub struct Violation {
 }
 
 impl Violation {
+    /// `expected` without the place ytt appends to it (`(by schema.yml:3)`,
+    /// `(from schema.yml:3)`): findings give that place as a related location.
+    pub fn expected_what(&self) -> &str {
+        match self
+            .expected
+            .rfind(" (by ")
+            .or_else(|| self.expected.rfind(" (from "))
+        {
+            Some(i) => &self.expected[..i],
+            None => &self.expected,
+        }
+    }
+
     /// A violation of `rule` at `pos`, the rest to be filled in.
     pub fn of(rule: crate::diagnostics::RuleId, pos: Pos) -> Violation {
         Violation {
@@ -72,6 +85,19 @@ impl SchemaError {
             misc: message.into(),
             nested_violations: Vec::new(),
         }
+    }
+
+    /// The headline of an invalid schema.
+    pub const INVALID: &'static str = "Invalid schema";
+
+    /// The line of the report that says what is wrong with the schema
+    /// (`Invalid schema - ...`), for a one-line finding.
+    pub fn headline(&self) -> String {
+        self.message()
+            .lines()
+            .find(|l| l.starts_with(Self::INVALID))
+            .unwrap_or(Self::INVALID)
+            .to_string()
     }
 
     /// The same error, of another rule (a misused validation rule).

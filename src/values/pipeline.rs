@@ -33,8 +33,12 @@ pub enum ValuesErrorKind {
     /// An overlay could not be applied; `pos` is the innermost node ytt's
     /// message names.
     Overlay { pos: Option<Pos> },
-    /// Values do not conform to the schema.
-    Schema(Vec<crate::schema::Violation>),
+    /// Values do not conform to the schema (or the schema is invalid:
+    /// `summary` is ytt's headline of it).
+    Schema {
+        violations: Vec<crate::schema::Violation>,
+        summary: String,
+    },
     /// Validation rules failed.
     Validation(Vec<crate::validation::Invalidation>),
     /// Anything else (bad annotations, misplaced documents, misused rules),
@@ -336,7 +340,10 @@ pub fn merge_envelopes(
                     "One or more data values were invalid",
                     &violations,
                 ),
-                kind: ValuesErrorKind::Schema(violations),
+                kind: ValuesErrorKind::Schema {
+                    violations,
+                    summary: crate::schema::SchemaError::INVALID.to_string(),
+                },
             });
         }
         current = Some(next);

@@ -128,7 +128,10 @@ pub fn library_schema(
             } else {
                 ValuesError {
                     message: e.message(),
-                    kind: ValuesErrorKind::Schema(violations),
+                    kind: ValuesErrorKind::Schema {
+                        violations,
+                        summary: e.headline(),
+                    },
                 }
             })
         })?,
