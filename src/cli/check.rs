@@ -214,11 +214,18 @@ pub fn load_plan(
     if !sel.paths.is_empty() {
         let mut paths = Vec::new();
         for p in &sel.paths {
-            paths.push(
-                RepoPath::new(p).ok_or_else(|| {
-                    UsageError(format!("'{p}' is not a path inside the repository"))
-                })?,
-            );
+            let path = RepoPath::new(p)
+                .ok_or_else(|| UsageError(format!("'{p}' is not a path inside the repository")))?;
+            // a typo must not pass as "nothing to check"; in git modes a
+            // deleted path still selects the pairs that read it
+            let git_mode = sel.staged || sel.rev.is_some() || sel.changed_since.is_some();
+            if !git_mode && cache.snapshot().kind(path.as_str()).is_err() {
+                return Err(UsageError(format!(
+                    "no such path '{p}' in {}",
+                    cache.snapshot().describe()
+                )));
+            }
+            paths.push(path);
         }
         plan.retain_reading(&paths);
     }
@@ -335,11 +342,22 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
         progress: !args.quiet,
         keep_values: false,
     };
-    if plan.pairs.is_empty() {
-        eprintln!(
-            "yttcheck: warning: nothing to check: no library{} (see `yttcheck list` and the README on how libraries are found)",
-            if plan.libraries.is_empty() { " found" } else { " x environment pair selected" }
-        );
+    let hook_mode = args.selection.staged || args.selection.changed_since.is_some();
+    let full_check = !hook_mode
+        && args.selection.paths.is_empty()
+        && args.selection.libraries.is_empty()
+        && args.selection.environments.is_empty()
+        && args.selection.shard.is_none();
+    if plan.libraries.is_empty() && plan.problems.is_empty() && full_check {
+        return Err(UsageError(
+            "no ytt library found: a library is a folder with a `#@data/values-schema` (or `#@data/values`) document, environments live in `envs/<name>/`, `environments/<name>/` or `values/<name>`; declare other layouts in .yttcheck.yml (see `yttcheck list` and the README)".to_string(),
+        ));
+    }
+    // a commit that touches no ytt input: nothing to say (reports to files
+    // are still written, so CI finds them)
+    let silent = plan.pairs.is_empty() && plan.problems.is_empty() && hook_mode;
+    if plan.pairs.is_empty() && plan.problems.is_empty() && !silent {
+        eprintln!("yttcheck: warning: nothing to check: no library x environment pair selected (see `yttcheck list`)");
     }
     let result = crate::check::run(&cache, &plan, &opts);
     let source = |path: &str| -> Option<String> {
@@ -358,6 +376,7 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
         match file {
             Some(path) => std::fs::write(&path, text)
                 .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
+            None if silent => {}
             None => {
                 let mut stdout = std::io::stdout().lock();
                 let _ = stdout.write_all(text.as_bytes());

@@ -332,3 +332,44 @@ fn a_detached_head_and_configured_secret_words() {
     // the config file changed: every pair is affected
     assert_eq!(pairs_listed(p, &["--changed-since", "main"]).len(), 4);
 }
+
+#[test]
+fn exit_codes_do_not_lie() {
+    let d = repository();
+    let p = d.path();
+    // a path that does not exist is a usage error, not "no findings"
+    let (code, _, err) = run(p, &["check", "libs/nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no such path 'libs/nope'"), "{err}");
+    // a staged change that affects no pair: exit 0, nothing printed, and a
+    // report file still written
+    write(p, "docs/README.md", "notes\n");
+    git(p, &["add", "docs/README.md"]);
+    let sarif = p.join("out.sarif");
+    let (code, out, err) = run(
+        p,
+        &[
+            "check",
+            "--staged",
+            "--changed-since",
+            "HEAD",
+            "--format",
+            "text",
+            "--format",
+            &format!("sarif={}", sarif.display()),
+        ],
+    );
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let (code, out, err) = run(p, &["check", "--changed-since", "HEAD"]);
+    assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
+    // a repository without any library: exit 2 with a hint on layouts
+    let empty = tempfile::tempdir().unwrap();
+    write(empty.path(), "config/app.yml", "a: 1\n");
+    let (code, _, err) = run(empty.path(), &["check"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no ytt library found"), "{err}");
+    assert!(err.contains(".yttcheck.yml"), "{err}");
+}
