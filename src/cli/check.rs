@@ -131,7 +131,7 @@ pub struct CheckArgs {
 
     /// Output format: text, json, sarif, github, junit, markdown; FORMAT=FILE writes
     /// that format to a file (repeatable: `--format text --format sarif=out.sarif`)
-    #[arg(long = "format", short = 'f', value_name = "FORMAT[=FILE]")]
+    #[arg(long = "format", value_name = "FORMAT[=FILE]")]
     pub formats: Vec<String>,
 
     /// Write the (single) report to FILE instead of stdout

@@ -18,6 +18,15 @@ use crate::yaml::{DocSet, Value};
 /// ytt-compatible flags.
 #[derive(Args, Debug, Default)]
 pub struct InspectArgs {
+    /// A pair of the repository (`web@prod`): print its final data values as
+    /// `check` computes them, instead of reading -f files [yttcheck extension]
+    #[arg(value_name = "LIBRARY@ENV", conflicts_with_all = ["files", "data_values_file", "data_value", "data_value_yaml", "data_value_file", "data_values_env", "data_values_env_yaml"])]
+    pub pair: Option<String>,
+
+    /// With LIBRARY@ENV: print the library's schema as OpenAPI v3 instead
+    #[arg(long = "schema", requires = "pair")]
+    pub pair_schema: bool,
+
     /// File(s) or directories to process (ytt's -f; `name=path` and `-` work as in ytt)
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub files: Vec<String>,
@@ -138,8 +147,96 @@ fn output_kind(args: &InspectArgs, of: &[&str]) -> Result<Option<String>, String
         .cloned())
 }
 
+/// `inspect LIBRARY@ENV`: one pair of the repository in the current folder,
+/// evaluated as `check` evaluates it. Exit 2 for an unknown pair, 1 when the
+/// pair has errors (they are printed as `check` prints them).
+fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
+    let Some((library, environment)) = name.split_once('@') else {
+        eprintln!("yttcheck: error: expected LIBRARY@ENV (like web@prod), got '{name}'; `yttcheck list --names` lists the pairs");
+        return 2;
+    };
+    let selection = super::check::Selection {
+        libraries: vec![library.to_string()],
+        environments: vec![environment.to_string()],
+        ..Default::default()
+    };
+    let source = match super::check::open_source(&selection) {
+        Ok(s) => s,
+        Err(super::check::UsageError(m)) => {
+            eprintln!("yttcheck: error: {m}");
+            return 2;
+        }
+    };
+    let cache = crate::source::SourceCache::new(source.opened.snapshot());
+    let plan = match super::check::load_plan(&cache, &source, &selection) {
+        Ok(p) if p.pairs.len() == 1 => p,
+        Ok(_) => {
+            eprintln!("yttcheck: error: no pair '{name}'; `yttcheck list --names` lists the pairs");
+            return 2;
+        }
+        Err(super::check::UsageError(m)) => {
+            eprintln!("yttcheck: error: {m}");
+            return 2;
+        }
+    };
+    let mut eval = match super::check::eval_opts(&args.budget, plan.budget.as_ref()) {
+        Ok(e) => e,
+        Err(super::check::UsageError(m)) => {
+            eprintln!("yttcheck: error: {m}");
+            return 2;
+        }
+    };
+    eval.strict = args.strict;
+    let opts = crate::check::CheckOptions {
+        jobs: 1,
+        eval,
+        skip_validation: args.skip_validation,
+        progress: false,
+        keep_values: true,
+    };
+    let result = crate::check::run(&cache, &plan, &opts);
+    let errors: Vec<&crate::diagnostics::Finding> = result
+        .findings
+        .iter()
+        .filter(|f| f.severity == crate::diagnostics::Severity::Error)
+        .collect();
+    let schema = result.schemas.get(library).cloned().flatten();
+    // the schema is printable when it could be built, whatever the values
+    if !errors.is_empty() && !(args.pair_schema && schema.is_some()) {
+        for f in errors {
+            let place = f.location.as_ref().map(|l| l.display()).unwrap_or_default();
+            eprintln!("yttcheck: error[{}] {place}: {}", f.rule, f.message);
+        }
+        return 1;
+    }
+    let out = if args.pair_schema {
+        let schema = crate::schema::Schema { doc_type: schema };
+        crate::yaml::print::print_value(&openapi(
+            &schema,
+            OpenApiOpts {
+                with_validations: args.openapi_validations,
+            },
+        ))
+    } else {
+        match result.pairs.first().and_then(|p| p.values.clone()) {
+            Some(doc) => print_docset(&DocSet {
+                docs: vec![doc],
+                ..DocSet::default()
+            }),
+            None => String::new(),
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    0
+}
+
 /// Runs `inspect`; returns the process exit code.
 pub fn run(args: &InspectArgs) -> i32 {
+    if let Some(name) = &args.pair {
+        return inspect_pair(args, name);
+    }
     match inspect(args) {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();

@@ -16,9 +16,13 @@ pub struct ListArgs {
     #[command(flatten)]
     pub selection: Selection,
 
-    /// Print JSON instead of text
-    #[arg(long)]
-    pub json: bool,
+    /// Output format: text (pairs, their ytt commands and files) or json
+    #[arg(long = "format", value_name = "FORMAT", default_value = "text")]
+    pub format: String,
+
+    /// Only the pairs' names, one a line (for scripts and shell loops)
+    #[arg(long, conflicts_with = "format")]
+    pub names: bool,
 }
 
 /// The ytt command line that computes a pair's data values.
@@ -83,7 +87,19 @@ pub fn run(args: &ListArgs) -> i32 {
         }
     };
     let mut out = String::new();
-    if args.json {
+    if args.format != "text" && args.format != "json" {
+        eprintln!(
+            "yttcheck: error: unknown format '{}' (expected one of: text, json)",
+            args.format
+        );
+        return 2;
+    }
+    if args.names {
+        for p in &plan.pairs {
+            out.push_str(&p.name(&plan));
+            out.push('\n');
+        }
+    } else if args.format == "json" {
         let pairs: Vec<serde_json::Value> = plan
             .pairs
             .iter()

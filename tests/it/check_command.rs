@@ -177,7 +177,7 @@ fn exit_codes() {
 #[test]
 fn shards_split_the_pairs_exactly() {
     let list = |args: &[&str]| -> Vec<String> {
-        let mut all = vec!["list", "--json"];
+        let mut all = vec!["list", "--format", "json"];
         all.extend_from_slice(args);
         let (code, out, err) = yttcheck(&monorepo(), &all);
         assert_eq!(code, 0, "{err}");
@@ -514,4 +514,50 @@ fn removed_and_deprecated_values() {
             ),
         ]
     );
+}
+
+#[test]
+fn flags_that_mean_one_thing() {
+    // `-f` is a file in `inspect`; `check` has no short flag for formats
+    let (code, _, err) = yttcheck(&monorepo(), &["check", "-f", "libs/web"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("'-f'"), "{err}");
+    // list: one pair a line, or JSON
+    let (code, out, _) = yttcheck(&monorepo(), &["list", "--names"]);
+    assert_eq!(code, 0);
+    assert_eq!(out.lines().count(), 9, "{out}");
+    assert!(out.lines().any(|l| l == "web@prod"), "{out}");
+    let (code, out, _) = yttcheck(&monorepo(), &["list", "--format", "json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["pairs"].as_array().unwrap().len(), 9);
+    // inspect LIBRARY@ENV: a pair's final values as check computes them,
+    // the same as ytt's inspect of the files `list` names
+    let (code, out, err) = yttcheck(&monorepo(), &["inspect", "web@dev"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, ytt_like, _) = yttcheck(
+        &monorepo(),
+        &[
+            "inspect",
+            "-f",
+            "libs/web",
+            "--data-values-file",
+            "envs/dev/common.yml",
+        ],
+    );
+    assert_eq!(out, ytt_like);
+    assert!(out.contains("environment: dev"), "{out}");
+    let (code, out, _) = yttcheck(&monorepo(), &["inspect", "web@prod", "--schema"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("openapi: 3.0.0\n"), "{out}");
+    // a pair with errors prints them and exits 1; an unknown one exits 2
+    let (code, _, err) = yttcheck(&monorepo(), &["inspect", "web@prod"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("error[schema/type-mismatch] envs/prod/web.yml"),
+        "{err}"
+    );
+    let (code, _, err) = yttcheck(&monorepo(), &["inspect", "web@nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no environment named 'nope'"), "{err}");
 }

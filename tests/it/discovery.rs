@@ -31,7 +31,7 @@ type Planned = (String, Vec<String>, Vec<String>);
 
 /// The pairs of the plan, and its problems.
 fn plan(dir: &Path) -> (Vec<Planned>, Vec<String>) {
-    let (code, out, err) = run(dir, &["list", "--json"]);
+    let (code, out, err) = run(dir, &["list", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let pairs = v["pairs"]

@@ -50,7 +50,7 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
 }
 
 fn pairs_listed(dir: &Path, args: &[&str]) -> Vec<String> {
-    let mut all = vec!["list", "--json"];
+    let mut all = vec!["list", "--format", "json"];
     all.extend_from_slice(args);
     let (code, out, err) = run(dir, &all);
     assert_eq!(code, 0, "{err}");
