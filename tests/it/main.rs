@@ -10,6 +10,7 @@ mod engine_threads;
 mod examples;
 mod git_modes;
 mod harbor_example;
+mod install;
 mod hostile_input;
 mod json_schema;
 mod private_libraries;
