@@ -47,6 +47,10 @@ pub struct PairDiff {
     /// Findings at head (validation errors do not stop values being
     /// computed, so a pair can have both changes and errors).
     pub head_errors: usize,
+    /// Errors at base; a pair with errors at head and none at base newly
+    /// fails (whether or not its values changed).
+    pub base_errors: usize,
+    pub newly_failing: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -144,6 +148,8 @@ pub fn compare_results(
             status,
             changes,
             head_errors: h.map(errors).unwrap_or(0),
+            base_errors: b.map(errors).unwrap_or(0),
+            newly_failing: h.is_some_and(|h| errors(h) > 0) && b.map(errors).unwrap_or(0) == 0,
         });
     }
 

@@ -79,13 +79,38 @@ fn change_line(c: &Change) -> String {
     }
 }
 
+/// Whether a pair is worth a block of its own: changed values, a changed
+/// status, or errors it did not have at base.
+fn shown(p: &super::PairDiff) -> bool {
+    !p.changes.is_empty() || p.status != PairStatus::Compared || p.newly_failing
+}
+
+fn newly_failing_note(p: &super::PairDiff) -> Option<String> {
+    (p.newly_failing && p.status != PairStatus::HeadFailed).then(|| {
+        format!(
+            "newly fails: {} error{} at head, none at base",
+            p.head_errors,
+            if p.head_errors == 1 { "" } else { "s" }
+        )
+    })
+}
+
 fn headline(r: &DiffReport) -> String {
     let breaking = r.breaking();
+    let failing = r.pairs.iter().filter(|p| p.newly_failing).count();
     format!(
-        "{} of {} pair{} change{}",
+        "{} of {} pair{} change{}{}",
         r.changed_pairs(),
         r.pairs.len(),
         if r.pairs.len() == 1 { "" } else { "s" },
+        if failing > 0 {
+            format!(
+                ", {failing} pair{} newly failing",
+                if failing == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        },
         if breaking > 0 {
             format!(
                 ", {breaking} breaking schema change{}",
@@ -106,16 +131,15 @@ pub fn text(r: &DiffReport, color: bool) -> String {
         }
     };
     let mut out = format!("yttcheck diff {} -> {}: {}\n", r.base, r.head, headline(r));
-    for p in &r.pairs {
-        if p.changes.is_empty() && p.status == PairStatus::Compared {
-            continue;
-        }
+    for p in r.pairs.iter().filter(|p| shown(p)) {
         out.push('\n');
         out.push_str(&paint("1", &p.name));
         if let Some(n) = status_note(p.status) {
             out.push_str(&format!("  ({n})"));
         }
-        if p.head_errors > 0 && p.status != PairStatus::HeadFailed {
+        if let Some(n) = newly_failing_note(p) {
+            out.push_str(&format!("  ({})", paint("1;31", &n)));
+        } else if p.head_errors > 0 && p.status != PairStatus::HeadFailed {
             out.push_str(&format!(
                 "  ({} error{} at head)",
                 p.head_errors,
@@ -170,13 +194,13 @@ pub fn markdown(r: &DiffReport) -> String {
         cell(&r.base),
         cell(&r.head)
     );
-    for p in &r.pairs {
-        if p.changes.is_empty() && p.status == PairStatus::Compared {
-            continue;
-        }
-        let note = status_note(p.status)
+    for p in r.pairs.iter().filter(|p| shown(p)) {
+        let mut note = status_note(p.status)
             .map(|n| format!(" — {n}"))
             .unwrap_or_default();
+        if let Some(n) = newly_failing_note(p) {
+            note.push_str(&format!(" — ❌ {n}"));
+        }
         out.push_str(&format!(
             "<details><summary><code>{}</code>: {} change{}{note}</summary>\n\n",
             cell(&p.name),

@@ -373,3 +373,40 @@ fn exit_codes_do_not_lie() {
     assert!(err.contains("no ytt library found"), "{err}");
     assert!(err.contains(".yttcheck.yml"), "{err}");
 }
+
+#[test]
+fn diff_shows_a_pair_that_newly_fails_in_every_format() {
+    let d = repository();
+    let p = d.path();
+    // a tighter rule: no value changes, but api's environments now fail
+    write(
+        p,
+        "libs/api/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=9091\nport: 9091\n",
+    );
+    git(p, &["commit", "-q", "-am", "tighten"]);
+    let args = ["diff", "--base", "HEAD~1", "--head", "HEAD"];
+    let (_, out, err) = run(p, &[&args[..], &["--color", "never"]].concat());
+    assert!(out.contains("1 pair newly failing"), "{out}{err}");
+    assert!(
+        out.contains("api@prod  (newly fails: 1 error at head, none at base)"),
+        "{out}"
+    );
+    assert!(!out.contains("api@dev"), "api@dev still passes:\n{out}");
+    let (_, out, _) = run(p, &[&args[..], &["--format", "markdown"]].concat());
+    assert!(
+        out.contains(
+            "<code>api@prod</code>: 0 changes — ❌ newly fails: 1 error at head, none at base"
+        ),
+        "{out}"
+    );
+    let (_, out, _) = run(p, &[&args[..], &["--format", "json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let prod = v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "api@prod")
+        .unwrap();
+    assert_eq!(prod["newly_failing"], true);
+}

@@ -32,7 +32,11 @@ fn minimum_rust_version_is_declared_stated_and_sufficient() {
         .args(["metadata", "--format-version", "1", "--offline", "--locked"])
         .output()
         .expect("cargo metadata runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let needs: Vec<(String, String)> = meta["packages"]
         .as_array()
