@@ -202,7 +202,8 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
         .collect();
     let schema = result.schemas.get(library).cloned().flatten();
     // the schema is printable when it could be built, whatever the values
-    if !errors.is_empty() && !(args.pair_schema && schema.is_some()) {
+    let schema_wanted_and_built = args.pair_schema && schema.is_some();
+    if !errors.is_empty() && !schema_wanted_and_built {
         for f in errors {
             let place = f.location.as_ref().map(|l| l.display()).unwrap_or_default();
             eprintln!("yttcheck: error[{}] {place}: {}", f.rule, f.message);
