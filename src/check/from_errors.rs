@@ -50,7 +50,9 @@ fn detail_lines(text: &str) -> Vec<String> {
 pub fn from_values_error(e: &ValuesError, stage: Stage, who: &Subject) -> Vec<Finding> {
     match &e.kind {
         ValuesErrorKind::Template(te) => vec![from_template_error(te, who)],
-        ValuesErrorKind::Overlay { pos } => vec![overlay(&e.message, pos.as_ref(), who)],
+        ValuesErrorKind::Overlay { pos, hints } => {
+            vec![overlay(&e.message, pos.as_ref(), hints, who)]
+        }
         ValuesErrorKind::Schema {
             violations,
             summary,
@@ -104,7 +106,7 @@ fn headline(text: &str) -> String {
 
 /// ytt's overlay errors name each level ("Map item (key 'a') on line
 /// x.yml:4:"), innermost last; the finding goes to the innermost line.
-fn overlay(message: &str, pos: Option<&Pos>, who: &Subject) -> Finding {
+fn overlay(message: &str, pos: Option<&Pos>, hints: &[String], who: &Subject) -> Finding {
     // ytt's message names no column for these nodes; neither does the finding
     let location = pos.and_then(Pos::location).map(|mut l| {
         l.column = 0;
@@ -112,6 +114,7 @@ fn overlay(message: &str, pos: Option<&Pos>, who: &Subject) -> Finding {
     });
     let mut f = who.finding(RuleId::OverlayError, headline(message), location);
     f.detail = detail_lines(message);
+    f.detail.extend(hints.iter().map(|h| format!("hint: {h}")));
     f
 }
 

@@ -216,10 +216,14 @@ pub fn load_plan(
         for p in &sel.paths {
             let path = RepoPath::new(p)
                 .ok_or_else(|| UsageError(format!("'{p}' is not a path inside the repository")))?;
-            // a typo must not pass as "nothing to check"; in git modes a
-            // deleted path still selects the pairs that read it
+            // a typo must not pass as "nothing to check"; a path git knows
+            // (deleted in the work tree, or in git modes) still selects the
+            // pairs that read it
             let git_mode = sel.staged || sel.rev.is_some() || sel.changed_since.is_some();
-            if !git_mode && cache.snapshot().kind(path.as_str()).is_err() {
+            if !git_mode
+                && cache.snapshot().kind(path.as_str()).is_err()
+                && !known_to_git(sel, &path)
+            {
                 return Err(UsageError(format!(
                     "no such path '{p}' in {}",
                     cache.snapshot().describe()
@@ -238,6 +242,45 @@ pub fn load_plan(
         plan.shard(i, n);
     }
     Ok(plan)
+}
+
+/// Whether `path` (or a file under it) is in the index or HEAD of the
+/// repository around the checked folder: a file the work tree deleted.
+fn known_to_git(sel: &Selection, path: &RepoPath) -> bool {
+    let dir = match &sel.root {
+        Some(r) => r.clone(),
+        None => match std::env::current_dir() {
+            Ok(d) => d,
+            Err(_) => return false,
+        },
+    };
+    let Ok(git) = Git::discover(&dir) else {
+        return false;
+    };
+    // the checked folder may be below the repository's root
+    let prefix = match (dir.canonicalize(), git.workdir().canonicalize()) {
+        (Ok(d), Ok(w)) => match d.strip_prefix(&w) {
+            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+            Err(_) => return false,
+        },
+        _ => return false,
+    };
+    let full = if prefix.is_empty() {
+        Some(path.clone())
+    } else {
+        RepoPath::new(&format!("{prefix}/{path}"))
+    };
+    let Some(full) = full else { return false };
+    let under = |listing: &crate::source::git::Listing| {
+        listing.keys().any(|p| p == &full || p.starts_with(&full))
+    };
+    let in_index = git.index().map(|ix| under(&ix.listing())).unwrap_or(false);
+    in_index
+        || git
+            .commit("HEAD")
+            .and_then(|c| git.tree(c, "HEAD"))
+            .map(|t| under(&t.listing()))
+            .unwrap_or(false)
 }
 
 fn parse_shard(s: &str) -> Option<(usize, usize)> {

@@ -161,6 +161,23 @@ impl Finding {
 }
 
 impl Finding {
+    /// The hints among the detail lines ("did you mean ...?"), without their
+    /// `hint: ` prefix: every report shows them, not only text.
+    pub fn hints(&self) -> impl Iterator<Item = &str> {
+        self.detail.iter().filter_map(|l| l.strip_prefix("hint: "))
+    }
+
+    /// The message with its hints, for reports that have one text per
+    /// finding (`message (hint: ...; hint: ...)`).
+    pub fn message_with_hints(&self) -> String {
+        let hints: Vec<&str> = self.hints().collect();
+        if hints.is_empty() {
+            self.message.clone()
+        } else {
+            format!("{} (hint: {})", self.message, hints.join("; "))
+        }
+    }
+
     /// A finding of `rule` with its default severity.
     pub fn new(rule: RuleId, message: String, location: Option<Location>) -> Finding {
         Finding {

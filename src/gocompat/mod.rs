@@ -95,6 +95,42 @@ fn is_go_printable(c: char) -> bool {
         || matches!(c as u32, 0x80..=0x9f | 0xad | 0x2028 | 0x2029 | 0xfeff | 0x200b..=0x200f))
 }
 
+/// starlark-go's `spell.Nearest`: the candidate within 50% edit distance
+/// (ignoring case and underscores), if any.
+pub fn nearest(x: &str, candidates: &[String]) -> Option<String> {
+    let fold = |s: &str| -> Vec<u8> {
+        s.chars()
+            .filter(|c| *c != '_')
+            .flat_map(|c| c.to_lowercase())
+            .collect::<String>()
+            .into_bytes()
+    };
+    let x = fold(x);
+    let mut best: Option<String> = None;
+    let mut best_d = x.len().div_ceil(2);
+    for c in candidates {
+        let d = levenshtein(&x, &fold(c));
+        if d < best_d {
+            best_d = d;
+            best = Some(c.clone());
+        }
+    }
+    best
+}
+
+fn levenshtein(a: &[u8], b: &[u8]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j - 1] + cost).min(prev[j] + 1).min(cur[j - 1] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,11 +40,22 @@ const ALL_OPS: &[&str] = &[MERGE, REMOVE, REPLACE, INSERT, APPEND, ASSERT];
 pub struct OverlayError {
     pub message: String,
     pub pos: Option<Pos>,
+    /// Nothing matched (ytt's "Expected number of matched nodes to be 1, but
+    /// was 0").
+    pub no_match: bool,
+    /// What a checker adds to ytt's text: the key that matched nothing, the
+    /// keys there are, the nearest one.
+    pub hints: Vec<String>,
 }
 
 impl From<String> for OverlayError {
     fn from(message: String) -> OverlayError {
-        OverlayError { message, pos: None }
+        OverlayError {
+            message,
+            pos: None,
+            no_match: false,
+            hints: Vec::new(),
+        }
     }
 }
 
@@ -67,6 +78,8 @@ impl OverlayError {
         OverlayError {
             message: format!("{what} on {}: {}", pos.as_line_string(), self.message),
             pos: self.pos.or_else(|| Some(pos.clone())),
+            no_match: self.no_match,
+            hints: self.hints,
         }
     }
 }
@@ -183,7 +196,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
                             item.pos.compact()
                         ).into()),
                     });
-                    if let Err(e) = r {
+                    if let Err(mut e) = r {
+                        if e.no_match && e.hints.is_empty() {
+                            e.hints = missing_key_hints(&item.key_display(), lmap);
+                        }
                         return Err(e.within(
                             format!("Map item (key '{}')", item.key_display()),
                             &item.pos,
@@ -272,7 +288,9 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 if conditional {
                     Ok(false)
                 } else {
-                    Err(message.into())
+                    let mut err = OverlayError::from(message);
+                    err.no_match = matches.is_empty();
+                    Err(err)
                 }
             }
         }
@@ -1045,4 +1063,26 @@ fn expects_kwargs(
     }
     e.fill_defaults(defaults);
     Ok((by, e))
+}
+
+/// For a map item that matched no key: which key, the keys the map has, and
+/// the nearest of them.
+fn missing_key_hints(key: &str, map: &Map) -> Vec<String> {
+    let keys: Vec<String> = map.items.iter().map(|i| i.key_display()).collect();
+    let mut hints = vec![if keys.is_empty() {
+        format!("key '{key}' is not in the values it overlays, which have no keys here")
+    } else {
+        format!(
+            "key '{key}' is not in the values it overlays (keys here: {})",
+            keys.join(", ")
+        )
+    }];
+    match crate::gocompat::nearest(key, &keys) {
+        Some(near) => hints.push(format!("did you mean '{near}'?")),
+        None => hints.push(
+            "to add a new key, annotate it with @overlay/match missing_ok=True (or declare it in a schema)"
+                .to_string(),
+        ),
+    }
+    hints
 }

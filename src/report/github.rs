@@ -42,7 +42,7 @@ fn command(f: &Finding, input: &ReportInput) -> String {
         "title={}",
         escape_property(&format!("yttcheck {}", f.rule))
     ));
-    let mut message = f.message.clone();
+    let mut message = f.message_with_hints();
     for r in &f.related {
         message.push_str(&format!("\n{}: {}", r.message, r.location.display()));
     }

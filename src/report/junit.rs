@@ -39,7 +39,7 @@ fn line(f: &Finding) -> String {
         f.severity.as_str(),
         f.rule,
         place,
-        f.message
+        f.message_with_hints()
     )
 }
 

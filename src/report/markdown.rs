@@ -53,7 +53,7 @@ pub fn render(input: &ReportInput) -> String {
                 icon(f.severity),
                 f.rule,
                 place,
-                cell(&f.message),
+                cell(&f.message_with_hints()),
                 cell(&pairs_of(f))
             ));
         }

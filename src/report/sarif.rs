@@ -132,7 +132,7 @@ fn fingerprint(f: &Finding, anchor: &Location) -> String {
 fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
     let anchor = input.anchor(f)?;
     let rule_index = RuleId::ALL.iter().position(|r| *r == f.rule)? as i64;
-    let mut text = f.message.clone();
+    let mut text = f.message_with_hints();
     if !text.ends_with('.') {
         text.push('.');
     }

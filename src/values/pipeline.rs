@@ -32,7 +32,10 @@ pub enum ValuesErrorKind {
     Template(TemplateError),
     /// An overlay could not be applied; `pos` is the innermost node ytt's
     /// message names.
-    Overlay { pos: Option<Pos> },
+    Overlay {
+        pos: Option<Pos>,
+        hints: Vec<String>,
+    },
     /// Values do not conform to the schema (or the schema is invalid:
     /// `summary` is ytt's headline of it).
     Schema {
@@ -328,7 +331,10 @@ pub fn merge_envelopes(
                     .map_err(|e| ValuesError::other(session.starlark_error(&e).message, None))?
                     .map_err(|m| ValuesError {
                         message: m.message,
-                        kind: ValuesErrorKind::Overlay { pos: m.pos },
+                        kind: ValuesErrorKind::Overlay {
+                            pos: m.pos,
+                            hints: m.hints,
+                        },
                     })?
             }
         };

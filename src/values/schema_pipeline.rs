@@ -112,7 +112,10 @@ pub fn library_schema(
                     .map_err(|m| {
                         wrap(ValuesError {
                             message: m.message,
-                            kind: ValuesErrorKind::Overlay { pos: m.pos },
+                            kind: ValuesErrorKind::Overlay {
+                                pos: m.pos,
+                                hints: m.hints,
+                            },
                         })
                     })?
             }

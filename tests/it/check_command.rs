@@ -210,11 +210,14 @@ fn paths_select_the_pairs_that_read_them() {
     assert!(out.ends_with("1 pair of 1 library\n"), "{out}");
     let (_, out, _) = yttcheck(&monorepo(), &["list", "libs/api"]);
     assert!(out.ends_with("3 pairs of 1 library\n"), "{out}");
-    // a deleted file selects the pairs of the folder it was in
-    let (_, out, _) = yttcheck(&monorepo(), &["list", "libs/api/removed.star"]);
-    assert!(out.ends_with("3 pairs of 1 library\n"), "{out}");
-    let (_, out, _) = yttcheck(&monorepo(), &["list", "envs/staging/removed.yml"]);
-    assert!(out.ends_with("3 pairs of 3 libraries\n"), "{out}");
+    // a path that exists nowhere is a usage error (a deleted file git still
+    // knows selects its pairs: tests/it/git_modes.rs)
+    let (code, _, err) = yttcheck(&monorepo(), &["list", "libs/api/removed.star"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("no such path 'libs/api/removed.star'"),
+        "{err}"
+    );
     let (_, out, _) = yttcheck(&monorepo(), &["list", "envs/prod/common.yml"]);
     assert!(out.ends_with("3 pairs of 3 libraries\n"), "{out}");
 }

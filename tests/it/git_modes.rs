@@ -341,6 +341,12 @@ fn exit_codes_do_not_lie() {
     let (code, _, err) = run(p, &["check", "libs/nope"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no such path 'libs/nope'"), "{err}");
+    // a file deleted from the work tree but known to git still selects the
+    // pairs of the folder it was in (a pre-commit hook passes deleted files
+    // too); api@prod is gone with its only file
+    std::fs::remove_file(p.join("envs/prod/api.yml")).unwrap();
+    assert_eq!(pairs_listed(p, &["envs/prod/api.yml"]), vec!["web@prod"]);
+    git(p, &["checkout", "--", "envs/prod/api.yml"]);
     // a staged change that affects no pair: exit 0, nothing printed, and a
     // report file still written
     write(p, "docs/README.md", "notes\n");
