@@ -595,6 +595,17 @@ pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResu
             Some(Location::file(p.path.as_str())),
         ));
     }
+    for f in &plan.unused_files {
+        let who = Subject {
+            library: String::new(),
+            environments: Vec::new(),
+        };
+        all.push(who.finding(
+            RuleId::WorkspaceUnusedFile,
+            "no library x environment pair reads this YAML file: it is not a ytt library, an environment (envs/, environments/, values/) or a file of one".to_string(),
+            Some(Location::file(f.as_str())),
+        ));
+    }
     CheckResult {
         findings: dedupe(all),
         pairs: outcomes,

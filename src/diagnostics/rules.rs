@@ -83,6 +83,15 @@ rules! {
         example: "values.yml saved as Latin-1 (`café` as byte 0xE9)",
         fix: "Save the file as UTF-8 (or remove it from the library).",
     },
+    /// A YAML file of the repository that no library x environment pair reads.
+    WorkspaceUnusedFile {
+        id: "workspace/unused-file",
+        severity: Note,
+        summary: "A YAML file of the repository that no library x environment pair reads.",
+        why: "A values file in a folder discovery does not know (say `deploy/prod.yml`) would silently never be checked; this note says so.",
+        example: "deploy/prod.yml   # not under envs/, environments/ or values/",
+        fix: "Move it under envs/<name>/ (or values/), or declare it in .yttcheck.yml (`environments:`, or a library's `files:`).",
+    },
     /// A file is not valid YAML, or nests/aliases beyond yttcheck's limits.
     YamlSyntax {
         id: "yaml/syntax",

@@ -55,7 +55,7 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
     );
     let matrix = matrix(&cfg, &libraries, &per_lib, &mut problems);
     let pairs = pairs(&libraries, &mut per_lib, &matrix);
-    unreadable_yaml(files, &libraries, &pairs, &mut problems);
+    let unused_files = unread_yaml(files, config, &libraries, &pairs, &mut problems);
     Plan {
         libraries,
         pairs,
@@ -65,6 +65,7 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
         budget: cfg.budget.clone(),
         secret_words: cfg.secret_words.clone(),
         problems: problems.list,
+        unused_files,
     }
 }
 
@@ -326,35 +327,44 @@ fn pairs(
     pairs
 }
 
-/// YAML files nobody reads because they cannot be decoded would otherwise
-/// vanish (a schema with a stray Latin-1 byte is no library at all): each is
-/// a problem of its own.
-fn unreadable_yaml(
+/// YAML files no pair reads. One that cannot be decoded would otherwise
+/// vanish (a schema with a stray Latin-1 byte is no library at all): it is a
+/// problem of its own. The others are returned, to be reported as notes.
+fn unread_yaml(
     files: &RepoFiles,
+    config: Option<(&RepoPath, &Config)>,
     libraries: &[Library],
     pairs: &[Pair],
     problems: &mut Problems,
-) {
+) -> Vec<RepoPath> {
     let mut read: BTreeSet<&RepoPath> = BTreeSet::new();
     for l in libraries {
         read.extend(l.files.iter());
+        read.extend(l.extra_files.iter().map(|f| &f.path));
     }
     for p in pairs {
         read.extend(p.inputs.files.iter().map(|f| &f.path));
         read.extend(p.inputs.data_values_files.iter());
     }
+    let mut unused = Vec::new();
     for f in &files.files {
-        if f.is_yaml() && !read.contains(f) && files.text(f).is_none() {
-            let message = files
-                .sources
-                .get(f)
-                .err()
-                .map(|e| e.message)
-                .unwrap_or_else(|| format!("{f}: cannot be read"));
-            problems.list.push(PlanProblem {
-                path: f.clone(),
-                message,
-            });
+        if !f.is_yaml() || read.contains(f) || config.is_some_and(|(c, _)| c == f) {
+            continue;
         }
+        if files.text(f).is_some() {
+            unused.push(f.clone());
+            continue;
+        }
+        let message = files
+            .sources
+            .get(f)
+            .err()
+            .map(|e| e.message)
+            .unwrap_or_else(|| format!("{f}: cannot be read"));
+        problems.list.push(PlanProblem {
+            path: f.clone(),
+            message,
+        });
     }
+    unused
 }

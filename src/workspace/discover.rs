@@ -12,8 +12,9 @@
 //!   own;
 //! * an **environment root** is a folder named `envs/` or `environments/`
 //!   (each sub-folder and each YAML file in it is an environment; a folder
-//!   and a file of the same name are one environment), or `values/` (each
-//!   sub-folder is one). It applies to the libraries inside the folder that
+//!   and a file of the same name are one environment), or `values/` (the
+//!   same, except that a file holding a `#@data/values-schema` document is a
+//!   library's, not an environment). It applies to the libraries inside the folder that
 //!   holds it: at the repository root, to every library;
 //! * in an environment folder, `<library>.yml` and `<library>/` are for that
 //!   library alone, every other file for every library;
@@ -36,8 +37,10 @@ use super::plan::{EnvInputs, FileArg, PlanProblem};
 
 /// Folder names that hold environments.
 const ENV_ROOTS: &[&str] = &["envs", "environments"];
-/// Folder names whose sub-folders (only) are environments.
-const ENV_ROOTS_DIRS_ONLY: &[&str] = &["values"];
+/// Folder names that hold environments unless a file in them is a library's
+/// own (a `#@data/values-schema` document): `values/<name>.yaml` is the
+/// layout of many packages' example values.
+const ENV_ROOTS_OF_VALUES: &[&str] = &["values"];
 const PRIVATE_LIB_DIR: &str = "_ytt_lib";
 
 /// A glob where `*` stays within one path piece (`libs/*` is the folders in
@@ -183,8 +186,8 @@ pub(super) fn find_envs(files: &RepoFiles) -> (Vec<FoundEnv>, Vec<RepoPath>) {
     let mut claimed: Vec<RepoPath> = Vec::new();
     for d in &files.dirs {
         let name = d.file_name();
-        let dirs_only = ENV_ROOTS_DIRS_ONLY.contains(&name);
-        if d.is_root() || !(ENV_ROOTS.contains(&name) || dirs_only) || in_private_lib(d) {
+        let values_root = ENV_ROOTS_OF_VALUES.contains(&name);
+        if d.is_root() || !(ENV_ROOTS.contains(&name) || values_root) || in_private_lib(d) {
             continue;
         }
         // an environment root inside another environment is part of that one
@@ -203,7 +206,12 @@ pub(super) fn find_envs(files: &RepoFiles) -> (Vec<FoundEnv>, Vec<RepoPath>) {
                         parts.push((path, true));
                     }
                 }
-                None if !dirs_only && f.is_yaml() => {
+                None if f.is_yaml()
+                    && !(values_root
+                        && files
+                            .text(f)
+                            .is_some_and(|t| has_annotation(t.text(), "data/values-schema"))) =>
+                {
                     by_name
                         .entry(f.stem().to_string())
                         .or_default()

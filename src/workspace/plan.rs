@@ -127,6 +127,8 @@ pub struct Plan {
     /// `secret_words:` of the config file.
     pub secret_words: Vec<String>,
     pub problems: Vec<PlanProblem>,
+    /// YAML files of the repository that no pair reads (reported as notes).
+    pub unused_files: Vec<RepoPath>,
 }
 
 impl Plan {
@@ -142,6 +144,8 @@ impl Plan {
     /// Keeps the pairs that `keep` accepts (libraries stay, so that pair
     /// indexes stay valid; a library without pairs is not evaluated).
     pub fn retain_pairs(&mut self, mut keep: impl FnMut(&Plan, &Pair) -> bool) {
+        // files no pair reads are news of a whole-repository check only
+        self.unused_files.clear();
         let pairs = std::mem::take(&mut self.pairs);
         let kept: Vec<Pair> = pairs.into_iter().filter(|p| keep(self, p)).collect();
         self.pairs = kept;
@@ -152,6 +156,7 @@ impl Plan {
     /// affects the pairs of the library or environment folder it was in. A
     /// change to the config file keeps everything.
     pub fn retain_reading(&mut self, paths: &[RepoPath]) {
+        self.unused_files.clear();
         if let Some(c) = &self.config {
             if paths.iter().any(|p| c.starts_with(p)) {
                 return;
@@ -188,6 +193,10 @@ impl Plan {
     /// library's shared work is done on one shard, balanced by number of
     /// pairs (largest first, ties by name: stable for the same repository).
     pub fn shard(&mut self, index: usize, count: usize) {
+        // reported by shard 1 only, not once per shard
+        if index != 1 {
+            self.unused_files.clear();
+        }
         let mut sizes: Vec<(usize, &str, usize)> = self
             .libraries
             .iter()

@@ -569,12 +569,18 @@ fn flags_that_mean_one_thing() {
 fn a_key_that_matches_nothing_without_a_schema_says_which_and_what_exists() {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
-    write(p, "libs/app/values.yml", "#@data/values\n---\nreplicas: 1\nimage: x\n");
+    write(
+        p,
+        "libs/app/values.yml",
+        "#@data/values\n---\nreplicas: 1\nimage: x\n",
+    );
     write(p, "envs/prod/app.yml", "#@data/values\n---\nreplicsa: 3\n");
     let (code, out, _) = yttcheck(p, &["check", "--color", "never"]);
     assert_eq!(code, 1);
     assert!(
-        out.contains("hint: key 'replicsa' is not in the values it overlays (keys here: replicas, image)"),
+        out.contains(
+            "hint: key 'replicsa' is not in the values it overlays (keys here: replicas, image)"
+        ),
         "{out}"
     );
     assert!(out.contains("hint: did you mean 'replicas'?"), "{out}");
@@ -586,11 +592,11 @@ fn a_key_that_matches_nothing_without_a_schema_says_which_and_what_exists() {
     let (_, out, _) = yttcheck(p, &["check", "--format", "sarif"]);
     assert!(out.contains("did you mean 'replicas'?"), "{out}");
     // inspect keeps ytt's text
-    let (code, _, err) = yttcheck(
-        p,
-        &["inspect", "-f", "libs/app", "-f", "envs/prod/app.yml"],
-    );
+    let (code, _, err) = yttcheck(p, &["inspect", "-f", "libs/app", "-f", "envs/prod/app.yml"]);
     assert_eq!(code, 1);
     assert!(!err.contains("did you mean"), "{err}");
-    assert!(err.contains("Expected number of matched nodes to be 1, but was 0"), "{err}");
+    assert!(
+        err.contains("Expected number of matched nodes to be 1, but was 0"),
+        "{err}"
+    );
 }

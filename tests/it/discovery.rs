@@ -389,3 +389,68 @@ fn the_max_steps_flag_overrides_the_config_budget() {
     let (code, out, err) = run(p, &["check", "--max-steps", "50000000"]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+#[test]
+fn values_files_are_environments_as_packages_lay_them_out() {
+    // the layout of many Carvel packages: the library in `config/`, example
+    // values as `values/<name>.yaml` beside it
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "pkg/config/schema.yml", SCHEMA);
+    write(p, "pkg/values/dev.yaml", "port: 2\n");
+    write(p, "pkg/values/prod.yml", "#@data/values\n---\nport: 3\n");
+    write(p, "pkg/values/staging/port.yml", "port: 4\n");
+    // a schema document in values/ belongs to a library, not an environment
+    write(p, "other/values/schema.yml", SCHEMA);
+    let (pairs, problems) = plan(p);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(
+        names(&pairs),
+        [
+            "config@dev",
+            "config@prod",
+            "config@staging",
+            "values@defaults"
+        ]
+    );
+    let dev = &pairs[0];
+    assert!(
+        dev.2
+            .join(" ")
+            .contains("--data-values-file pkg/values/dev.yaml"),
+        "{dev:?}"
+    );
+    let prod = &pairs[1];
+    assert!(
+        prod.2.join(" ").contains("-f pkg/values/prod.yml"),
+        "{prod:?}"
+    );
+}
+
+#[test]
+fn yaml_files_no_pair_reads_are_notes() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "envs/prod/web.yml", "port: 2\n");
+    // a values file in a folder discovery does not know
+    write(p, "deploy/prod.yml", "port: 3\n");
+    let (code, out, err) = run(p, &["check", "--format", "json"]);
+    assert_eq!(code, 0, "notes do not fail the run: {err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let notes: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "workspace/unused-file")
+        .collect();
+    assert_eq!(notes.len(), 1, "{out}");
+    assert_eq!(notes[0]["severity"], "note");
+    assert_eq!(notes[0]["location"]["path"], "deploy/prod.yml");
+    // a narrowed check does not report them
+    let (_, out, _) = run(p, &["check", "--format", "json", "--library", "web"]);
+    assert!(!out.contains("workspace/unused-file"), "{out}");
+    // --fail-on note makes them count
+    let (code, _, _) = run(p, &["check", "--fail-on", "note"]);
+    assert_eq!(code, 1);
+}
