@@ -505,6 +505,19 @@ fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut V
     }
 }
 
+/// The line of `file` where `value` is written (the first that is not a
+/// comment), to point a configuration problem at its key.
+fn line_of_value(sources: &SourceCache, file: &RepoPath, value: &str) -> Option<u32> {
+    let src = sources.get(file).ok()?;
+    src.text()
+        .lines()
+        .position(|l| {
+            let code = l.split(" #").next().unwrap_or(l);
+            !l.trim_start().starts_with('#') && code.contains(value)
+        })
+        .map(|i| i as u32 + 1)
+}
+
 /// Runs every pair of `plan`.
 pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
     let started = Instant::now();
@@ -589,11 +602,15 @@ pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResu
         } else {
             RuleId::FileUnreadable
         };
-        all.push(who.finding(
-            rule,
-            p.message.clone(),
-            Some(Location::file(p.path.as_str())),
-        ));
+        let mut location = Location::file(p.path.as_str());
+        if let Some(line) = p
+            .about
+            .as_deref()
+            .and_then(|v| line_of_value(sources, &p.path, v))
+        {
+            location.line = line;
+        }
+        all.push(who.finding(rule, p.message.clone(), Some(location)));
     }
     for f in &plan.unused_files {
         let who = Subject {

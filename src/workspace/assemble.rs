@@ -23,10 +23,12 @@ struct Problems {
 }
 
 impl Problems {
-    fn config(&mut self, message: String) {
+    /// A problem with the value `about` of the config file.
+    fn config_about(&mut self, about: Option<&str>, message: String) {
         self.list.push(PlanProblem {
             path: self.config_path.clone(),
             message,
+            about: about.map(str::to_string),
         });
     }
 }
@@ -88,9 +90,10 @@ fn libraries(
                 (Some(p), _) => match RepoPath::new(p) {
                     Some(r) if files.is_dir(&r) => vec![r],
                     _ => {
-                        problems.config(format!(
-                            "library path '{p}' is not a folder of the repository"
-                        ));
+                        problems.config_about(
+                            Some(p),
+                            format!("library path '{p}' is not a folder of the repository"),
+                        );
                         vec![]
                     }
                 },
@@ -107,12 +110,15 @@ fn libraries(
                         let all = dirs.clone();
                         dirs.retain(|d| !all.iter().any(|o| o != d && d.starts_with(o)));
                         if dirs.is_empty() {
-                            problems.config(format!("library glob '{g}' matches no folder"));
+                            problems.config_about(
+                                Some(g),
+                                format!("library glob '{g}' matches no folder"),
+                            );
                         }
                         dirs
                     }
                     Err(e) => {
-                        problems.config(e);
+                        problems.config_about(Some(g), e);
                         vec![]
                     }
                 },
@@ -261,7 +267,10 @@ fn matrix(
     for (lib_pattern, envs) in &cfg.matrix {
         let Ok(lm) = glob(lib_pattern) else { continue };
         if !libraries.iter().any(|l| lm.is_match(&l.name)) {
-            problems.config(format!("matrix: '{lib_pattern}' names no library"));
+            problems.config_about(
+                Some(lib_pattern),
+                format!("matrix: '{lib_pattern}' names no library"),
+            );
         }
         for e in envs {
             let Ok(em) = glob(e) else { continue };
@@ -270,9 +279,10 @@ fn matrix(
                 .flatten()
                 .any(|(n, inputs, _)| em.is_match(n) && !inputs.is_empty());
             if !any {
-                problems.config(format!(
-                    "matrix: environment '{e}' (for '{lib_pattern}') names no environment"
-                ));
+                problems.config_about(
+                    Some(e),
+                    format!("matrix: environment '{e}' (for '{lib_pattern}') names no environment"),
+                );
             }
         }
     }
@@ -364,6 +374,7 @@ fn unread_yaml(
         problems.list.push(PlanProblem {
             path: f.clone(),
             message,
+            about: None,
         });
     }
     unused

@@ -110,6 +110,7 @@ impl<'a> RepoFiles<'a> {
                 .map(|e| PlanProblem {
                     path: RepoPath::new(&e.path).unwrap_or_default(),
                     message: e.message,
+                    about: None,
                 })
                 .collect(),
         }
@@ -403,6 +404,7 @@ pub(super) fn env_files(
                     message: format!(
                         "several libraries have a folder named '{named}' (so they are named by their paths): which one is {f} for? Rename it after the library's name (see `yttcheck list`) or declare the environment in .yttcheck.yml"
                     ),
+                    about: None,
                 });
                 continue;
             }
@@ -474,6 +476,7 @@ pub(super) fn expand(
                 problems.push(PlanProblem {
                     path: config.clone(),
                     message: e,
+                    about: Some(pattern.to_string()),
                 });
                 return vec![];
             }
@@ -496,6 +499,7 @@ pub(super) fn expand(
         problems.push(PlanProblem {
             path: config.clone(),
             message: format!("'{pattern}' names no file of the repository"),
+            about: Some(pattern.to_string()),
         });
     }
     out
@@ -513,6 +517,7 @@ pub(super) fn globbed_envs(
             problems.push(PlanProblem {
                 path: config.clone(),
                 message: e,
+                about: Some(g.to_string()),
             });
             return vec![];
         }
@@ -542,6 +547,7 @@ pub(super) fn globbed_envs(
         problems.push(PlanProblem {
             path: config.clone(),
             message: format!("environment glob '{g}' matches no folder or YAML file"),
+            about: Some(g.to_string()),
         });
     }
     by_name

@@ -109,6 +109,9 @@ impl Pair {
 pub struct PlanProblem {
     pub path: RepoPath,
     pub message: String,
+    /// The value of `.yttcheck.yml` the problem is about (a path, glob or
+    /// name), so a finding can point at its line.
+    pub about: Option<String>,
 }
 
 /// Everything a check will do.

@@ -600,3 +600,44 @@ fn a_key_that_matches_nothing_without_a_schema_says_which_and_what_exists() {
         "{err}"
     );
 }
+
+#[test]
+fn config_problems_point_at_the_offending_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nport: 1\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "# libraries of this repository\nlibraries:\n- glob: libs/*\n- path: libs/nope\nenvironments:\n- glob: envs/*\nmatrix:\n  web: [prod]\n",
+    );
+    let (code, out, _) = yttcheck(p, &["check", "--format", "json"]);
+    assert_eq!(code, 2, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let lines: Vec<(String, u64)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "config/invalid")
+        .map(|f| {
+            (
+                f["message"].as_str().unwrap().to_string(),
+                f["location"]["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let line_of = |needle: &str| {
+        lines
+            .iter()
+            .find(|(m, _)| m.contains(needle))
+            .unwrap_or_else(|| panic!("{needle} not in {lines:?}"))
+            .1
+    };
+    assert_eq!(line_of("library path 'libs/nope'"), 4);
+    assert_eq!(line_of("environment glob 'envs/*'"), 6);
+    assert_eq!(line_of("environment 'prod' (for 'web')"), 8);
+}
