@@ -43,11 +43,10 @@ fn expected_passes(list: &str) -> BTreeSet<String> {
         .collect()
 }
 
-#[test]
-fn ytt_conformance_cases_keep_passing() {
-    let Some(dir) = corpus("conformance") else {
-        return;
-    };
+/// Runs `../shared/<name>/run.py` on `yttcheck inspect` and returns its JSON
+/// results (the runner exits 1 when anything fails: new failures that were
+/// never passing are allowed, regressions are not).
+fn run_corpus(dir: &Path, name: &str) -> serde_json::Value {
     let results = tempfile::NamedTempFile::new().expect("temp file");
     let tool = format!("{} inspect", env!("CARGO_BIN_EXE_yttcheck"));
     let status = Command::new("python3")
@@ -59,13 +58,45 @@ fn ytt_conformance_cases_keep_passing() {
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit())
         .status()
-        .expect("python3 is needed to run the conformance cases (../shared/conformance/run.py)");
-    // The runner exits 1 when any case fails; new cases that do not pass yet
-    // are allowed, regressions are not.
-    assert!(status.code().is_some(), "conformance runner was killed");
-
+        .unwrap_or_else(|e| panic!("python3 runs ../shared/{name}/run.py: {e}"));
+    assert!(status.code().is_some(), "{name} runner was killed");
     let text = std::fs::read_to_string(results.path()).expect("runner wrote its JSON results");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("runner JSON");
+    serde_json::from_str(&text).expect("runner JSON")
+}
+
+/// Fails on any name in `list` that is present but no longer passes; says
+/// which pass without being listed yet.
+fn no_regressions(
+    name: &str,
+    list: &str,
+    passed: &BTreeSet<String>,
+    present: &BTreeSet<String>,
+    rerun: &str,
+) {
+    let expected = expected_passes(list);
+    let regressions: Vec<&String> = expected
+        .iter()
+        .filter(|n| present.contains(*n) && !passed.contains(*n))
+        .collect();
+    let new_passes: Vec<&String> = passed.difference(&expected).collect();
+    if !new_passes.is_empty() {
+        eprintln!(
+            "{name}: {} pass that are not in {list} yet: {new_passes:?}",
+            new_passes.len()
+        );
+    }
+    assert!(
+        regressions.is_empty(),
+        "{name} regressions (passed before, fail now): {regressions:?}\nrerun with: {rerun}"
+    );
+}
+
+#[test]
+fn ytt_conformance_cases_keep_passing() {
+    let Some(dir) = corpus("conformance") else {
+        return;
+    };
+    let json = run_corpus(&dir, "conformance");
     let cases = json["cases"].as_array().expect("cases array");
     let passed: BTreeSet<String> = cases
         .iter()
@@ -76,24 +107,12 @@ fn ytt_conformance_cases_keep_passing() {
         .iter()
         .filter_map(|c| c["name"].as_str().map(String::from))
         .collect();
-
-    let expected = expected_passes("tests/conformance/expected-pass.txt");
-    let regressions: Vec<&String> = expected
-        .iter()
-        .filter(|n| present.contains(*n) && !passed.contains(*n))
-        .collect();
-    let new_passes: Vec<&String> = passed.difference(&expected).collect();
-    if !new_passes.is_empty() {
-        eprintln!(
-            "conformance: {} case(s) pass that are not in tests/conformance/expected-pass.txt yet: {:?}",
-            new_passes.len(),
-            new_passes
-        );
-    }
-    assert!(
-        regressions.is_empty(),
-        "conformance regressions (passed before, fail now): {regressions:?}\n\
-         rerun with: python3 ../shared/conformance/run.py --tool 'target/release/yttcheck inspect' -v <name>"
+    no_regressions(
+        "conformance",
+        "tests/conformance/expected-pass.txt",
+        &passed,
+        &present,
+        "python3 ../shared/conformance/run.py --tool 'target/release/yttcheck inspect' -v --only <name>",
     );
 }
 
@@ -102,22 +121,7 @@ fn real_configurations_keep_matching_ytt() {
     let Some(dir) = corpus("realworld") else {
         return;
     };
-    let results = tempfile::NamedTempFile::new().expect("temp file");
-    let tool = format!("{} inspect", env!("CARGO_BIN_EXE_yttcheck"));
-    let status = Command::new("python3")
-        .arg(dir.join("run.py"))
-        .arg("--tool")
-        .arg(&tool)
-        .arg("--json")
-        .arg(results.path())
-        .stdout(Stdio::inherit())
-        .stderr(Stdio::inherit())
-        .status()
-        .expect("python3 is needed to run ../shared/realworld/run.py");
-    assert!(status.code().is_some(), "realworld runner was killed");
-
-    let text = std::fs::read_to_string(results.path()).expect("runner wrote its JSON results");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("runner JSON");
+    let json = run_corpus(&dir, "realworld");
     let runs = json.as_array().expect("a list of invocations");
     assert!(!runs.is_empty(), "realworld: the runner ran no invocation");
     let name = |r: &serde_json::Value| {
@@ -129,22 +133,11 @@ fn real_configurations_keep_matching_ytt() {
     };
     let passed: BTreeSet<String> = runs.iter().filter(|r| r["ok"] == true).map(name).collect();
     let present: BTreeSet<String> = runs.iter().map(name).collect();
-    let expected = expected_passes("tests/realworld/expected-pass.txt");
-    let regressions: Vec<&String> = expected
-        .iter()
-        .filter(|n| present.contains(*n) && !passed.contains(*n))
-        .collect();
-    let new_passes: Vec<&String> = passed.difference(&expected).collect();
-    if !new_passes.is_empty() {
-        eprintln!(
-            "realworld: {} invocation(s) match ytt that are not in tests/realworld/expected-pass.txt yet: {:?}",
-            new_passes.len(),
-            new_passes
-        );
-    }
-    assert!(
-        regressions.is_empty(),
-        "realworld regressions (matched ytt before, differ now): {regressions:?}\n\
-         rerun with: python3 ../shared/realworld/run.py --only <case> -v"
+    no_regressions(
+        "realworld",
+        "tests/realworld/expected-pass.txt",
+        &passed,
+        &present,
+        "python3 ../shared/realworld/run.py --only <case> -v",
     );
 }
