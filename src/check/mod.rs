@@ -10,6 +10,7 @@ pub mod finding;
 pub mod from_errors;
 pub mod progress;
 pub mod runner;
+pub mod suppress;
 
 pub use finding::{dedupe, Finding, Location, Related, Severity};
 pub use runner::{run, CheckOptions, CheckResult, PairOutcome};

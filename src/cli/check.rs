@@ -158,6 +158,15 @@ pub struct CheckArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
+    /// Fail only on findings not in this baseline file (written by
+    /// --update-baseline)
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Write every current finding to the --baseline file, and exit 0
+    #[arg(long = "update-baseline", requires = "baseline")]
+    pub update_baseline: bool,
+
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
@@ -402,7 +411,38 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
     if plan.pairs.is_empty() && plan.problems.is_empty() && !silent {
         eprintln!("yttcheck: warning: nothing to check: no library x environment pair selected (see `yttcheck list`)");
     }
-    let result = crate::check::run(&cache, &plan, &opts);
+    let baseline = match (&args.baseline, args.update_baseline) {
+        (Some(path), false) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                UsageError(format!(
+                    "cannot read the baseline {}: {e} (write one with --update-baseline)",
+                    path.display()
+                ))
+            })?;
+            Some(crate::check::suppress::Baseline::parse(&text).map_err(|e| {
+                UsageError(format!(
+                    "{} is not a yttcheck baseline: {e}",
+                    path.display()
+                ))
+            })?)
+        }
+        _ => None,
+    };
+    let mut result = crate::check::run(&cache, &plan, &opts);
+    crate::check::suppress::apply(&mut result, &plan, &cache, baseline.as_ref(), full_check);
+    if args.update_baseline {
+        let path = args.baseline.as_ref().expect("clap requires --baseline");
+        let b = crate::check::suppress::Baseline::of(&result.findings, &cache);
+        std::fs::write(path, b.to_json())
+            .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?;
+        eprintln!(
+            "yttcheck: wrote {} finding{} to {}",
+            b.findings.len(),
+            if b.findings.len() == 1 { "" } else { "s" },
+            path.display()
+        );
+        return Ok(0);
+    }
     let source = |path: &str| -> Option<String> {
         let p = RepoPath::new(path)?;
         cache.get(&p).ok().map(|s| s.text().to_string())

@@ -178,6 +178,33 @@ impl Finding {
         }
     }
 
+    /// What identifies the finding across commits, for baselines and SARIF's
+    /// `partialFingerprints`: the rule, the library, the file, the key path
+    /// (or the message), and the offending line's text (trimmed) rather than
+    /// its number, so that lines moving up or down do not change it.
+    pub fn fingerprint(&self, line_text: Option<&str>) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for part in [
+            self.rule.id(),
+            &self.library,
+            self.location
+                .as_ref()
+                .map(|l| l.path.as_str())
+                .unwrap_or(""),
+            self.key_path.as_deref().unwrap_or(&self.message),
+            line_text.map(str::trim).unwrap_or(""),
+        ] {
+            h.update(part.as_bytes());
+            h.update([0]);
+        }
+        h.finalize()
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     /// A finding of `rule` with its default severity.
     pub fn new(rule: RuleId, message: String, location: Option<Location>) -> Finding {
         Finding {

@@ -92,6 +92,15 @@ rules! {
         example: "deploy/prod.yml   # not under envs/, environments/ or values/",
         fix: "Move it under envs/<name>/ (or values/), or declare it in .yttcheck.yml (`environments:`, or a library's `files:`).",
     },
+    /// A suppression that no finding needed any more.
+    SuppressionUnused {
+        id: "suppression/unused",
+        severity: Note,
+        summary: "A suppression (`#! yttcheck: ignore[...]`, an `ignore:` entry of `.yttcheck.yml`, or baseline entries) that no finding needed.",
+        why: "A suppression outlives the problem it hid; left in place it would silently hide the next one.",
+        example: "#! yttcheck: ignore[schema/undeclared-key]\nreplicas: 3   # the key is declared now",
+        fix: "Remove the comment or entry (`check --update-baseline` rewrites a baseline).",
+    },
     /// A file is not valid YAML, or nests/aliases beyond yttcheck's limits.
     YamlSyntax {
         id: "yaml/syntax",

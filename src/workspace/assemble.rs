@@ -68,6 +68,8 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
         secret_words: cfg.secret_words.clone(),
         problems: problems.list,
         unused_files,
+        rules: cfg.rules.clone(),
+        ignore: cfg.ignore.clone(),
     }
 }
 

@@ -42,6 +42,25 @@ pub struct Config {
     /// secret, token, key, cert, credential, private).
     #[serde(default)]
     pub secret_words: Vec<String>,
+    /// Per-rule severity: rule id -> `off`, `error`, `warning` or `note`.
+    #[serde(default)]
+    pub rules: indexmap::IndexMap<String, String>,
+    /// Findings of a rule in some paths that are not reported.
+    #[serde(default)]
+    pub ignore: Vec<IgnoreSpec>,
+}
+
+/// `ignore: [{rule: schema/undeclared-key, paths: ["envs/legacy/**"]}]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IgnoreSpec {
+    /// A rule id, or `*` for every rule.
+    pub rule: String,
+    /// Globs of the paths whose findings of the rule are not reported.
+    pub paths: Vec<String>,
+    /// Why (kept for the reader of the config).
+    #[serde(default)]
+    pub reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -130,7 +149,10 @@ const SECTION_KEYS: &[&[&str]] = &[
         "fail_on",
         "budget",
         "secret_words",
+        "rules",
+        "ignore",
     ],
+    &["rule", "paths", "reason"],
     &["path", "glob", "name", "files"],
     &[
         "name",
@@ -146,6 +168,24 @@ const SECTION_KEYS: &[&[&str]] = &[
     ],
     &["max_steps", "timeout_seconds"],
 ];
+
+/// An id of `.yttcheck.yml` must name a rule (with "did you mean").
+fn check_rule_id(id: &str) -> Result<(), String> {
+    use crate::diagnostics::RuleId;
+    if RuleId::from_id(id).is_some() {
+        return Ok(());
+    }
+    let near = RuleId::ALL
+        .iter()
+        .map(|r| (crate::template::metas::strsim(id, r.id()), r.id()))
+        .min_by_key(|(d, _)| *d)
+        .filter(|(d, _)| *d <= 4)
+        .map(|(_, n)| format!(" (did you mean `{n}`?)"))
+        .unwrap_or_default();
+    Err(format!(
+        "no rule `{id}`{near}; `yttcheck explain` lists them"
+    ))
+}
 
 impl Config {
     /// Parses and checks a config file's text.
@@ -211,9 +251,28 @@ impl Config {
                 )));
             }
         }
+        for (rule, level) in &self.rules {
+            check_rule_id(rule).map_err(|m| err(format!("rules: {m}")))?;
+            if level != "off" && crate::diagnostics::Severity::parse(level).is_none() {
+                return Err(err(format!(
+                    "rules: {rule}: expected one of off, error, warning, note; got '{level}'"
+                )));
+            }
+        }
+        for (i, ig) in self.ignore.iter().enumerate() {
+            if ig.rule != "*" {
+                check_rule_id(&ig.rule).map_err(|m| err(format!("ignore[{i}]: {m}")))?;
+            }
+            if ig.paths.is_empty() {
+                return Err(err(format!(
+                    "ignore[{i}]: give `paths:` (globs like envs/legacy/**)"
+                )));
+            }
+        }
         let globs = self
             .exclude
             .iter()
+            .chain(self.ignore.iter().flat_map(|i| i.paths.iter()))
             .chain(self.matrix.keys())
             .chain(self.matrix.values().flatten())
             .chain(self.libraries.iter().filter_map(|l| l.glob.as_ref()))

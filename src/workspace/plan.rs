@@ -132,6 +132,9 @@ pub struct Plan {
     pub problems: Vec<PlanProblem>,
     /// YAML files of the repository that no pair reads (reported as notes).
     pub unused_files: Vec<RepoPath>,
+    /// `.yttcheck.yml`'s per-rule severities and per-path ignores.
+    pub rules: indexmap::IndexMap<String, String>,
+    pub ignore: Vec<super::config::IgnoreSpec>,
 }
 
 impl Plan {

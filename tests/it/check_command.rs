@@ -386,7 +386,7 @@ fn config_file_errors_are_usage_errors() {
     assert_eq!(code, 2);
     assert_eq!(
         err,
-        "yttcheck: error: .yttcheck.yml:1: unknown field `librarys`, expected one of `libraries`, `environments`, `matrix`, `exclude`, `private_libraries`, `fail_on`, `budget`, `secret_words` (did you mean `libraries`?)\n"
+        "yttcheck: error: .yttcheck.yml:1: unknown field `librarys`, expected one of `libraries`, `environments`, `matrix`, `exclude`, `private_libraries`, `fail_on`, `budget`, `secret_words`, `rules`, `ignore` (did you mean `libraries`?)\n"
     );
 }
 
@@ -640,4 +640,124 @@ fn config_problems_point_at_the_offending_line() {
     assert_eq!(line_of("library path 'libs/nope'"), 4);
     assert_eq!(line_of("environment glob 'envs/*'"), 6);
     assert_eq!(line_of("environment 'prod' (for 'web')"), 8);
+}
+
+/// The rules of the findings of a `check --format json` run.
+fn rules_found(dir: &Path, args: &[&str]) -> (i32, Vec<(String, String)>) {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let (code, out, err) = yttcheck(dir, &all);
+    let v: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let found = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["location"]["path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    (code, found)
+}
+
+#[test]
+fn findings_are_silenced_inline_in_config_and_by_a_baseline() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\nimage: x\n",
+    );
+    write(p, "envs/prod/web.yml", "replicas: 0\n");
+    write(p, "envs/legacy/web.yml", "replica: 2\n");
+    let (code, found) = rules_found(p, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(found.len(), 2, "{found:?}");
+
+    // inline, on the line above (ytt never sees a #! comment)
+    write(
+        p,
+        "envs/prod/web.yml",
+        "#! yttcheck: ignore[validation/min] scaled to zero on purpose\nreplicas: 0\n",
+    );
+    // per-path ignore in the config
+    write(
+        p,
+        ".yttcheck.yml",
+        "ignore:\n- rule: schema/undeclared-key\n  paths: [\"envs/legacy/**\"]\n  reason: old keys\n",
+    );
+    let (code, found) = rules_found(p, &[]);
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+    // inspect (ytt) is unaffected by the comment
+    let (code, _, _) = yttcheck(
+        p,
+        &[
+            "inspect",
+            "-f",
+            "libs/web",
+            "--data-values-file",
+            "envs/prod/web.yml",
+        ],
+    );
+    assert_eq!(code, 1);
+
+    // per-rule severity, and `off`
+    write(
+        p,
+        ".yttcheck.yml",
+        "rules:\n  schema/undeclared-key: warning\n  validation/min: off\n",
+    );
+    let (code, found) = rules_found(p, &[]);
+    assert_eq!(code, 0, "{found:?}");
+    // the inline comment silences nothing now that the rule is off: a note
+    assert!(
+        found.contains(&("suppression/unused".into(), "envs/prod/web.yml".into())),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&("schema/undeclared-key".into(), "envs/legacy/web.yml".into())),
+        "{found:?}"
+    );
+    // a typo in a rule id is a configuration error
+    write(p, ".yttcheck.yml", "rules:\n  schema/undeclared: off\n");
+    let (code, _, err) = yttcheck(p, &["check"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("did you mean `schema/undeclared-key`?"),
+        "{err}"
+    );
+
+    // a baseline: accept today's findings, fail only on new ones
+    std::fs::remove_file(p.join(".yttcheck.yml")).unwrap();
+    write(p, "envs/prod/web.yml", "replicas: 0\n");
+    let base = p.join("baseline.json");
+    let base = base.to_str().unwrap();
+    let (code, _, err) = yttcheck(p, &["check", "--baseline", base, "--update-baseline"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("wrote 2 findings"), "{err}");
+    // lines that move keep their fingerprint
+    write(p, "envs/prod/web.yml", "# scaled down\n\nreplicas: 0\n");
+    let (code, found) = rules_found(p, &["--baseline", base]);
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+    // a new problem fails
+    write(p, "envs/dev/web.yml", "replicas: -1\n");
+    let (code, found) = rules_found(p, &["--baseline", base]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        found,
+        vec![("validation/min".to_string(), "envs/dev/web.yml".to_string())]
+    );
+    // fixed problems leave stale entries: a note says to rewrite the file
+    std::fs::remove_file(p.join("envs/dev/web.yml")).unwrap();
+    write(p, "envs/legacy/web.yml", "replicas: 2\n");
+    let (code, found) = rules_found(p, &["--baseline", base]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        found,
+        vec![("suppression/unused".to_string(), String::new())]
+    );
 }

@@ -1,0 +1,353 @@
+//! Silencing findings the way linters do it, after a check has run:
+//!
+//! 1. `.yttcheck.yml` `rules:` sets a rule's severity, or turns it `off`;
+//! 2. `.yttcheck.yml` `ignore:` drops a rule's findings in some paths;
+//! 3. an inline ytt comment on the finding's line or the line above,
+//!    `#! yttcheck: ignore[rule-id, other-rule] why`, drops that finding
+//!    (`#!` is ytt's comment, so ytt never sees it);
+//! 4. a baseline (`check --baseline FILE`) drops findings whose fingerprint
+//!    it holds, so a repository adopts yttcheck and fails only on new ones.
+//!
+//! What silenced nothing is reported (`suppression/unused`, a note) when the
+//! whole repository was checked: a suppression that outlives its problem
+//! would hide the next one.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostics::{Finding, Location, RuleId, Severity};
+use crate::source::{RepoPath, SourceCache};
+use crate::workspace::Plan;
+
+use super::finding::dedupe;
+use super::CheckResult;
+
+/// The marker of an inline suppression, after `#!`.
+const INLINE: &str = "yttcheck: ignore[";
+
+/// A baseline file: the fingerprints of the findings a repository accepted.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Baseline {
+    pub version: u32,
+    pub findings: Vec<BaselineEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BaselineEntry {
+    pub fingerprint: String,
+    /// For the reader of the file; matching is by fingerprint alone.
+    pub rule: String,
+    #[serde(default)]
+    pub path: String,
+    #[serde(default)]
+    pub message: String,
+}
+
+impl Baseline {
+    pub fn parse(text: &str) -> Result<Baseline, String> {
+        let b: Baseline = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if b.version != 1 {
+            return Err(format!("unknown baseline version {}", b.version));
+        }
+        Ok(b)
+    }
+
+    /// The baseline of `findings` (sorted, so the file diffs well).
+    pub fn of(findings: &[Finding], sources: &SourceCache) -> Baseline {
+        let mut entries: Vec<BaselineEntry> = findings
+            .iter()
+            .map(|f| BaselineEntry {
+                fingerprint: f.fingerprint(line_text(sources, f.location.as_ref()).as_deref()),
+                rule: f.rule.id().to_string(),
+                path: f
+                    .location
+                    .as_ref()
+                    .map(|l| l.path.clone())
+                    .unwrap_or_default(),
+                message: f.message.clone(),
+            })
+            .collect();
+        entries.sort_by(|a, b| {
+            (&a.path, &a.rule, &a.fingerprint).cmp(&(&b.path, &b.rule, &b.fingerprint))
+        });
+        entries.dedup_by(|a, b| a.fingerprint == b.fingerprint);
+        Baseline {
+            version: 1,
+            findings: entries,
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+/// The text of a location's line.
+fn line_text(sources: &SourceCache, loc: Option<&Location>) -> Option<String> {
+    let loc = loc?;
+    let src = sources.get(&RepoPath::new(&loc.path)?).ok()?;
+    src.text()
+        .lines()
+        .nth(loc.line.checked_sub(1)? as usize)
+        .map(str::to_string)
+}
+
+/// An inline `#! yttcheck: ignore[...]` comment: the rules it names.
+fn inline_rules(line: &str) -> Option<Vec<String>> {
+    let i = line.find("#!")?;
+    let rest = line[i + 2..].trim_start();
+    let rest = rest.strip_prefix(INLINE)?;
+    let end = rest.find(']')?;
+    Some(
+        rest[..end]
+            .split(',')
+            .map(|r| r.trim().to_string())
+            .filter(|r| !r.is_empty())
+            .collect(),
+    )
+}
+
+/// Which of a file's lines hold an inline suppression, and of which rules.
+fn inline_in(sources: &SourceCache, path: &RepoPath) -> Vec<(u32, Vec<String>)> {
+    let Ok(src) = sources.get(path) else {
+        return Vec::new();
+    };
+    src.text()
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| inline_rules(l).map(|r| (i as u32 + 1, r)))
+        .collect()
+}
+
+/// Applies every suppression to `result`; `whole` says the whole repository
+/// was checked (only then is a suppression that silenced nothing news).
+pub fn apply(
+    result: &mut CheckResult,
+    plan: &Plan,
+    sources: &SourceCache,
+    baseline: Option<&Baseline>,
+    whole: bool,
+) {
+    let ignores: Vec<(usize, Option<RuleId>, Vec<globset::GlobMatcher>)> = plan
+        .ignore
+        .iter()
+        .enumerate()
+        .map(|(i, ig)| {
+            let globs = ig
+                .paths
+                .iter()
+                .filter_map(|p| crate::workspace::discover::glob(p).ok())
+                .collect();
+            (i, RuleId::from_id(&ig.rule), globs)
+        })
+        .collect();
+    let mut used_ignores = BTreeSet::new();
+    let mut used_inline: BTreeSet<(String, u32, String)> = BTreeSet::new();
+    let mut inline_cache: BTreeMap<String, Vec<(u32, Vec<String>)>> = BTreeMap::new();
+    let baseline_set: BTreeSet<&str> = baseline
+        .map(|b| b.findings.iter().map(|e| e.fingerprint.as_str()).collect())
+        .unwrap_or_default();
+    let mut used_baseline: BTreeSet<String> = BTreeSet::new();
+
+    let suppressed = |f: &mut Finding,
+                      used_ignores: &mut BTreeSet<usize>,
+                      used_inline: &mut BTreeSet<(String, u32, String)>,
+                      inline_cache: &mut BTreeMap<String, Vec<(u32, Vec<String>)>>,
+                      used_baseline: &mut BTreeSet<String>|
+     -> bool {
+        // 1. severity
+        match plan.rules.get(f.rule.id()).map(String::as_str) {
+            Some("off") => return true,
+            Some(level) => {
+                if let Some(s) = Severity::parse(level) {
+                    f.severity = s;
+                }
+            }
+            None => {}
+        }
+        let Some(loc) = f.location.clone() else {
+            return false;
+        };
+        // 2. config ignores
+        for (i, rule, globs) in &ignores {
+            let rule_matches = rule.is_none_or(|r| r == f.rule);
+            if rule_matches && globs.iter().any(|g| g.is_match(&loc.path)) {
+                used_ignores.insert(*i);
+                return true;
+            }
+        }
+        // 3. inline, on the line or the line above
+        if let Some(path) = RepoPath::new(&loc.path) {
+            let found = inline_cache
+                .entry(loc.path.clone())
+                .or_insert_with(|| inline_in(sources, &path));
+            for (line, rules) in found.iter() {
+                if (*line == loc.line || *line + 1 == loc.line)
+                    && rules.iter().any(|r| r == f.rule.id() || r == "*")
+                {
+                    used_inline.insert((loc.path.clone(), *line, f.rule.id().to_string()));
+                    return true;
+                }
+            }
+        }
+        // 4. baseline
+        if !baseline_set.is_empty() {
+            let fp = f.fingerprint(line_text(sources, Some(&loc)).as_deref());
+            if baseline_set.contains(fp.as_str()) {
+                used_baseline.insert(fp);
+                return true;
+            }
+        }
+        false
+    };
+
+    let mut kept = Vec::new();
+    for mut f in std::mem::take(&mut result.findings) {
+        if !suppressed(
+            &mut f,
+            &mut used_ignores,
+            &mut used_inline,
+            &mut inline_cache,
+            &mut used_baseline,
+        ) {
+            kept.push(f);
+        }
+    }
+    // each pair's own list follows (its summary counts what is reported)
+    for p in &mut result.pairs {
+        let mut own = Vec::new();
+        for mut f in std::mem::take(&mut p.findings) {
+            // the same decisions; what was used is recorded from the
+            // de-duplicated list above
+            let (mut a, mut b, mut c) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
+            if !suppressed(&mut f, &mut a, &mut b, &mut inline_cache, &mut c) {
+                own.push(f);
+            }
+        }
+        p.findings = own;
+    }
+
+    if whole {
+        kept.extend(unused(
+            plan,
+            sources,
+            &used_ignores,
+            &used_inline,
+            &inline_cache,
+            baseline,
+            &used_baseline,
+        ));
+    }
+    result.findings = dedupe(kept);
+}
+
+/// `suppression/unused` notes for what silenced nothing.
+fn unused(
+    plan: &Plan,
+    sources: &SourceCache,
+    used_ignores: &BTreeSet<usize>,
+    used_inline: &BTreeSet<(String, u32, String)>,
+    inline_cache: &BTreeMap<String, Vec<(u32, Vec<String>)>>,
+    baseline: Option<&Baseline>,
+    used_baseline: &BTreeSet<String>,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let note = |message: String, location: Option<Location>| {
+        Finding::new(RuleId::SuppressionUnused, message, location)
+    };
+    // inline comments in every file a pair reads
+    let mut files: BTreeSet<RepoPath> = BTreeSet::new();
+    for p in &plan.pairs {
+        files.extend(plan.files_read(p));
+    }
+    for path in &files {
+        let found = match inline_cache.get(path.as_str()) {
+            Some(f) => f.clone(),
+            None => inline_in(sources, path),
+        };
+        for (line, rules) in found {
+            for rule in rules {
+                let used = used_inline.iter().any(|(p, l, r)| {
+                    p == path.as_str() && *l == line && (r == &rule || rule == "*")
+                });
+                if !used {
+                    let mut loc = Location::file(path.as_str());
+                    loc.line = line;
+                    let what = if RuleId::from_id(&rule).is_some() || rule == "*" {
+                        format!("`#! yttcheck: ignore[{rule}]` silences no finding here")
+                    } else {
+                        format!("`#! yttcheck: ignore[{rule}]` names no rule (`yttcheck explain` lists them)")
+                    };
+                    out.push(note(what, Some(loc)));
+                }
+            }
+        }
+    }
+    // config ignores
+    if let Some(config) = &plan.config {
+        for (i, ig) in plan.ignore.iter().enumerate() {
+            if !used_ignores.contains(&i) {
+                let mut loc = Location::file(config.as_str());
+                if let Ok(src) = sources.get(config) {
+                    if let Some(n) = src
+                        .text()
+                        .lines()
+                        .position(|l| ig.paths.first().is_some_and(|p| l.contains(p.as_str())))
+                    {
+                        loc.line = n as u32 + 1;
+                    }
+                }
+                out.push(note(
+                    format!(
+                        "ignore[{i}] ({} in {}) silences no finding",
+                        ig.rule,
+                        ig.paths.join(", ")
+                    ),
+                    Some(loc),
+                ));
+            }
+        }
+    }
+    // baseline entries
+    if let Some(b) = baseline {
+        let stale = b
+            .findings
+            .iter()
+            .filter(|e| !used_baseline.contains(&e.fingerprint))
+            .count();
+        if stale > 0 {
+            out.push(note(
+                format!(
+                    "{stale} baseline entr{} match no finding any more (fixed, or changed): `yttcheck check --update-baseline FILE` rewrites it",
+                    if stale == 1 { "y" } else { "ies" }
+                ),
+                None,
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inline_rules;
+
+    #[test]
+    fn inline_comments() {
+        assert_eq!(
+            inline_rules(
+                "replicas: 3  #! yttcheck: ignore[validation/min, values/deprecated] legacy"
+            ),
+            Some(vec!["validation/min".into(), "values/deprecated".into()])
+        );
+        assert_eq!(
+            inline_rules("#! yttcheck: ignore[schema/undeclared-key]"),
+            Some(vec!["schema/undeclared-key".into()])
+        );
+        assert_eq!(inline_rules("#! some comment"), None);
+        assert_eq!(inline_rules("# yttcheck: ignore[x]"), None);
+    }
+}
