@@ -143,9 +143,45 @@ impl Stdin {
             );
         }
         *used = true;
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|e| e.to_string())?;
-        Ok(buf)
+        read_bounded(std::io::stdin()).map_err(|e| match e {
+            BoundedReadError::TooLarge => too_large("-", None),
+            BoundedReadError::Io(e) => e.to_string(),
+        })
+    }
+}
+
+/// Why a bounded read failed.
+pub enum BoundedReadError {
+    /// More than [`MAX_FILE_SIZE`] bytes.
+    TooLarge,
+    Io(std::io::Error),
+}
+
+/// Reads at most [`MAX_FILE_SIZE`] bytes, and stops with an error as soon as
+/// there are more: a huge or endless input never fills memory.
+pub fn read_bounded(reader: impl std::io::Read) -> Result<Vec<u8>, BoundedReadError> {
+    let mut buf = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(reader, MAX_FILE_SIZE + 1),
+        &mut buf,
+    )
+    .map_err(BoundedReadError::Io)?;
+    if buf.len() as u64 > MAX_FILE_SIZE {
+        return Err(BoundedReadError::TooLarge);
+    }
+    Ok(buf)
+}
+
+/// The message for an input over the size limit (`size` when it is known).
+pub fn too_large(path: &str, size: Option<u64>) -> String {
+    let mib = MAX_FILE_SIZE / 1024 / 1024;
+    match size {
+        Some(n) => format!(
+            "file '{path}' is {n} bytes, more than the {mib} MiB yttcheck reads (is it generated or binary?)"
+        ),
+        None => format!(
+            "file '{path}' is larger than the {mib} MiB yttcheck reads (is it generated or binary?)"
+        ),
     }
 }
 

@@ -86,27 +86,29 @@ impl Snapshot for WorkTree {
 
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
         let full = self.full(path);
-        if let Ok(md) = fs::metadata(&full) {
-            if md.len() > super::MAX_FILE_SIZE {
-                return Err(SourceError {
-                    path: path.to_string(),
-                    message: format!(
-                        "file '{path}' is {} bytes, more than the {} MiB yttcheck reads",
-                        md.len(),
-                        super::MAX_FILE_SIZE / 1024 / 1024
-                    ),
-
-                    line: 0,
-                    column: 0,
-                });
-            }
-        }
-        fs::read(&full).map_err(|e| SourceError {
+        let error = |message: String| SourceError {
             path: path.to_string(),
-            message: go_io_error("open", path, &e),
-
+            message,
             line: 0,
             column: 0,
+        };
+        // a device, a pipe or a socket is never read: /dev/zero never ends,
+        // and opening a FIFO blocks (ytt refuses them too)
+        match fs::metadata(&full) {
+            Ok(md) if !md.is_file() && !md.is_dir() => {
+                return Err(error(format!(
+                    "Expected file '{path}' to be a regular file"
+                )))
+            }
+            Ok(md) if md.len() > super::MAX_FILE_SIZE => {
+                return Err(error(super::too_large(path, Some(md.len()))));
+            }
+            _ => {}
+        }
+        let file = fs::File::open(&full).map_err(|e| error(go_io_error("open", path, &e)))?;
+        super::read_bounded(file).map_err(|e| match e {
+            super::BoundedReadError::TooLarge => error(super::too_large(path, None)),
+            super::BoundedReadError::Io(e) => error(go_io_error("read", path, &e)),
         })
     }
 

@@ -157,8 +157,8 @@ impl DataValuesFlags {
         // included); bytes that are not UTF-8 become `!!binary`
         let bytes = match f.bytes {
             Some(b) => b,
-            None => snap.read(&f.path).map_err(|_| FlagError {
-                message: format!("Reading file '{path}'"),
+            None => snap.read(&f.path).map_err(|e| FlagError {
+                message: format!("Reading file '{path}': {}", e.message),
                 rule: RuleId::FileUnreadable,
                 place: Some((path.to_string(), 0)),
             })?,

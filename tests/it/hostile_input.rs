@@ -361,3 +361,32 @@ fn files_ytt_never_parses_for_values_need_not_be_utf8() {
     let err = fails(d.path(), &["-f", "."]);
     assert_has(&err, &["values.yml:3:7", "not valid UTF-8"]);
 }
+
+#[test]
+fn devices_and_endless_inputs_are_refused_at_once() {
+    // /dev/zero never ends: refused as not a regular file before any read
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "values.yml", "#@data/values\n---\na: 1\n");
+    for args in [
+        vec!["-f", "/dev/zero"],
+        vec!["-f", "values.yml", "--data-values-file", "/dev/zero"],
+        vec!["-f", "values.yml", "--data-value-file", "a=/dev/zero"],
+    ] {
+        let err = fails(d.path(), &args);
+        assert_has(&err, &["Expected file '/dev/zero' to be a regular file"]);
+    }
+    // standard input is read through the same bound: 17 MiB stops at 16
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["inspect", "-f", "values.yml", "--data-values-file", "-"])
+        .write_stdin(vec![b'a'; 17 << 20])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("larger than the 16 MiB yttcheck reads"),
+        "{out:?}"
+    );
+}
