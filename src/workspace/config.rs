@@ -187,6 +187,17 @@ fn check_rule_id(id: &str) -> Result<(), String> {
     ))
 }
 
+/// The first `'...'` or `` `...` `` of a validation message: the value of the
+/// config it is about.
+fn quoted(message: &str) -> Option<&str> {
+    let start = message.find(['\'', '`'])?;
+    let q = message[start..].chars().next()?;
+    let rest = &message[start + 1..];
+    let end = rest.find(q)?;
+    let value = &rest[..end];
+    (!value.is_empty()).then_some(value)
+}
+
 impl Config {
     /// Parses and checks a config file's text.
     pub fn parse(path: &RepoPath, text: &str) -> Result<Config, ConfigError> {
@@ -209,7 +220,17 @@ impl Config {
                 message,
             }
         })?;
-        config.validate(path)?;
+        config.validate(path).map_err(|mut e| {
+            // point at the line that holds what the message quotes
+            if e.line.is_none() {
+                e.line = quoted(&e.message).and_then(|q| {
+                    text.lines()
+                        .position(|l| !l.trim_start().starts_with('#') && l.contains(q))
+                        .map(|i| i + 1)
+                });
+            }
+            e
+        })?;
         Ok(config)
     }
 

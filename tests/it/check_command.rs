@@ -761,3 +761,30 @@ fn findings_are_silenced_inline_in_config_and_by_a_baseline() {
         vec![("suppression/unused".to_string(), String::new())]
     );
 }
+
+#[test]
+fn a_pathological_glob_is_a_config_error_at_its_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "libs/a/schema.yml", "#@data/values-schema\n---\na: 1\n");
+    // 150 nested alternates made globset panic ("regex compilation
+    // shouldn't fail"): now a usage error that names the line
+    let pattern = format!("{}b{}", "{a,".repeat(150), "}".repeat(150));
+    write(
+        p,
+        ".yttcheck.yml",
+        &format!("# config\nexclude:\n- \"{pattern}\"\n"),
+    );
+    let (code, _, err) = yttcheck(p, &["check"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with("yttcheck: error: .yttcheck.yml:3: bad glob"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    // a reasonable nesting still works
+    let pattern = format!("{}b{}", "{a,".repeat(3), "}".repeat(3));
+    write(p, ".yttcheck.yml", &format!("exclude:\n- \"{pattern}\"\n"));
+    let (code, _, err) = yttcheck(p, &["check"]);
+    assert_eq!(code, 0, "{err}");
+}
