@@ -260,6 +260,20 @@ impl TemplateError {
 }
 
 fn parse_ast(name: &str, program: &Arc<Program>) -> Result<AstModule, TemplateError> {
+    if let Some((line, depth)) = guard::too_deep(&program.source) {
+        let pos = program.line_map.get(line - 1).cloned().flatten();
+        return Err(TemplateError::new(
+            TemplateErrorKind::Budget,
+            format!(
+                "expression nested too deeply at {}: {depth} levels of brackets and operators in one statement, more than the {} yttcheck evaluates (deeper ones overflow the interpreter's stack)",
+                pos.as_ref()
+                    .map(|p| p.as_line_string())
+                    .unwrap_or_else(|| format!("line {line}")),
+                guard::MAX_EXPRESSION_DEPTH
+            ),
+            pos,
+        ));
+    }
     let parsed = AstModule::parse(name, program.source.clone(), &dialect()).map(|mut ast| {
         let replace = HashMap::from([("*".to_string(), guard::MUL_FUNCTION.to_string())]);
         ast.replace_binary_operators(&replace);

@@ -390,3 +390,71 @@ fn devices_and_endless_inputs_are_refused_at_once() {
         "{out:?}"
     );
 }
+
+#[test]
+fn deeply_nested_expressions_are_refused_before_they_overflow_the_stack() {
+    // about 30,000 levels overflowed the parser's stack and aborted the
+    // process; each form is refused with the file and line instead
+    let d = tempfile::tempdir().unwrap();
+    let forms = [
+        vec!["1"; 30_000].join("+"),
+        format!("{}1", "-".repeat(30_000)),
+        format!("{}1{}", "[".repeat(30_000), "]".repeat(30_000)),
+        format!("{}1{}", "(".repeat(50_000), ")".repeat(50_000)),
+        format!("{}True", "not ".repeat(30_000)),
+        format!("1{}", " if True else 1".repeat(30_000)),
+    ];
+    for expr in &forms {
+        write(
+            d.path(),
+            "values.yml",
+            format!("#@ x = {expr}\n#@data/values\n---\na: #@ x\n"),
+        );
+        let err = fails(d.path(), &["-f", "values.yml"]);
+        assert_has(&err, &["expression nested too deeply", "values.yml:1"]);
+        // the same in a Starlark file
+        write(d.path(), "lib/deep.star", format!("x = {expr}\n"));
+        write(
+            d.path(),
+            "lib/values.yml",
+            "#@ load(\"deep.star\", \"x\")\n#@data/values\n---\na: #@ x\n",
+        );
+        let err = fails(d.path(), &["-f", "lib"]);
+        assert_has(&err, &["expression nested too deeply", "deep.star:1"]);
+    }
+}
+
+#[test]
+fn one_hostile_library_does_not_take_down_a_check() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "libs/bad/schema.yml",
+        format!(
+            "#@ x = {}\n#@data/values-schema\n---\na: 1\n",
+            vec!["1"; 30_000].join("+")
+        ),
+    );
+    write(
+        d.path(),
+        "libs/good/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 0\n",
+    );
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["check", "--format", "json"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<(&str, &str)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["library"].as_str().unwrap()))
+        .collect();
+    assert!(rules.contains(&("template/budget", "bad")), "{rules:?}");
+    assert!(rules.contains(&("validation/min", "good")), "{rules:?}");
+}
