@@ -151,10 +151,25 @@ pub fn walk(snap: &dyn Snapshot, dir: &RepoPath) -> (Vec<RepoPath>, Vec<SourceEr
                     }
                 }
                 Ok(EntryKind::Symlink) => {
-                    let Some(target) = snap.resolve_symlink(real_path.as_str()) else {
-                        continue; // leads outside the repository: never read
+                    // a link out of the repository is never read, and never
+                    // dropped without a word either
+                    let outside = || {
+                        SourceError {
+                        path: path.as_str().to_string(),
+                        message: format!(
+                            "'{path}' is a symlink out of the repository: it is never read (links out of the repository are refused as a security measure; exclude it in .yttcheck.yml if that is intended)"
+                        ),
+                        line: 0,
+                        column: 0,
+                    }
                     };
-                    let Some(target) = RepoPath::new(&target) else {
+                    let Some(target) = snap
+                        .resolve_symlink(real_path.as_str())
+                        .and_then(|t| RepoPath::new(&t))
+                    else {
+                        if !skipped(&name) {
+                            errors.push(outside());
+                        }
                         continue;
                     };
                     match snap.kind(target.as_str()) {

@@ -10,11 +10,37 @@ use super::{EntryKind, Snapshot, SourceError};
 /// for command-line arguments, as ytt allows them).
 pub struct WorkTree {
     root: PathBuf,
+    /// The root with every link resolved, once.
+    real_root: std::sync::OnceLock<Option<PathBuf>>,
 }
 
 impl WorkTree {
     pub fn new(root: impl Into<PathBuf>) -> WorkTree {
-        WorkTree { root: root.into() }
+        WorkTree {
+            root: root.into(),
+            real_root: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Whether a relative `path` leads out of the root through a symlink
+    /// (of the file or of a folder on the way): such a file is never read,
+    /// whoever asks (discovery, the check, a code frame of a report).
+    fn escapes(&self, path: &str) -> bool {
+        // absolute and `..` paths come from the command line (`inspect -f
+        // ../lib`, as ytt allows); repository paths never have them
+        if Path::new(path).is_absolute() || path.split('/').any(|c| c == "..") {
+            return false;
+        }
+        let Some(root) = self
+            .real_root
+            .get_or_init(|| fs::canonicalize(&self.root).ok())
+        else {
+            return false;
+        };
+        match fs::canonicalize(self.full(path)) {
+            Ok(real) => !real.starts_with(root),
+            Err(_) => false,
+        }
     }
 
     fn full(&self, path: &str) -> PathBuf {
@@ -92,6 +118,11 @@ impl Snapshot for WorkTree {
             line: 0,
             column: 0,
         };
+        if self.escapes(path) {
+            return Err(error(format!(
+                "'{path}' is a symlink out of the repository: it is never read (links out of the repository are refused as a security measure)"
+            )));
+        }
         // a device, a pipe or a socket is never read: /dev/zero never ends,
         // and opening a FIFO blocks (ytt refuses them too)
         match fs::metadata(&full) {

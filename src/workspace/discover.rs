@@ -152,6 +152,7 @@ impl<'a> RepoFiles<'a> {
             dirs,
             problems: errors
                 .into_iter()
+                .filter(|e| !excluded.as_ref().is_some_and(|g| g.is_match(&e.path)))
                 .map(|e| PlanProblem {
                     path: RepoPath::new(&e.path).unwrap_or_default(),
                     message: e.message,

@@ -458,3 +458,36 @@ fn one_hostile_library_does_not_take_down_a_check() {
     assert!(rules.contains(&("template/budget", "bad")), "{rules:?}");
     assert!(rules.contains(&("validation/min", "good")), "{rules:?}");
 }
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_repository_are_findings_and_never_read() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.yml"), "password: hunter2\n").unwrap();
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "libs/a/schema.yml",
+        "#@data/values-schema\n---\npassword: \"\"\n",
+    );
+    std::fs::create_dir_all(d.path().join("envs/prod")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.yml"),
+        d.path().join("envs/prod/a.yml"),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["check", "--color", "never"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // reported, at the link, and its target's content never shown
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("'envs/prod/a.yml' is a symlink out of the repository"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("hunter2"), "{stdout}");
+}
