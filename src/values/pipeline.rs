@@ -142,6 +142,18 @@ pub fn extract_docs(
     ann: &str,
     use_comments: bool,
 ) -> Result<(Vec<Document>, Vec<Document>), ValuesError> {
+    extract_docs_opts(ds, ann, use_comments, true)
+}
+
+/// [`extract_docs`]; `strict` refuses an annotation given twice on one
+/// document (classifying files is lenient: ytt reports that while
+/// templating the file, with its name).
+fn extract_docs_opts(
+    ds: DocSet,
+    ann: &str,
+    use_comments: bool,
+    strict: bool,
+) -> Result<(Vec<Document>, Vec<Document>), ValuesError> {
     check_annotation_only_on_docs(&ds, ann)?;
     let mut matched = Vec::new();
     let mut others = Vec::new();
@@ -157,13 +169,13 @@ pub fn extract_docs(
         } else {
             usize::from(d.meta.has(ann))
         };
-        if count > 1 {
+        if count > 1 && strict {
             return Err(ValuesError::other(
                 format!("{ann} annotation may only be used once per document"),
                 Some(d.pos.clone()),
             ));
         }
-        if count == 1 {
+        if count >= 1 {
             matched.push(d);
         } else {
             others.push(d);
@@ -203,7 +215,7 @@ pub fn select_files_with_annotation(
                 })
             }
         };
-        let (docs, _) = extract_docs(ds, ann, true)?;
+        let (docs, _) = extract_docs_opts(ds, ann, true, false)?;
         if !docs.is_empty() {
             out.push(f);
         }
@@ -276,6 +288,14 @@ pub fn collect_envelopes(
             message: format!("Templating file '{}': {}", f.rel_path, e.message),
             kind: ValuesErrorKind::Template(e),
         })?;
+        // an annotation given twice on a document: ytt's extractor counts
+        // the comments once the file is templated, and names the file
+        if let Ok(raw) = &*session.cache.raw_yaml_opts(&f.file, session.opts.strict) {
+            extract_docs(raw.clone(), ANN_DATA_VALUES, true).map_err(|mut e| {
+                e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
+                e
+            })?;
+        }
         let (docs, others) = extract_docs(result.docset, ANN_DATA_VALUES, false).map_err(|e| {
             let mut e = e;
             e.message = format!("Templating file '{}': {}", f.rel_path, e.message);

@@ -405,3 +405,20 @@ fn data_value_file_takes_bytes_as_ytt_does() {
     );
     assert_eq!((code, out.as_str()), (0, "a: \"\\uFEFFhi\"\n"), "{err}");
 }
+
+#[test]
+fn an_annotation_twice_on_a_document_names_the_file() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "v.yml",
+        "#@data/values\n#@data/values\n---\na: 1\n",
+    );
+    fails_with(
+        d.path(),
+        &["-f", "v.yml"],
+        "yttcheck: Error: Overlaying data values (in following order: v.yml):
+  Templating file 'v.yml': data/values annotation may only be used once per document
+",
+    );
+}
