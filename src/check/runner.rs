@@ -321,7 +321,7 @@ fn run_pair(
     }
 }
 
-#[allow(clippy::too_many_arguments)] // the pair's context; issue 11 gathers it
+#[allow(clippy::too_many_arguments)] // one pair: what it reads, its shared start, where warnings go
 fn evaluate_pair(
     sources: &SourceCache,
     cache: &CompileCache,
