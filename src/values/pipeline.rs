@@ -136,52 +136,34 @@ pub fn check_annotation_only_on_docs(ds: &DocSet, ann: &str) -> Result<(), Value
     Ok(())
 }
 
-/// Splits documents into (annotated with `ann`, others), ytt's `DocExtractor`.
-pub fn extract_docs(
-    ds: DocSet,
-    ann: &str,
-    use_comments: bool,
-) -> Result<(Vec<Document>, Vec<Document>), ValuesError> {
-    extract_docs_opts(ds, ann, use_comments, true)
+/// Splits templated documents into (annotated with `ann`, others), ytt's
+/// `DocExtractor`.
+pub fn extract_docs(ds: DocSet, ann: &str) -> Result<(Vec<Document>, Vec<Document>), ValuesError> {
+    check_annotation_only_on_docs(&ds, ann)?;
+    Ok(ds.docs.into_iter().partition(|d| d.meta.has(ann)))
 }
 
-/// [`extract_docs`]; `strict` refuses an annotation given twice on one
-/// document (classifying files is lenient: ytt reports that while
-/// templating the file, with its name).
-fn extract_docs_opts(
-    ds: DocSet,
-    ann: &str,
-    use_comments: bool,
-    strict: bool,
-) -> Result<(Vec<Document>, Vec<Document>), ValuesError> {
-    check_annotation_only_on_docs(&ds, ann)?;
-    let mut matched = Vec::new();
-    let mut others = Vec::new();
-    for d in ds.docs {
-        let count = if use_comments {
-            d.meta
-                .comments
-                .iter()
-                .filter(|c| {
-                    matches!(classify(c, &d.pos, true), Ok(MetaKind::Annotation { ref name, .. }) if name == ann)
-                })
-                .count()
-        } else {
-            usize::from(d.meta.has(ann))
-        };
-        if count > 1 && strict {
-            return Err(ValuesError::other(
-                format!("{ann} annotation may only be used once per document"),
-                Some(d.pos.clone()),
-            ));
-        }
-        if count >= 1 {
-            matched.push(d);
-        } else {
-            others.push(d);
-        }
+/// How many `#@ann` comments a (not yet templated) document carries.
+fn annotation_comments(d: &Document, ann: &str) -> usize {
+    d.meta
+        .comments
+        .iter()
+        .filter(|c| {
+            matches!(classify(c, &d.pos, true), Ok(MetaKind::Annotation { ref name, .. }) if name == ann)
+        })
+        .count()
+}
+
+/// ytt's extractor counts the comments: an annotation given twice on one
+/// document is an error.
+pub fn check_once_per_document(ds: &DocSet, ann: &str) -> Result<(), ValuesError> {
+    match ds.docs.iter().find(|d| annotation_comments(d, ann) > 1) {
+        Some(d) => Err(ValuesError::other(
+            format!("{ann} annotation may only be used once per document"),
+            Some(d.pos.clone()),
+        )),
+        None => Ok(()),
     }
-    Ok((matched, others))
 }
 
 /// Files of a library that hold documents annotated with `ann` (ytt's
@@ -207,7 +189,7 @@ pub fn select_files_with_annotation(
         }
         let raw = session.cache.raw_yaml_opts(&f.file, session.opts.strict);
         let ds = match &*raw {
-            Ok(ds) => ds.clone(),
+            Ok(ds) => ds,
             Err(e) => {
                 return Err(ValuesError {
                     message: e.message.clone(),
@@ -215,8 +197,8 @@ pub fn select_files_with_annotation(
                 })
             }
         };
-        let (docs, _) = extract_docs_opts(ds, ann, true, false)?;
-        if !docs.is_empty() {
+        check_annotation_only_on_docs(ds, ann)?;
+        if ds.docs.iter().any(|d| annotation_comments(d, ann) > 0) {
             out.push(f);
         }
     }
@@ -291,12 +273,12 @@ pub fn collect_envelopes(
         // an annotation given twice on a document: ytt's extractor counts
         // the comments once the file is templated, and names the file
         if let Ok(raw) = &*session.cache.raw_yaml_opts(&f.file, session.opts.strict) {
-            extract_docs(raw.clone(), ANN_DATA_VALUES, true).map_err(|mut e| {
+            check_once_per_document(raw, ANN_DATA_VALUES).map_err(|mut e| {
                 e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
                 e
             })?;
         }
-        let (docs, others) = extract_docs(result.docset, ANN_DATA_VALUES, false).map_err(|e| {
+        let (docs, others) = extract_docs(result.docset, ANN_DATA_VALUES).map_err(|e| {
             let mut e = e;
             e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
             e

@@ -9,7 +9,9 @@ use crate::template::eval::{call_in_fresh_evaluator, EvalSession};
 use crate::yaml::{Document, Pos};
 
 use super::envelope::{parse_lib_ref, Envelope, ANN_DATA_VALUES_SCHEMA, ANN_LIBRARY_REF};
-use super::pipeline::{extract_docs, files_with_annotation, ValuesError, ValuesErrorKind};
+use super::pipeline::{
+    check_once_per_document, extract_docs, files_with_annotation, ValuesError, ValuesErrorKind,
+};
 
 /// The schema of a library, and schema documents for its private libraries.
 pub struct LibrarySchema {
@@ -51,6 +53,12 @@ pub fn library_schema(
     overlays: &[Envelope],
 ) -> Result<LibrarySchema, ValuesError> {
     let files = files_with_annotation(session, lib, ANN_DATA_VALUES_SCHEMA)?;
+    // as ytt's schema collection does, before any schema file is templated
+    for f in &files {
+        if let Ok(raw) = &*session.cache.raw_yaml_opts(&f.file, session.opts.strict) {
+            check_once_per_document(raw, ANN_DATA_VALUES_SCHEMA)?;
+        }
+    }
     let mut descs: Vec<String> = files.iter().map(|f| f.rel_path.clone()).collect();
     if !overlays.is_empty() {
         descs.push("additional data value schema".to_string());
@@ -76,7 +84,7 @@ pub fn library_schema(
             })
         })?;
         let (docs, others) =
-            extract_docs(result.docset, ANN_DATA_VALUES_SCHEMA, false).map_err(|mut e| {
+            extract_docs(result.docset, ANN_DATA_VALUES_SCHEMA).map_err(|mut e| {
                 e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
                 wrap(e)
             })?;

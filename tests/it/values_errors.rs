@@ -422,3 +422,18 @@ fn an_annotation_twice_on_a_document_names_the_file() {
 ",
     );
 }
+
+#[test]
+fn a_schema_annotation_twice_on_a_document_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "s.yml",
+        "#@data/values-schema\n#@data/values-schema\n---\na: 1\n",
+    );
+    fails_with(
+        d.path(),
+        &["-f", "s.yml"],
+        "yttcheck: Error: data/values-schema annotation may only be used once per document\n",
+    );
+}
