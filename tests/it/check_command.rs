@@ -8,6 +8,8 @@ use std::process::Command as Process;
 
 use assert_cmd::Command;
 
+use super::common::write;
+
 fn monorepo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/monorepo")
 }
@@ -227,12 +229,6 @@ fn list_shows_the_plan() {
     let (code, out, _) = yttcheck(&monorepo(), &["list"]);
     assert_eq!(code, 0);
     insta::assert_snapshot!("monorepo_list", out);
-}
-
-fn write(dir: &Path, name: &str, content: &str) {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, content).unwrap();
 }
 
 #[test]
@@ -773,7 +769,7 @@ fn a_pathological_glob_is_a_config_error_at_its_line() {
     write(
         p,
         ".yttcheck.yml",
-        &format!("# config\nexclude:\n- \"{pattern}\"\n"),
+        format!("# config\nexclude:\n- \"{pattern}\"\n"),
     );
     let (code, _, err) = yttcheck(p, &["check"]);
     assert_eq!(code, 2, "{err}");
@@ -784,7 +780,7 @@ fn a_pathological_glob_is_a_config_error_at_its_line() {
     assert!(!err.contains("panicked"), "{err}");
     // a reasonable nesting still works
     let pattern = format!("{}b{}", "{a,".repeat(3), "}".repeat(3));
-    write(p, ".yttcheck.yml", &format!("exclude:\n- \"{pattern}\"\n"));
+    write(p, ".yttcheck.yml", format!("exclude:\n- \"{pattern}\"\n"));
     let (code, _, err) = yttcheck(p, &["check"]);
     assert_eq!(code, 0, "{err}");
 }

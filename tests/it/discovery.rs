@@ -6,11 +6,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, content).unwrap();
-}
+use super::common::write;
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("yttcheck")

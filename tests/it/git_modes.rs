@@ -8,6 +8,8 @@ use std::process::Command as Process;
 
 use assert_cmd::Command;
 
+use super::common::write;
+
 fn git(dir: &Path, args: &[&str]) {
     let out = Process::new("git")
         .current_dir(dir)
@@ -27,12 +29,6 @@ fn git(dir: &Path, args: &[&str]) {
         "git {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn write(dir: &Path, name: &str, content: &str) {
-    let p = dir.join(name);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, content).unwrap();
 }
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {

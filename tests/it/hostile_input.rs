@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 
+use super::common::write;
+
 /// Runs `yttcheck inspect ARGS` in `dir` and returns stderr, asserting a
 /// clean failure (exit 1, no panic) within the time limit.
 fn fails(dir: &Path, args: &[&str]) -> String {
@@ -27,14 +29,6 @@ fn fails(dir: &Path, args: &[&str]) -> String {
     assert!(!stderr.contains("panicked"), "panic:\n{stderr}");
     assert!(stderr.starts_with("yttcheck: Error: "), "stderr:\n{stderr}");
     stderr
-}
-
-fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) {
-    let path = dir.join(name);
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).unwrap();
-    }
-    std::fs::write(path, content).unwrap();
 }
 
 fn assert_has(stderr: &str, needles: &[&str]) {

@@ -4,6 +4,7 @@
 
 mod architecture;
 mod check_command;
+mod common;
 mod conformance;
 mod discovery;
 mod engine_threads;

@@ -16,11 +16,7 @@ use yttcheck::values::{
 use yttcheck::yaml::print::print_docset;
 use yttcheck::yaml::{DocSet, Document, Value};
 
-fn write(dir: &Path, name: &str, content: &str) {
-    let path = dir.join(name);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
+use super::common::write;
 
 fn print(doc: &Document) -> String {
     print_docset(&DocSet {

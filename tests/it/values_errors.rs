@@ -5,9 +5,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-fn write(dir: &Path, name: &str, content: &str) {
-    std::fs::write(dir.join(name), content).unwrap();
-}
+use super::common::write;
 
 fn run(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
     let out = Command::cargo_bin("yttcheck")
