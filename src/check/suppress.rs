@@ -208,30 +208,32 @@ pub fn apply(
         false
     };
 
+    // each problem is decided once, on the de-duplicated list; the pairs'
+    // own lists (their summaries count what is reported) follow it
+    let mut decided = std::collections::HashMap::new();
     let mut kept = Vec::new();
     for mut f in std::mem::take(&mut result.findings) {
-        if !suppressed(
+        let dropped = suppressed(
             &mut f,
             &mut used_ignores,
             &mut used_inline,
             &mut inline_cache,
             &mut used_baseline,
-        ) {
+        );
+        decided.insert(f.identity(), (!dropped).then_some(f.severity));
+        if !dropped {
             kept.push(f);
         }
     }
-    // each pair's own list follows (its summary counts what is reported)
     for p in &mut result.pairs {
-        let mut own = Vec::new();
-        for mut f in std::mem::take(&mut p.findings) {
-            // the same decisions; what was used is recorded from the
-            // de-duplicated list above
-            let (mut a, mut b, mut c) = (BTreeSet::new(), BTreeSet::new(), BTreeSet::new());
-            if !suppressed(&mut f, &mut a, &mut b, &mut inline_cache, &mut c) {
-                own.push(f);
+        p.findings.retain_mut(|f| match decided.get(&f.identity()) {
+            Some(Some(severity)) => {
+                f.severity = *severity;
+                true
             }
-        }
-        p.findings = own;
+            Some(None) => false,
+            None => true,
+        });
     }
 
     if whole {
