@@ -129,7 +129,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub selection: Selection,
 
-    /// Output format: text, json, sarif, github, junit, markdown; FORMAT=FILE writes
+    /// Output format: text, json, sarif, github, gitlab, junit, markdown; FORMAT=FILE writes
     /// that format to a file (repeatable: `--format text --format sarif=out.sarif`)
     #[arg(long = "format", value_name = "FORMAT[=FILE]")]
     pub formats: Vec<String>,
@@ -172,6 +172,7 @@ pub struct CheckArgs {
 }
 
 /// A usage or configuration problem: exit status 2.
+#[derive(Debug)]
 pub struct UsageError(pub String);
 
 /// Loads the plan and applies the selection.

@@ -101,27 +101,13 @@ pub fn run(args: &DiffArgs) -> i32 {
     }
 }
 
-fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
+/// The diff `args` ask for, without printing it (`ci` uses it too).
+pub fn compute(args: &DiffArgs) -> Result<crate::diff::DiffReport, UsageError> {
     let dir = match &args.root {
         Some(r) => r.clone(),
         None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
     };
     let git = Git::discover(&dir).map_err(|e| UsageError(e.0))?;
-    let formats = formats(&args.formats)?;
-    let color = match args.color.as_str() {
-        "always" => true,
-        "never" => false,
-        "auto" => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
-        }
-        other => {
-            return Err(UsageError(format!(
-                "--color expects auto, always or never, got '{other}'"
-            )))
-        }
-    };
-
     // head
     let (head, head_name, head_rev) = if args.staged {
         (
@@ -192,6 +178,25 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
         &Secrets::new(&words),
         &eval,
     );
+    Ok(report)
+}
+
+fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
+    let formats = formats(&args.formats)?;
+    let color = match args.color.as_str() {
+        "always" => true,
+        "never" => false,
+        "auto" => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+        other => {
+            return Err(UsageError(format!(
+                "--color expects auto, always or never, got '{other}'"
+            )))
+        }
+    };
+    let report = compute(args)?;
 
     for (format, file) in formats {
         let text = match format.as_str() {

@@ -1,6 +1,7 @@
 //! The command line: `yttcheck <subcommand>`.
 
 pub mod check;
+pub mod ci;
 pub mod diff;
 pub mod explain;
 pub mod inspect;
@@ -24,6 +25,9 @@ pub struct Cli {
 pub enum Command {
     /// Check every library x environment pair of the repository
     Check(check::CheckArgs),
+    /// One GitHub Actions step: check what the event calls for, then write
+    /// annotations, SARIF, step outputs and the job summary
+    Ci(ci::CiArgs),
     /// Diff the final data values (and schemas) between a base revision and head
     Diff(diff::DiffArgs),
     /// List the library x environment pairs a check would run, and the files each reads
@@ -48,6 +52,7 @@ pub fn main() -> i32 {
     };
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Ci(args) => ci::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::List(args) => list::run(&args),
         Command::Explain(args) => explain::run(&args),

@@ -4,10 +4,12 @@
 //! * [`json`] — stable, documented, for scripts;
 //! * [`sarif`] — SARIF 2.1.0 for GitHub code scanning;
 //! * [`github`] — workflow commands (`::error file=...`) for annotations;
+//! * [`gitlab`] — GitLab Code Quality JSON for merge requests;
 //! * [`junit`] — one test case per library x environment pair;
 //! * [`markdown`] — a table for `$GITHUB_STEP_SUMMARY` or a PR comment.
 
 pub mod github;
+pub mod gitlab;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -24,13 +26,15 @@ pub enum Format {
     Json,
     Sarif,
     Github,
+    Gitlab,
     Junit,
     Markdown,
 }
 
 impl Format {
-    pub const NAMES: &'static [&'static str] =
-        &["text", "json", "sarif", "github", "junit", "markdown"];
+    pub const NAMES: &'static [&'static str] = &[
+        "text", "json", "sarif", "github", "gitlab", "junit", "markdown",
+    ];
 
     pub fn parse(s: &str) -> Option<Format> {
         Some(match s {
@@ -38,6 +42,7 @@ impl Format {
             "json" => Format::Json,
             "sarif" => Format::Sarif,
             "github" => Format::Github,
+            "gitlab" => Format::Gitlab,
             "junit" => Format::Junit,
             "markdown" | "md" => Format::Markdown,
             _ => return None,
@@ -169,7 +174,24 @@ pub fn render(format: Format, input: &ReportInput) -> String {
         Format::Json => json::render(input),
         Format::Sarif => sarif::render(input),
         Format::Github => github::render(input),
+        Format::Gitlab => gitlab::render(input),
         Format::Junit => junit::render(input),
         Format::Markdown => markdown::render(input),
     }
+}
+
+/// Stable across line moves: the rule, the file, the key path (or message)
+/// and the library.
+pub(crate) fn stable_fingerprint(f: &Finding, anchor: &Location) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(f.rule.id().as_bytes());
+    h.update([0]);
+    h.update(anchor.path.as_bytes());
+    h.update([0]);
+    h.update(f.key_path.as_deref().unwrap_or(&f.message).as_bytes());
+    h.update([0]);
+    h.update(f.library.as_bytes());
+    let digest = h.finalize();
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }

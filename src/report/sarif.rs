@@ -14,7 +14,6 @@ use serde_sarif::sarif::{
     Notification, PhysicalLocation, Region, ReportingConfiguration, ReportingDescriptor,
     Result as SarifResult, ResultLevel, Run, Sarif, Tool, ToolComponent,
 };
-use sha2::{Digest, Sha256};
 
 use crate::check::{Finding, Location, Severity};
 use crate::diagnostics::RuleId;
@@ -114,21 +113,6 @@ fn uri_path(path: &str) -> String {
         .join("/")
 }
 
-/// Stable across line moves: the rule, the file, the key path (or message)
-/// and the library.
-fn fingerprint(f: &Finding, anchor: &Location) -> String {
-    let mut h = Sha256::new();
-    h.update(f.rule.id().as_bytes());
-    h.update([0]);
-    h.update(anchor.path.as_bytes());
-    h.update([0]);
-    h.update(f.key_path.as_deref().unwrap_or(&f.message).as_bytes());
-    h.update([0]);
-    h.update(f.library.as_bytes());
-    let digest = h.finalize();
-    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
-
 fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
     let anchor = input.anchor(f)?;
     let rule_index = RuleId::ALL.iter().position(|r| *r == f.rule)? as i64;
@@ -146,7 +130,10 @@ fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
         .map(|r| physical(&r.location, Some(&r.message)))
         .collect();
     let mut fingerprints = BTreeMap::new();
-    fingerprints.insert("yttcheck/v1".to_string(), fingerprint(f, &anchor));
+    fingerprints.insert(
+        "yttcheck/v1".to_string(),
+        super::stable_fingerprint(f, &anchor),
+    );
     let mut r = SarifResult::builder()
         .rule_id(f.rule.id())
         .rule_index(rule_index)

@@ -76,7 +76,8 @@ impl Git {
         &self.workdir
     }
 
-    fn is_shallow(&self) -> bool {
+    /// Whether the clone is shallow (`fetch-depth: 1`, the default of actions/checkout).
+    pub fn is_shallow(&self) -> bool {
         self.repo.to_thread_local().is_shallow().unwrap_or(false)
     }
 

@@ -1,6 +1,7 @@
 //! Helpers every test module uses.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
 
 /// Writes `content` to `dir/name`, creating the folders on the way.
 pub fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) {
@@ -9,4 +10,85 @@ pub fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) {
         std::fs::create_dir_all(parent).unwrap();
     }
     std::fs::write(path, content).unwrap();
+}
+
+/// Runs git in `dir` with a fixed author and date (stable commit ids) and
+/// no system or user configuration.
+pub fn git(dir: &Path, args: &[&str]) {
+    let out = Process::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The SARIF Multitool, installed by `.ci/run` (npm) under target/tools, or
+/// named by `SARIF_MULTITOOL`.
+fn multitool() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("SARIF_MULTITOOL") {
+        return Some(PathBuf::from(p));
+    }
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/tools/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool");
+    p.is_file().then_some(p)
+}
+
+/// Validates a SARIF file with Microsoft's SARIF Multitool and GitHub's
+/// ingestion rules: no error and no warning.
+pub fn validate_sarif(sarif: &Path) {
+    let Some(tool) = multitool() else {
+        // CI must never go green on a check that did not run
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "SARIF Multitool not installed, and CI is set (.ci/run installs it)"
+        );
+        eprintln!(
+            "SKIPPED sarif validation: SARIF Multitool not installed (install: npm install --prefix target/tools @microsoft/sarif-multitool-linux, as .ci/run does)"
+        );
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("validation.sarif");
+    let status = Process::new(&tool)
+        .args([
+            "validate",
+            "--rule-kind",
+            "Sarif;Gh",
+            "--level",
+            "Error;Warning",
+            "--output",
+        ])
+        .arg(&log)
+        .arg(sarif)
+        .output()
+        .expect("run the SARIF Multitool");
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stdout)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let results = v["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        results.is_empty(),
+        "SARIF Multitool reports problems: {}",
+        serde_json::to_string_pretty(&results).unwrap()
+    );
 }

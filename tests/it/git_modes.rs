@@ -8,28 +8,7 @@ use std::process::Command as Process;
 
 use assert_cmd::Command;
 
-use super::common::write;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Process::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use super::common::{git, write};
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::cargo_bin("yttcheck")

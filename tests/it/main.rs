@@ -4,6 +4,7 @@
 
 mod architecture;
 mod check_command;
+mod ci;
 mod common;
 mod conformance;
 mod discovery;

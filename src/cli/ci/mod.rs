@@ -1,0 +1,416 @@
+//! `yttcheck ci`: one step of a GitHub Actions workflow.
+//!
+//! The CI logic lives in the binary, not in the action's shell, so it is
+//! tested like the rest. From the event that started the run:
+//!
+//! * a pull request (or merge queue entry) checks the pairs it affects (those
+//!   reading a file changed since the merge base of its base and the checked
+//!   out commit) and diffs their final data values and schemas against base;
+//! * anything else (push, schedule, manual run) checks every pair, or one
+//!   `--shard` of them.
+//!
+//! It then writes what a workflow needs: annotations on stdout (worst first,
+//! within GitHub's per-step limits), a SARIF file for code scanning, the step
+//! outputs, and a job summary under GitHub's 1 MiB; the untruncated reports
+//! go to a folder for an artifact.
+
+pub mod github;
+pub mod summary;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::check::{CheckOptions, CheckResult};
+use crate::diagnostics::RuleId;
+use crate::diff::DiffReport;
+use crate::report::{render, Counts, Format, ReportInput};
+use crate::source::git::Git;
+use crate::source::{RepoPath, SourceCache};
+
+use super::check::{eval_opts, fail_on, load_plan, open_source, Selection, UsageError};
+use super::diff::DiffArgs;
+use super::inspect::BudgetArgs;
+use github::{Change, Event, Github};
+
+#[derive(Args, Debug)]
+pub struct CiArgs {
+    /// Only pairs that read one of these files or folders
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+
+    /// Only these libraries (repeatable)
+    #[arg(long = "library", value_name = "NAME")]
+    pub libraries: Vec<String>,
+
+    /// Only these environments (repeatable)
+    #[arg(long = "env", value_name = "NAME")]
+    pub environments: Vec<String>,
+
+    /// Run shard I of N (1-based; for a matrix of nightly jobs)
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+
+    /// The repository (default: GITHUB_WORKSPACE, else the current directory)
+    #[arg(short = 'C', long = "root", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    /// On a pull request, check every pair, not only those it affects
+    #[arg(long)]
+    pub all: bool,
+
+    /// Where to write the SARIF file (default: REPORT_DIR/yttcheck.sarif)
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+
+    /// Where to write the untruncated reports (default: $RUNNER_TEMP/yttcheck)
+    #[arg(long = "report-dir", value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+
+    /// No data values diff on pull requests
+    #[arg(long = "no-diff")]
+    pub no_diff: bool,
+
+    /// No job summary
+    #[arg(long = "no-summary")]
+    pub no_summary: bool,
+
+    /// No annotations
+    #[arg(long = "no-annotations")]
+    pub no_annotations: bool,
+
+    /// Lowest severity that fails the step (exit 1): error, warning, note
+    #[arg(long = "fail-on", value_name = "SEVERITY")]
+    pub fail_on: Option<String>,
+
+    /// Also fail the step when a pull request changes a schema in a breaking way
+    #[arg(long = "fail-on-breaking")]
+    pub fail_on_breaking: bool,
+
+    /// More words that mark a key as secret in the diff (never shown)
+    #[arg(long = "secret", value_name = "WORD")]
+    pub secrets: Vec<String>,
+
+    /// Fail only on findings not in this baseline file
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Worker threads (default: one per core)
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    pub jobs: usize,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+pub fn run(args: &CiArgs) -> i32 {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(UsageError(m)) => {
+            // an error annotation too: a failed step's log is not where
+            // people look first
+            println!(
+                "::error title=yttcheck::{}",
+                crate::report::github::escape_data(&m)
+            );
+            eprintln!("yttcheck: error: {m}");
+            2
+        }
+    }
+}
+
+fn short(sha: &str) -> &str {
+    &sha[..sha.len().min(7)]
+}
+
+/// A pull request's history must be there: the clear error GitHub's default
+/// `fetch-depth: 1` deserves, before anything else runs.
+fn require_history(root: &Path, change: &Change) -> Result<(), UsageError> {
+    let git = Git::discover(root).map_err(|e| UsageError(e.0))?;
+    let fix = "set `fetch-depth: 0` on actions/checkout (yttcheck compares the pull request with the merge base of its base branch)";
+    if git.is_shallow() {
+        return Err(UsageError(format!(
+            "the checkout is shallow, so the base of {} is not there: {fix}",
+            describe_change(change)
+        )));
+    }
+    git.commit(&change.base_sha).map_err(|_| {
+        UsageError(format!(
+            "the base commit {} of {} is not in the clone: {fix}",
+            short(&change.base_sha),
+            describe_change(change)
+        ))
+    })?;
+    Ok(())
+}
+
+fn describe_change(c: &Change) -> String {
+    match c.number {
+        Some(n) => format!("pull request #{n}"),
+        None => format!("this {}", c.event),
+    }
+}
+
+fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
+    let gh = Github::from_env()?;
+    let root = match args.root.clone().or_else(|| gh.workspace.clone()) {
+        Some(r) => r,
+        None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
+    };
+    let change = match &gh.event {
+        Event::Change(c) => Some(c),
+        Event::Full { .. } => None,
+    };
+    if let Some(c) = change {
+        require_history(&root, c)?;
+    }
+    let report_dir = args
+        .report_dir
+        .clone()
+        .or_else(|| gh.runner_temp.as_ref().map(|t| t.join("yttcheck")))
+        .unwrap_or_else(|| PathBuf::from("yttcheck-report"));
+    std::fs::create_dir_all(&report_dir)
+        .map_err(|e| UsageError(format!("cannot create {}: {e}", report_dir.display())))?;
+    let sarif_path = args
+        .sarif
+        .clone()
+        .unwrap_or_else(|| report_dir.join("yttcheck.sarif"));
+
+    let selection = Selection {
+        paths: args.paths.clone(),
+        libraries: args.libraries.clone(),
+        environments: args.environments.clone(),
+        shard: args.shard.clone(),
+        root: Some(root.clone()),
+        staged: false,
+        rev: None,
+        changed_since: change.filter(|_| !args.all).map(|c| c.base_sha.clone()),
+    };
+    let source = open_source(&selection)?;
+    let cache = SourceCache::new(source.opened.snapshot());
+    let plan = load_plan(&cache, &source, &selection)?;
+    let threshold = fail_on(args.fail_on.as_deref(), plan.fail_on.as_deref())?;
+    let eval = eval_opts(&args.budget, plan.budget.as_ref())?;
+    let whole = change.is_none()
+        && args.paths.is_empty()
+        && args.libraries.is_empty()
+        && args.environments.is_empty()
+        && args.shard.is_none();
+    if whole && plan.libraries.is_empty() && plan.problems.is_empty() {
+        return Err(UsageError(format!(
+            "no ytt library found in {} (see `yttcheck list` and the README's layouts)",
+            root.display()
+        )));
+    }
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                UsageError(format!("cannot read the baseline {}: {e}", path.display()))
+            })?;
+            Some(crate::check::suppress::Baseline::parse(&text).map_err(|e| {
+                UsageError(format!(
+                    "{} is not a yttcheck baseline: {e}",
+                    path.display()
+                ))
+            })?)
+        }
+        None => None,
+    };
+    let opts = CheckOptions {
+        jobs: args.jobs,
+        eval,
+        skip_validation: false,
+        progress: false,
+        keep_values: false,
+    };
+    let mut result = crate::check::run(&cache, &plan, &opts);
+    crate::check::suppress::apply(&mut result, &plan, &cache, baseline.as_ref(), whole);
+
+    let text_of = |path: &str| -> Option<String> {
+        let p = RepoPath::new(path)?;
+        cache.get(&p).ok().map(|s| s.text().to_string())
+    };
+    let input = ReportInput {
+        result: &result,
+        plan: &plan,
+        fail_on: threshold,
+        source: &text_of,
+        color: false,
+    };
+    let nothing_to_check = plan.pairs.is_empty() && plan.problems.is_empty();
+
+    // the log: the full text report, folded; then the annotations
+    let mut stdout = std::io::stdout().lock();
+    let headline = headline(&gh.event, &result, args, nothing_to_check);
+    let _ = writeln!(stdout, "yttcheck: {headline}");
+    if !nothing_to_check {
+        let _ = write!(
+            stdout,
+            "::group::yttcheck report\n{}::endgroup::\n",
+            render(Format::Text, &input)
+        );
+        if !args.no_annotations {
+            let _ = write!(stdout, "{}", render(Format::Github, &input));
+        }
+    }
+    if let Some(c) = change.filter(|c| !c.token_can_upload) {
+        let _ = writeln!(
+            stdout,
+            "::notice title=yttcheck::{}",
+            crate::report::github::escape_data(&format!(
+                "the SARIF file is not uploaded to code scanning: {}; the findings are in the annotations and the job summary",
+                c.read_only_because.as_deref().unwrap_or("the token is read-only")
+            ))
+        );
+    }
+    let _ = stdout.flush();
+    drop(stdout);
+
+    write_file(&sarif_path, &render(Format::Sarif, &input))?;
+    write_file(
+        &report_dir.join("findings.json"),
+        &render(Format::Json, &input),
+    )?;
+
+    let diff = match change {
+        Some(c) if !args.no_diff && !nothing_to_check => Some(diff(args, &root, c)?),
+        _ => None,
+    };
+    if let Some(d) = &diff {
+        write_file(&report_dir.join("diff.json"), &crate::diff::render::json(d))?;
+    }
+
+    // the summary: whole in the report folder, fitted in the job summary
+    let sections = summary_sections(&headline, &input, diff.as_ref(), nothing_to_check);
+    write_file(&report_dir.join("summary.md"), &sections.concat())?;
+    if let (Some(file), false) = (&gh.summary_file, args.no_summary) {
+        let fitted = summary::fit(
+            &sections,
+            summary::GITHUB_SUMMARY_LIMIT,
+            "truncated: the summary is over GitHub's 1 MiB; the whole report is in the `yttcheck` artifact (summary.md, findings.json, yttcheck.sarif)",
+        );
+        github::append(file, &fitted, "GITHUB_STEP_SUMMARY")?;
+    }
+
+    let counts = Counts::of(&result.findings);
+    let failed = input.failed();
+    let breaking = diff.as_ref().map_or(0, DiffReport::breaking);
+    if let Some(file) = &gh.output_file {
+        github::write_outputs(
+            file,
+            &[
+                ("errors", counts.errors.to_string()),
+                ("warnings", counts.warnings.to_string()),
+                ("notes", counts.notes.to_string()),
+                ("findings", result.findings.len().to_string()),
+                ("pairs-checked", result.pairs.len().to_string()),
+                ("sarif-file", sarif_path.display().to_string()),
+                (
+                    "sarif-upload",
+                    change.is_none_or(|c| c.token_can_upload).to_string(),
+                ),
+                ("report-dir", report_dir.display().to_string()),
+                (
+                    "values-changed",
+                    diff.as_ref()
+                        .is_some_and(|d| d.changed_pairs() > 0)
+                        .to_string(),
+                ),
+                (
+                    "changed-pairs",
+                    diff.as_ref()
+                        .map_or(0, DiffReport::changed_pairs)
+                        .to_string(),
+                ),
+                ("breaking-changes", breaking.to_string()),
+                ("failed", failed.to_string()),
+            ],
+        )?;
+    }
+
+    if result
+        .findings
+        .iter()
+        .any(|f| f.rule == RuleId::ConfigInvalid)
+    {
+        return Ok(2);
+    }
+    Ok(i32::from(failed || (args.fail_on_breaking && breaking > 0)))
+}
+
+fn write_file(path: &Path, text: &str) -> Result<(), UsageError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| UsageError(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    std::fs::write(path, text)
+        .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))
+}
+
+/// The diff of a change's pairs, base against the checked-out tree.
+fn diff(args: &CiArgs, root: &Path, c: &Change) -> Result<DiffReport, UsageError> {
+    let mut report = super::diff::compute(&DiffArgs {
+        base: c.base_sha.clone(),
+        head: None,
+        staged: false,
+        libraries: args.libraries.clone(),
+        environments: args.environments.clone(),
+        all: args.all,
+        formats: Vec::new(),
+        fail_on_breaking: args.fail_on_breaking,
+        secrets: args.secrets.clone(),
+        color: "never".into(),
+        root: Some(root.to_path_buf()),
+        budget: args.budget.clone(),
+    })?;
+    // names a reviewer knows, not "work tree"
+    report.base = format!("{} ({})", c.base_ref, short(&c.base_sha));
+    report.head = format!("{} ({})", describe_change(c), short(&c.head_sha));
+    Ok(report)
+}
+
+/// One line: what was checked, and how it went.
+fn headline(event: &Event, result: &CheckResult, args: &CiArgs, nothing: bool) -> String {
+    let n = result.pairs.len();
+    let pairs = format!("{n} pair{}", if n == 1 { "" } else { "s" });
+    let counts = Counts::of(&result.findings).describe();
+    match event {
+        Event::Change(c) if nothing => format!(
+            "{} changes no file a library x environment pair reads: nothing to check",
+            describe_change(c)
+        ),
+        Event::Change(c) => format!(
+            "{counts} in the {pairs} {} {} (base {})",
+            describe_change(c),
+            if args.all { "checks" } else { "affects" },
+            short(&c.base_sha)
+        ),
+        Event::Full { name } => format!(
+            "{counts} in {pairs}{} ({name})",
+            args.shard
+                .as_deref()
+                .map(|s| format!(", shard {s}"))
+                .unwrap_or_default()
+        ),
+    }
+}
+
+fn summary_sections(
+    headline: &str,
+    input: &ReportInput,
+    diff: Option<&DiffReport>,
+    nothing: bool,
+) -> Vec<String> {
+    if nothing {
+        return vec![format!("✅ yttcheck: {headline}.\n")];
+    }
+    // the findings report's own title, then our line of context under it
+    let report = render(Format::Markdown, input);
+    let (title, rest) = report.split_once('\n').unwrap_or((&report, ""));
+    let mut sections = vec![format!("{title}\n\n_{headline}_\n{rest}\n")];
+    if let Some(d) = diff {
+        sections.push(crate::diff::render::markdown(d));
+    }
+    sections
+}
