@@ -92,3 +92,28 @@ pub fn validate_sarif(sarif: &Path) {
         serde_json::to_string_pretty(&results).unwrap()
     );
 }
+
+/// A linter or validator from PyPI: `.ci/run` installs them in
+/// target/tools/venv; elsewhere they may be on PATH. `None` (the test is
+/// skipped, loudly) only outside CI: with CI set, a missing tool fails.
+pub fn tool(name: &str) -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/tools/venv/bin")
+        .join(name);
+    if venv.is_file() {
+        return Some(venv);
+    }
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    });
+    if on_path.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{name} is not installed, and CI is set (.ci/run installs it in target/tools/venv)"
+        );
+        eprintln!("SKIPPED: {name} is not installed (.ci/run installs it in target/tools/venv)");
+    }
+    on_path
+}

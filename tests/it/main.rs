@@ -7,6 +7,7 @@ mod check_command;
 mod ci;
 mod common;
 mod conformance;
+mod delivery;
 mod discovery;
 mod engine_threads;
 mod examples;
