@@ -4,13 +4,16 @@
 //! * [`finding`] — findings (the `diagnostics` model) and their de-duplication;
 //! * [`from_errors`] — engine errors -> findings;
 //! * [`runner`] — running the pairs, sharing each library's work;
+//! * [`memo`] — what a long-lived process keeps between checks;
 //! * [`progress`] — the progress bar.
 
 pub mod finding;
 pub mod from_errors;
+pub mod memo;
 pub mod progress;
 pub mod runner;
 pub mod suppress;
 
 pub use finding::{dedupe, Finding, Location, Related, Severity};
-pub use runner::{run, CheckOptions, CheckResult, PairOutcome};
+pub use memo::Memo;
+pub use runner::{run, run_with, CheckOptions, CheckResult, PairOutcome};

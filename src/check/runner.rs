@@ -33,6 +33,7 @@ use crate::workspace::{Library, Pair, Plan};
 use crate::yaml::{Document, Value};
 
 use super::finding::{dedupe, Finding, Location};
+use super::memo::Memo;
 use super::from_errors::{from_values_error, Stage, Subject};
 
 /// How to run a check.
@@ -223,7 +224,7 @@ fn empty_values() -> Value {
 
 /// A library's shared start, and the warnings about its own files that every
 /// pair of it reports (even when the start failed).
-struct LibraryStart {
+pub(super) struct LibraryStart {
     warnings: Vec<Finding>,
     base: Result<LibraryBase, Vec<Finding>>,
 }
@@ -520,56 +521,118 @@ fn line_of_value(sources: &SourceCache, file: &RepoPath, value: &str) -> Option<
 
 /// Runs every pair of `plan`.
 pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
+    run_with(sources, plan, opts, &Memo::new())
+}
+
+/// [`run`], reusing (and filling) what `memo` kept from earlier runs: a
+/// pair whose inputs are unchanged is not evaluated again, and a library
+/// whose files are unchanged is not started again.
+pub fn run_with(sources: &SourceCache, plan: &Plan, opts: &CheckOptions, memo: &Memo) -> CheckResult {
     let started = Instant::now();
-    let cache = CompileCache::new(crate::ytt::stdlib());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(opts.jobs)
-        // templates recurse (deep values, Starlark calls): the default 2 MiB
-        // stack is not enough
-        .stack_size(64 << 20)
-        .build()
-        .expect("thread pool");
+    let cache = &memo.compile;
+    memo.bound();
+    let pool = memo.pool(opts.jobs);
     let progress = super::progress::Progress::new(opts.progress, plan.pairs.len());
+    let keys = memo
+        .remembers()
+        .then(|| super::memo::Keys::new(sources, plan, opts));
 
     let (bases, outcomes) = pool.install(|| {
-        let bases: Vec<LibraryStart> = plan
+        let environments: Vec<Vec<String>> = (0..plan.libraries.len())
+            .map(|i| {
+                plan.environments_of(i)
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            })
+            .collect();
+        let in_use = |i: usize| plan.pairs.iter().any(|p| p.library == i);
+        // content keys, and what is already known (a daemon's memo only)
+        let library_keys: Vec<u64> = match &keys {
+            Some(k) => (0..plan.libraries.len())
+                .into_par_iter()
+                .map(|i| {
+                    if in_use(i) {
+                        k.library(plan, i, &environments[i])
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+            None => vec![0; plan.libraries.len()],
+        };
+        let pair_keys: Vec<u64> = match &keys {
+            Some(k) => plan
+                .pairs
+                .par_iter()
+                .map(|p| k.pair(library_keys[p.library], plan, p))
+                .collect(),
+            None => vec![0; plan.pairs.len()],
+        };
+        let known: Vec<Option<PairOutcome>> = pair_keys
+            .iter()
+            .map(|k| keys.as_ref().and_then(|_| memo.pair(*k)))
+            .collect();
+        let needs_start = |i: usize| {
+            (opts.keep_values && in_use(i))
+                || plan
+                    .pairs
+                    .iter()
+                    .zip(&known)
+                    .any(|(p, k)| p.library == i && k.is_none())
+        };
+        let bases: Vec<Option<Arc<LibraryStart>>> = plan
             .libraries
             .par_iter()
             .enumerate()
             .map(|(i, lib)| {
-                if plan.pairs.iter().all(|p| p.library != i) {
-                    return LibraryStart {
-                        warnings: Vec::new(),
-                        base: Err(Vec::new()),
-                    };
+                if !needs_start(i) {
+                    return None;
+                }
+                if keys.is_some() {
+                    if let Some(start) = memo.library(library_keys[i]) {
+                        return Some(start);
+                    }
                 }
                 let who = Subject {
                     library: lib.name.clone(),
-                    environments: plan
-                        .environments_of(i)
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect(),
+                    environments: environments[i].clone(),
                 };
-                library_start(sources, &cache, opts, lib, &who)
+                let start = Arc::new(library_start(sources, cache, opts, lib, &who));
+                if keys.is_some() {
+                    memo.keep_library(library_keys[i], start.clone());
+                }
+                Some(start)
             })
             .collect();
         let outcomes: Vec<PairOutcome> = plan
             .pairs
             .par_iter()
-            .map(|pair| {
+            .zip(known)
+            .zip(&pair_keys)
+            .map(|((pair, known), key)| {
+                if let Some(outcome) = known {
+                    progress.tick();
+                    return outcome;
+                }
                 let t = Instant::now();
-                let (findings, values) =
-                    run_pair(sources, &cache, opts, plan, pair, &bases[pair.library]);
+                let start = bases[pair.library]
+                    .as_ref()
+                    .expect("a library with a pair to run is started");
+                let (findings, values) = run_pair(sources, cache, opts, plan, pair, start);
                 progress.tick();
-                PairOutcome {
+                let outcome = PairOutcome {
                     name: pair.name(plan),
                     library: plan.libraries[pair.library].name.clone(),
                     environment: pair.environment.clone(),
                     findings,
                     duration: t.elapsed(),
                     values: if opts.keep_values { values } else { None },
+                };
+                if keys.is_some() {
+                    memo.keep_pair(*key, &outcome);
                 }
+                outcome
             })
             .collect();
         (bases, outcomes)
@@ -577,6 +640,7 @@ pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResu
     let mut schemas = std::collections::BTreeMap::new();
     if opts.keep_values {
         for (lib, base) in plan.libraries.iter().zip(&bases) {
+            let Some(base) = base else { continue };
             let dt = base
                 .base
                 .as_ref()

@@ -6,12 +6,70 @@ use std::sync::{Arc, Mutex};
 
 use crate::yaml::SourceFile;
 
-use super::{decode_text, RepoPath, Snapshot, SourceError, MAX_FILE_SIZE};
+use super::{decode_text, ContentId, RepoPath, Snapshot, SourceError, MAX_FILE_SIZE};
 
 /// A snapshot and the text of every file read from it so far (thread-safe).
 pub struct SourceCache<'a> {
     snap: &'a dyn Snapshot,
     files: Mutex<HashMap<RepoPath, Result<Arc<SourceFile>, SourceError>>>,
+    store: Option<&'a FileStore>,
+}
+
+/// Files read by earlier runs, by path and content id: a long-lived process
+/// (the daemon) neither reads nor decodes a file again while its content id
+/// stays the same. Bounded: past `limit` entries it starts afresh.
+pub struct FileStore {
+    files: Mutex<HashMap<(RepoPath, ContentId), Result<Arc<SourceFile>, SourceError>>>,
+    limit: usize,
+    hits: std::sync::atomic::AtomicU64,
+    misses: std::sync::atomic::AtomicU64,
+}
+
+/// How a [`FileStore`] has done.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+pub struct StoreStats {
+    pub entries: usize,
+    pub hits: u64,
+    pub misses: u64,
+}
+
+impl FileStore {
+    pub fn new(limit: usize) -> FileStore {
+        FileStore {
+            files: Mutex::default(),
+            limit,
+            hits: Default::default(),
+            misses: Default::default(),
+        }
+    }
+
+    pub fn stats(&self) -> StoreStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        StoreStats {
+            entries: self.files.lock().expect("file store").len(),
+            hits: self.hits.load(Relaxed),
+            misses: self.misses.load(Relaxed),
+        }
+    }
+
+    fn get(&self, key: &(RepoPath, ContentId)) -> Option<Result<Arc<SourceFile>, SourceError>> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let found = self.files.lock().expect("file store").get(key).cloned();
+        if found.is_some() {
+            self.hits.fetch_add(1, Relaxed);
+        } else {
+            self.misses.fetch_add(1, Relaxed);
+        }
+        found
+    }
+
+    fn put(&self, key: (RepoPath, ContentId), value: Result<Arc<SourceFile>, SourceError>) {
+        let mut files = self.files.lock().expect("file store");
+        if files.len() >= self.limit {
+            files.clear();
+        }
+        files.insert(key, value);
+    }
 }
 
 impl<'a> SourceCache<'a> {
@@ -19,6 +77,15 @@ impl<'a> SourceCache<'a> {
         SourceCache {
             snap,
             files: Mutex::default(),
+            store: None,
+        }
+    }
+
+    /// A cache that also looks in, and fills, a store kept between runs.
+    pub fn with_store(snap: &'a dyn Snapshot, store: &'a FileStore) -> SourceCache<'a> {
+        SourceCache {
+            store: Some(store),
+            ..SourceCache::new(snap)
         }
     }
 
@@ -31,11 +98,25 @@ impl<'a> SourceCache<'a> {
         if let Some(r) = self.files.lock().expect("source cache").get(path) {
             return r.clone();
         }
-        let r = self
-            .snap
-            .read(path.as_str())
-            .and_then(|b| decode_text(path.as_str(), b))
-            .map(|text| SourceFile::new(path.as_str(), text));
+        let key = self
+            .store
+            .and_then(|_| self.snap.content_id(path.as_str()))
+            .map(|id| (path.clone(), id));
+        let stored = match (&key, self.store) {
+            (Some(k), Some(store)) => store.get(k),
+            _ => None,
+        };
+        let r = stored.unwrap_or_else(|| {
+            let r = self
+                .snap
+                .read(path.as_str())
+                .and_then(|b| decode_text(path.as_str(), b))
+                .map(|text| SourceFile::new(path.as_str(), text));
+            if let (Some(k), Some(store)) = (key, self.store) {
+                store.put(k, r.clone());
+            }
+            r
+        });
         self.files
             .lock()
             .expect("source cache")

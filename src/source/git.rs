@@ -392,6 +392,15 @@ impl Snapshot for GitSnapshot {
         None
     }
 
+    fn content_id(&self, path: &str) -> Option<super::ContentId> {
+        let e = self.entries.get(&RepoPath::new(path)?)?;
+        let mut id = [0u8; 20];
+        let bytes = e.id.as_bytes();
+        let n = bytes.len().min(20);
+        id[..n].copy_from_slice(&bytes[..n]);
+        Some(id)
+    }
+
     fn describe(&self) -> String {
         self.description.clone()
     }

@@ -58,7 +58,17 @@ pub trait Snapshot: Send + Sync {
     fn resolve_symlink(&self, path: &str) -> Option<String>;
     /// A short description for messages (`work tree`, `index`, `HEAD~1`).
     fn describe(&self) -> String;
+    /// An id of the file's content that changes whenever the content does
+    /// (git's blob id; a file's stat for a watched work tree), when the
+    /// snapshot knows one without reading the file. Lets a long-lived
+    /// process (the daemon) reuse what it read and parsed before.
+    fn content_id(&self, _path: &str) -> Option<ContentId> {
+        None
+    }
 }
+
+/// See [`Snapshot::content_id`].
+pub type ContentId = [u8; 20];
 
 /// Decodes file bytes as UTF-8 text, with a message that says what to do.
 pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {

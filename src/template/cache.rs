@@ -73,6 +73,26 @@ impl CompileCache {
         }
     }
 
+    /// Files compiled or parsed so far.
+    pub fn len(&self) -> usize {
+        self.entries.lock().map(|e| e.len()).unwrap_or(0) + self.raw.lock().map(|e| e.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Forgets everything (a long-lived process bounding its memory; what
+    /// is still needed is compiled again).
+    pub fn clear(&self) {
+        if let Ok(mut e) = self.entries.lock() {
+            e.clear();
+        }
+        if let Ok(mut r) = self.raw.lock() {
+            r.clear();
+        }
+    }
+
     pub(super) fn stdlib(&self) -> Result<&Arc<dyn StdLib>, TemplateError> {
         Ok(&self.stdlib)
     }
