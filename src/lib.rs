@@ -6,6 +6,7 @@
 
 pub mod assertions;
 pub mod check;
+pub mod daemon;
 pub mod cli;
 pub mod diagnostics;
 pub mod diff;

@@ -1,5 +1,6 @@
 //! `yttcheck check`: every library x environment pair of a repository.
 
+use crate::daemon::protocol::Answer;
 use crate::diagnostics::RuleId;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -73,8 +74,27 @@ pub struct Source {
     pub git: Option<Git>,
 }
 
+/// How a long-lived process opens sources (see [`open_source_with`]).
+#[derive(Default, Clone)]
+pub struct SourceOptions {
+    /// The index git gave a hook (`GIT_INDEX_FILE`): `git commit FILE`
+    /// stages into a temporary index, which is what the commit will hold.
+    pub index_file: Option<PathBuf>,
+    /// Content ids for the work tree, from stat and a file watcher.
+    pub change_count: Option<crate::source::worktree::ChangeCount>,
+}
+
 /// Opens the work tree, the index or a revision, as the selection says.
 pub fn open_source(sel: &Selection) -> Result<Source, UsageError> {
+    open_source_with(sel, &SourceOptions::default())
+}
+
+/// [`open_source`], with a given index file or work tree content ids.
+pub fn open_source_with(sel: &Selection, opts: &SourceOptions) -> Result<Source, UsageError> {
+    let work_tree = |dir: PathBuf| match &opts.change_count {
+        Some(c) => WorkTree::with_stat_ids(dir, c.clone()),
+        None => WorkTree::new(dir),
+    };
     let dir = match &sel.root {
         Some(r) => r.clone(),
         None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
@@ -84,20 +104,24 @@ pub fn open_source(sel: &Selection) -> Result<Source, UsageError> {
     }
     if !(sel.staged || sel.rev.is_some() || sel.changed_since.is_some()) {
         return Ok(Source {
-            opened: Opened::Work(WorkTree::new(dir)),
+            opened: Opened::Work(work_tree(dir)),
             git: None,
         });
     }
     let git = Git::discover(&dir).map_err(|e| UsageError(e.0))?;
     let opened = if sel.staged {
-        Opened::Git(Box::new(git.index().map_err(|e| UsageError(e.0))?))
+        let index = match &opts.index_file {
+            Some(f) => git.index_file(f),
+            None => git.index(),
+        };
+        Opened::Git(Box::new(index.map_err(|e| UsageError(e.0))?))
     } else if let Some(rev) = &sel.rev {
         let commit = git.commit(rev).map_err(|e| UsageError(e.0))?;
         Opened::Git(Box::new(
             git.tree(commit, rev).map_err(|e| UsageError(e.0))?,
         ))
     } else {
-        Opened::Work(WorkTree::new(git.workdir()))
+        Opened::Work(work_tree(git.workdir().to_path_buf()))
     };
     Ok(Source {
         opened,
@@ -166,6 +190,11 @@ pub struct CheckArgs {
     /// Write every current finding to the --baseline file, and exit 0
     #[arg(long = "update-baseline", requires = "baseline")]
     pub update_baseline: bool,
+
+    /// Run in the repository's warm daemon: auto (default on a terminal or
+    /// in a git hook; never when CI is set), always, never
+    #[arg(long, value_name = "WHEN")]
+    pub daemon: Option<String>,
 
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -350,13 +379,6 @@ fn outputs(args: &CheckArgs) -> Result<Vec<(Format, Option<PathBuf>)>, UsageErro
             "only one format can go to standard output; give the others a file (--format sarif=out.sarif)".to_string(),
         ));
     }
-    // fail now, not after the check, when a report cannot be written
-    for (_, file) in &out {
-        if let Some(f) = file {
-            std::fs::File::create(f)
-                .map_err(|e| UsageError(format!("cannot write {}: {e}", f.display())))?;
-        }
-    }
     Ok(out)
 }
 
@@ -369,38 +391,130 @@ pub fn fail_on(flag: Option<&str>, config: Option<&str>) -> Result<Severity, Usa
     })
 }
 
-/// Runs `check`; returns the exit code.
+/// Runs `check`; returns the exit code. The check runs in the repository's
+/// daemon when `--daemon` allows it and one answers (or can be started),
+/// else in this process: the answer is the same either way.
 pub fn run(args: &CheckArgs) -> i32 {
-    match run_inner(args) {
-        Ok(code) => code,
-        Err(UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
-            2
+    let mut answer = match prepare(args) {
+        Err(e) => e.answer(),
+        Ok(ctx) => match super::daemon::client_mode(args.daemon.as_deref()) {
+            Err(e) => e.answer(),
+            Ok(mode) => super::daemon::check(args, &ctx, mode)
+                .unwrap_or_else(|| execute(args, &ctx, &Warm::none())),
+        },
+    };
+    deliver(&mut answer)
+}
+
+/// What the client settles before a check: its folder, colours, and that
+/// every report file can be written (fail now, not after the check).
+pub struct CheckContext {
+    pub cwd: PathBuf,
+    pub color: bool,
+    /// A progress bar on stderr (in this process only).
+    pub progress: bool,
+}
+
+fn prepare(args: &CheckArgs) -> Result<CheckContext, UsageError> {
+    for (_, file) in outputs(args)? {
+        if let Some(f) = file {
+            std::fs::File::create(&f)
+                .map_err(|e| UsageError(format!("cannot write {}: {e}", f.display())))?;
+        }
+    }
+    Ok(CheckContext {
+        cwd: std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
+        color: use_color(&args.color)?,
+        progress: !args.quiet,
+    })
+}
+
+/// What a long-lived process (the daemon) keeps between checks.
+pub struct Warm<'a> {
+    pub store: Option<&'a crate::source::cache::FileStore>,
+    pub memo: Option<&'a crate::check::Memo>,
+    pub sources: SourceOptions,
+}
+
+impl Warm<'_> {
+    pub fn none() -> Warm<'static> {
+        Warm {
+            store: None,
+            memo: None,
+            sources: SourceOptions::default(),
         }
     }
 }
 
-fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
+/// Prints an answer and writes its files, as a check in this process would
+/// have; returns the exit code.
+pub fn deliver(answer: &mut Answer) -> i32 {
+    if !answer.stderr.is_empty() {
+        eprint!("{}", answer.stderr);
+    }
+    for (path, text) in &answer.files {
+        if let Err(e) = std::fs::write(path, text) {
+            eprintln!("yttcheck: error: cannot write {}: {e}", path.display());
+            return 2;
+        }
+    }
+    if !answer.stdout.is_empty() {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(answer.stdout.as_bytes());
+        let _ = stdout.flush();
+    }
+    answer.code
+}
+
+impl UsageError {
+    pub fn answer(self) -> Answer {
+        Answer {
+            stderr: format!("yttcheck: error: {}\n", self.0),
+            code: 2,
+            ..Answer::default()
+        }
+    }
+}
+
+/// Runs a check to its answer, writing nothing: reports go to the answer's
+/// stdout or files, messages to its stderr.
+pub fn execute(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Answer {
+    match execute_inner(args, ctx, warm) {
+        Ok(a) => a,
+        Err(e) => e.answer(),
+    }
+}
+
+fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<Answer, UsageError> {
+    let mut answer = Answer::default();
     let outputs = outputs(args)?;
-    let color = use_color(&args.color)?;
-    let source = open_source(&args.selection)?;
-    let cache = SourceCache::new(source.opened.snapshot());
-    let plan = load_plan(&cache, &source, &args.selection)?;
+    // relative paths are the client's
+    let mut selection = args.selection.clone();
+    selection.root = Some(match &selection.root {
+        Some(r) => ctx.cwd.join(r),
+        None => ctx.cwd.clone(),
+    });
+    let source = open_source_with(&selection, &warm.sources)?;
+    let cache = match warm.store {
+        Some(store) => SourceCache::with_store(source.opened.snapshot(), store),
+        None => SourceCache::new(source.opened.snapshot()),
+    };
+    let plan = load_plan(&cache, &source, &selection)?;
     let threshold = fail_on(args.fail_on.as_deref(), plan.fail_on.as_deref())?;
     let eval = eval_opts(&args.budget, plan.budget.as_ref())?;
     let opts = CheckOptions {
         jobs: args.jobs,
         eval,
         skip_validation: args.skip_validation,
-        progress: !args.quiet,
+        progress: ctx.progress,
         keep_values: false,
     };
-    let hook_mode = args.selection.staged || args.selection.changed_since.is_some();
+    let hook_mode = selection.staged || selection.changed_since.is_some();
     let full_check = !hook_mode
-        && args.selection.paths.is_empty()
-        && args.selection.libraries.is_empty()
-        && args.selection.environments.is_empty()
-        && args.selection.shard.is_none();
+        && selection.paths.is_empty()
+        && selection.libraries.is_empty()
+        && selection.environments.is_empty()
+        && selection.shard.is_none();
     if plan.libraries.is_empty() && plan.problems.is_empty() && full_check {
         return Err(UsageError(
             "no ytt library found: a library is a folder with a `#@data/values-schema` (or `#@data/values`) document, environments live in `envs/<name>/`, `environments/<name>/` or `values/<name>`; declare other layouts in .yttcheck.yml (see `yttcheck list` and the README)".to_string(),
@@ -410,11 +524,12 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
     // are still written, so CI finds them)
     let silent = plan.pairs.is_empty() && plan.problems.is_empty() && hook_mode;
     if plan.pairs.is_empty() && plan.problems.is_empty() && !silent {
-        eprintln!("yttcheck: warning: nothing to check: no library x environment pair selected (see `yttcheck list`)");
+        answer.stderr.push_str("yttcheck: warning: nothing to check: no library x environment pair selected (see `yttcheck list`)\n");
     }
     let baseline = match (&args.baseline, args.update_baseline) {
         (Some(path), false) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
+            let path = ctx.cwd.join(path);
+            let text = std::fs::read_to_string(&path).map_err(|e| {
                 UsageError(format!(
                     "cannot read the baseline {}: {e} (write one with --update-baseline)",
                     path.display()
@@ -429,20 +544,22 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
         }
         _ => None,
     };
-    let mut result = crate::check::run(&cache, &plan, &opts);
+    let mut result = match warm.memo {
+        Some(memo) => crate::check::run_with(&cache, &plan, &opts, memo),
+        None => crate::check::run(&cache, &plan, &opts),
+    };
     crate::check::suppress::apply(&mut result, &plan, &cache, baseline.as_ref(), full_check);
     if args.update_baseline {
         let path = args.baseline.as_ref().expect("clap requires --baseline");
         let b = crate::check::suppress::Baseline::of(&result.findings, &cache);
-        std::fs::write(path, b.to_json())
-            .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?;
-        eprintln!(
-            "yttcheck: wrote {} finding{} to {}",
+        answer.files.push((path.clone(), b.to_json()));
+        answer.stderr.push_str(&format!(
+            "yttcheck: wrote {} finding{} to {}\n",
             b.findings.len(),
             if b.findings.len() == 1 { "" } else { "s" },
             path.display()
-        );
-        return Ok(0);
+        ));
+        return Ok(answer);
     }
     let source = |path: &str| -> Option<String> {
         let p = RepoPath::new(path)?;
@@ -454,33 +571,31 @@ fn run_inner(args: &CheckArgs) -> Result<i32, UsageError> {
             plan: &plan,
             fail_on: threshold,
             source: &source,
-            color: color && file.is_none() && format == Format::Text,
+            color: ctx.color && file.is_none() && format == Format::Text,
         };
         let text = render(format, &input);
         match file {
-            Some(path) => std::fs::write(&path, text)
-                .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
+            Some(path) => answer.files.push((path, text)),
             None if silent => {}
-            None => {
-                let mut stdout = std::io::stdout().lock();
-                let _ = stdout.write_all(text.as_bytes());
-                let _ = stdout.flush();
-            }
+            None => answer.stdout.push_str(&text),
         }
     }
     // a broken configuration is exit 2 even though the rest was checked
-    if result
+    answer.code = if result
         .findings
         .iter()
         .any(|f| f.rule == RuleId::ConfigInvalid)
     {
-        return Ok(2);
-    }
-    let failed = result
-        .findings
-        .iter()
-        .any(|f| f.severity.reaches(threshold));
-    Ok(i32::from(failed))
+        2
+    } else {
+        i32::from(
+            result
+                .findings
+                .iter()
+                .any(|f| f.severity.reaches(threshold)),
+        )
+    };
+    Ok(answer)
 }
 
 /// Evaluation options: the config's `budget:`, then the flags where they

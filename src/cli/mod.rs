@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod ci;
+pub mod daemon;
 pub mod diff;
 pub mod explain;
 pub mod inspect;
@@ -28,6 +29,8 @@ pub enum Command {
     /// One GitHub Actions step: check what the event calls for, then write
     /// annotations, SARIF, step outputs and the job summary
     Ci(ci::CiArgs),
+    /// The repository's warm daemon, which makes checks in hooks fast
+    Daemon(daemon::DaemonArgs),
     /// Diff the final data values (and schemas) between a base revision and head
     Diff(diff::DiffArgs),
     /// List the library x environment pairs a check would run, and the files each reads
@@ -53,6 +56,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Ci(args) => ci::run(&args),
+        Command::Daemon(args) => daemon::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::List(args) => list::run(&args),
         Command::Explain(args) => explain::run(&args),

@@ -19,11 +19,14 @@ pub struct SourceCache<'a> {
 /// (the daemon) neither reads nor decodes a file again while its content id
 /// stays the same. Bounded: past `limit` entries it starts afresh.
 pub struct FileStore {
-    files: Mutex<HashMap<(RepoPath, ContentId), Result<Arc<SourceFile>, SourceError>>>,
+    files: Mutex<HashMap<(RepoPath, ContentId), Read>>,
     limit: usize,
     hits: std::sync::atomic::AtomicU64,
     misses: std::sync::atomic::AtomicU64,
 }
+
+/// A file read as text, or why it could not be.
+type Read = Result<Arc<SourceFile>, SourceError>;
 
 /// How a [`FileStore`] has done.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
@@ -52,7 +55,7 @@ impl FileStore {
         }
     }
 
-    fn get(&self, key: &(RepoPath, ContentId)) -> Option<Result<Arc<SourceFile>, SourceError>> {
+    fn get(&self, key: &(RepoPath, ContentId)) -> Option<Read> {
         use std::sync::atomic::Ordering::Relaxed;
         let found = self.files.lock().expect("file store").get(key).cloned();
         if found.is_some() {
@@ -63,7 +66,7 @@ impl FileStore {
         found
     }
 
-    fn put(&self, key: (RepoPath, ContentId), value: Result<Arc<SourceFile>, SourceError>) {
+    fn put(&self, key: (RepoPath, ContentId), value: Read) {
         let mut files = self.files.lock().expect("file store");
         if files.len() >= self.limit {
             files.clear();

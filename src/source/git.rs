@@ -194,10 +194,34 @@ impl Git {
         let index = repo
             .index_or_empty()
             .map_err(|e| GitError(format!("cannot read the index: {e}")))?;
+        self.snapshot_of_index(&index)
+    }
+
+    /// The files of another index file: the temporary index `git commit
+    /// FILE` gives its hooks in `GIT_INDEX_FILE`.
+    pub fn index_file(&self, path: &Path) -> Result<GitSnapshot, GitError> {
+        let kind = self.repo.to_thread_local().object_hash();
+        let index = gix::index::File::at(path, kind, false, Default::default()).map_err(|e| {
+            GitError(format!("cannot read the index {}: {e}", path.display()))
+        })?;
+        self.snapshot_of_index(&index)
+    }
+
+    /// Where the repository's own index is (`.git/index`).
+    pub fn index_path(&self) -> PathBuf {
+        self.repo.to_thread_local().index_path()
+    }
+
+    /// The repository's private folder (`.git`, or a worktree's own).
+    pub fn git_dir(&self) -> PathBuf {
+        self.repo.to_thread_local().git_dir().to_path_buf()
+    }
+
+    fn snapshot_of_index(&self, index: &gix::index::File) -> Result<GitSnapshot, GitError> {
         let mut entries = BTreeMap::new();
         let mut conflicts = BTreeSet::new();
         for e in index.entries() {
-            let path = e.path(&index);
+            let path = e.path(index);
             let Some(path) = std::str::from_utf8(path.as_ref())
                 .ok()
                 .and_then(RepoPath::new)

@@ -16,7 +16,7 @@ pub struct WorkTree {
     change_count: Option<ChangeCount>,
 }
 
-/// How many times a file watcher saw a path change: part of a work tree
+/// How many times a file watcher saw a path (absolute) change: part of a work tree
 /// file's content id, so that a rewrite within one tick of the clock (same
 /// size, same times) still counts as a change.
 pub type ChangeCount = std::sync::Arc<dyn Fn(&str) -> u64 + Send + Sync>;
@@ -93,7 +93,8 @@ impl Snapshot for WorkTree {
         use std::hash::{Hash, Hasher};
         use std::os::unix::fs::MetadataExt;
         let count = self.change_count.as_ref()?;
-        let md = fs::metadata(self.full(path)).ok()?;
+        let full = self.full(path);
+        let md = fs::metadata(&full).ok()?;
         if !md.is_file() {
             return None;
         }
@@ -104,7 +105,7 @@ impl Snapshot for WorkTree {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         (md.size(), md.mtime(), md.mtime_nsec(), md.ctime(), md.ctime_nsec()).hash(&mut h);
         id[8..16].copy_from_slice(&h.finish().to_le_bytes());
-        id[16..].copy_from_slice(&(count(path) as u32).to_le_bytes());
+        id[16..].copy_from_slice(&(count(&full.to_string_lossy()) as u32).to_le_bytes());
         Some(id)
     }
 

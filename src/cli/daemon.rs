@@ -1,0 +1,400 @@
+//! `yttcheck daemon start|stop|status|run`, and `check`'s side of the
+//! daemon: when to ask it, how to start it, and falling back to a check in
+//! this process on any failure (the answer is the same bytes either way).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::daemon::client::{self, ClientError};
+use crate::daemon::paths::DaemonPaths;
+use crate::daemon::protocol::{Answer, CheckCall, Reply, Request, PROTOCOL};
+use crate::daemon::server::{self, Exit, ServeOptions, Warm as DaemonWarm};
+use crate::source::git::Git;
+
+use super::check::{execute, CheckArgs, CheckContext, SourceOptions, UsageError, Warm};
+
+/// How long a client waits for a check's answer before checking itself.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The default idle time before a daemon exits.
+const DEFAULT_IDLE: Duration = Duration::from_secs(15 * 60);
+
+#[derive(Args, Debug)]
+pub struct DaemonArgs {
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Action {
+    /// Start the repository's daemon in the background (if none is running)
+    Start(Where),
+    /// Stop the repository's daemon
+    Stop(Where),
+    /// Show what the repository's daemon holds, and its hit rates
+    Status(Where),
+    /// Run the daemon in the foreground (what `start` runs)
+    Run(Where),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct Where {
+    /// The repository (default: the current directory)
+    #[arg(short = 'C', long = "root", value_name = "DIR")]
+    pub root: Option<PathBuf>,
+
+    /// Exit after this many idle seconds (default 900: 15 minutes)
+    #[arg(long = "idle-seconds", value_name = "N")]
+    pub idle_seconds: Option<u64>,
+
+    /// Status as JSON
+    #[arg(long)]
+    pub json: bool,
+
+    #[arg(long = "restarts", hide = true, default_value_t = 0)]
+    pub restarts: u32,
+}
+
+/// When `check` asks the daemon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Never,
+    /// Ask; start one if none answers; check here if anything fails.
+    Auto,
+    /// As auto, but say so on stderr when the daemon could not answer.
+    Always,
+}
+
+/// `--daemon`, or its default: never when `CI` is set, auto on a terminal
+/// or in a git hook (git sets `GIT_INDEX_FILE` or `GIT_DIR` for hooks; the
+/// pre-commit framework sets `PRE_COMMIT`), never otherwise.
+pub fn client_mode(flag: Option<&str>) -> Result<Mode, UsageError> {
+    match flag {
+        Some("never") => Ok(Mode::Never),
+        Some("auto") => Ok(Mode::Auto),
+        Some("always") => Ok(Mode::Always),
+        Some(other) => Err(UsageError(format!(
+            "--daemon expects auto, always or never, got '{other}'"
+        ))),
+        None => {
+            let set = |v: &str| std::env::var_os(v).is_some_and(|x| !x.is_empty());
+            if set("CI") {
+                Ok(Mode::Never)
+            } else if std::io::stderr().is_terminal()
+                || set("GIT_INDEX_FILE")
+                || set("GIT_DIR")
+                || set("PRE_COMMIT")
+            {
+                Ok(Mode::Auto)
+            } else {
+                Ok(Mode::Never)
+            }
+        }
+    }
+}
+
+/// The repository of a check, and its daemon's paths.
+fn repository(root: &Path) -> Option<(Git, DaemonPaths)> {
+    let git = Git::discover(root).ok()?;
+    let paths = DaemonPaths::for_git_dir(&git.git_dir());
+    Some((git, paths))
+}
+
+/// The check's answer from the daemon, or `None` to check in this process.
+pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer> {
+    if mode == Mode::Never || args.update_baseline {
+        return None;
+    }
+    let warn = |why: &str| {
+        if mode == Mode::Always {
+            eprintln!("yttcheck: warning: the daemon could not answer ({why}); checking in this process");
+        }
+    };
+    // the arguments after `check`, as typed
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if raw.get(1).map(|a| a.as_os_str()) != Some("check".as_ref()) {
+        return None;
+    }
+    let Some(argv) = raw[2..]
+        .iter()
+        .map(|a| a.to_str().map(str::to_string))
+        .collect::<Option<Vec<String>>>()
+    else {
+        warn("an argument is not UTF-8");
+        return None;
+    };
+    let root = ctx.cwd.join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
+    let Some((git, paths)) = repository(&root) else {
+        warn("not in a git repository");
+        return None;
+    };
+    let index_file = std::env::var_os("GIT_INDEX_FILE")
+        .map(|f| ctx.cwd.join(f))
+        .filter(|f| {
+            f.canonicalize().ok() != git.index_path().canonicalize().ok()
+        });
+    let request = Request::Check(CheckCall {
+        protocol: PROTOCOL,
+        cwd: ctx.cwd.clone(),
+        argv,
+        color: ctx.color,
+        index_file,
+    });
+    let mut started = false;
+    let deadline = Instant::now() + Duration::from_millis(if mode == Mode::Always { 3000 } else { 300 });
+    loop {
+        match client::call(&paths.socket, &request, ANSWER_TIMEOUT) {
+            Ok(Reply::Answer(a)) => return Some(a),
+            Ok(Reply::Error { message }) => {
+                warn(&message);
+                return None;
+            }
+            Ok(other) => {
+                warn(&format!("unexpected reply {other:?}"));
+                return None;
+            }
+            Err(ClientError::Failed(why)) => {
+                warn(&why);
+                return None;
+            }
+            Err(ClientError::NotRunning) => {
+                if !started {
+                    started = true;
+                    if paths.ensure_private().is_err()
+                        || client::spawn(git.workdir(), &paths.log, None).is_err()
+                    {
+                        warn("cannot start a daemon");
+                        return None;
+                    }
+                }
+                if Instant::now() >= deadline {
+                    warn("it did not start in time");
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+}
+
+/// Parses the arguments of `check` (as the command line does).
+#[derive(Parser)]
+#[command(name = "yttcheck check")]
+struct CheckLine {
+    #[command(flatten)]
+    args: CheckArgs,
+}
+
+/// The daemon's handler: a check, as the client asked for it, with the
+/// daemon's warm caches.
+fn handler(git_dir: PathBuf) -> server::Handler {
+    std::sync::Arc::new(move |call: &CheckCall, warm: &DaemonWarm| {
+        let line = match CheckLine::try_parse_from(
+            std::iter::once("check".to_string()).chain(call.argv.iter().cloned()),
+        ) {
+            Ok(l) => l,
+            Err(e) => return Err(format!("cannot parse the check's arguments: {e}")),
+        };
+        let args = line.args;
+        let root = call.cwd.join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
+        let theirs = Git::discover(&root).map(|g| g.git_dir()).map_err(|e| e.0)?;
+        if theirs.canonicalize().ok() != git_dir.canonicalize().ok() {
+            return Err(format!(
+                "{} is in another repository than this daemon's",
+                root.display()
+            ));
+        }
+        let ctx = CheckContext {
+            cwd: call.cwd.clone(),
+            color: call.color,
+            progress: false,
+        };
+        let w = Warm {
+            store: Some(&warm.store),
+            memo: Some(&warm.memo),
+            sources: SourceOptions {
+                index_file: call.index_file.clone(),
+                change_count: Some(warm.watcher.change_count()),
+            },
+        };
+        Ok(execute(&args, &ctx, &w))
+    })
+}
+
+pub fn run(args: &DaemonArgs) -> i32 {
+    match run_inner(args) {
+        Ok(code) => code,
+        Err(UsageError(m)) => {
+            eprintln!("yttcheck: error: {m}");
+            2
+        }
+    }
+}
+
+fn locate(w: &Where) -> Result<(Git, DaemonPaths), UsageError> {
+    let dir = match &w.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
+    };
+    let git = Git::discover(&dir).map_err(|e| UsageError(e.0))?;
+    let paths = DaemonPaths::for_git_dir(&git.git_dir());
+    Ok((git, paths))
+}
+
+fn status_of(paths: &DaemonPaths) -> Option<crate::daemon::protocol::Status> {
+    match client::call(&paths.socket, &Request::Status, Duration::from_secs(5)) {
+        Ok(Reply::Status(s)) => Some(*s),
+        _ => None,
+    }
+}
+
+fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
+    match &args.action {
+        Action::Run(w) => {
+            let (git, paths) = locate(w)?;
+            let idle = w.idle_seconds.map(Duration::from_secs).unwrap_or(DEFAULT_IDLE);
+            let opts = ServeOptions {
+                paths,
+                root: git.workdir().to_path_buf(),
+                idle,
+                restarts: w.restarts,
+            };
+            eprintln!(
+                "yttcheck daemon {} (pid {}) serving {} on {}",
+                env!("CARGO_PKG_VERSION"),
+                std::process::id(),
+                opts.root.display(),
+                opts.paths.socket.display()
+            );
+            match server::serve(opts, handler(git.git_dir())).map_err(UsageError)? {
+                Exit::Done(why) => {
+                    eprintln!("yttcheck daemon: exiting: {why}");
+                    Ok(0)
+                }
+                Exit::Restart(why) => {
+                    eprintln!("yttcheck daemon: restarting: {why}");
+                    restart(w, &git)
+                }
+            }
+        }
+        Action::Start(w) => {
+            let (git, paths) = locate(w)?;
+            if let Some(s) = status_of(&paths) {
+                println!("yttcheck daemon already running (pid {})", s.pid);
+                return Ok(0);
+            }
+            paths.ensure_private().map_err(UsageError)?;
+            client::spawn(git.workdir(), &paths.log, w.idle_seconds)
+                .map_err(|e| UsageError(format!("cannot start the daemon: {e}")))?;
+            let deadline = Instant::now() + Duration::from_secs(5);
+            while Instant::now() < deadline {
+                if let Some(s) = status_of(&paths) {
+                    println!(
+                        "yttcheck daemon started (pid {}) on {}",
+                        s.pid,
+                        paths.socket.display()
+                    );
+                    return Ok(0);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(UsageError(format!(
+                "the daemon did not start; see its log {}",
+                paths.log.display()
+            )))
+        }
+        Action::Stop(w) => {
+            let (_, paths) = locate(w)?;
+            match client::call(&paths.socket, &Request::Stop, Duration::from_secs(5)) {
+                Ok(Reply::Stopping) => {
+                    // gone when its socket is
+                    let deadline = Instant::now() + Duration::from_secs(5);
+                    while paths.socket.exists() && Instant::now() < deadline {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    println!("yttcheck daemon stopped");
+                    Ok(0)
+                }
+                Ok(Reply::Error { message }) => Err(UsageError(message)),
+                _ => {
+                    println!("no yttcheck daemon is running for this repository");
+                    Ok(0)
+                }
+            }
+        }
+        Action::Status(w) => {
+            let (_, paths) = locate(w)?;
+            let Some(s) = status_of(&paths) else {
+                if w.json {
+                    println!("{{\"running\": false}}");
+                } else {
+                    println!("no yttcheck daemon is running for this repository");
+                }
+                return Ok(3);
+            };
+            if w.json {
+                let mut v = serde_json::to_value(&s).unwrap_or_default();
+                v["running"] = serde_json::Value::Bool(true);
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                print!("{}", describe(&s));
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn rate(hits: u64, misses: u64) -> String {
+    if hits + misses == 0 {
+        "no lookups yet".into()
+    } else {
+        format!("{:.0}% hits ({hits} of {})", 100.0 * hits as f64 / (hits + misses) as f64, hits + misses)
+    }
+}
+
+fn describe(s: &crate::daemon::protocol::Status) -> String {
+    let up = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs().saturating_sub(s.started))
+        .unwrap_or(0);
+    format!(
+        "yttcheck daemon {} (pid {}), up {up} s, {} restart{}\n  repository  {}\n  socket      {}\n  requests    {}\n  memory      {} MiB resident\n  files       {} kept, {}\n  libraries   {} kept, {}\n  pairs       {} kept, {}\n  watcher     {} changes seen\n  idle exit   after {} s\n",
+        s.version,
+        s.pid,
+        s.restarts,
+        if s.restarts == 1 { "" } else { "s" },
+        s.root.display(),
+        s.socket.display(),
+        s.requests,
+        s.rss_kib / 1024,
+        s.files.entries,
+        rate(s.files.hits, s.files.misses),
+        s.memo.library_entries,
+        rate(s.memo.library_hits, s.memo.library_misses),
+        s.memo.pair_entries,
+        rate(s.memo.pair_hits, s.memo.pair_misses),
+        s.watched_changes,
+        s.idle_timeout_seconds
+    )
+}
+
+/// Starts afresh in this process (same pid), as the new binary.
+fn restart(w: &Where, git: &Git) -> Result<i32, UsageError> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().map_err(|e| UsageError(e.to_string()))?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("daemon")
+        .arg("run")
+        .arg("-C")
+        .arg(git.workdir())
+        .arg("--restarts")
+        .arg((w.restarts + 1).to_string());
+    if let Some(s) = w.idle_seconds {
+        cmd.arg("--idle-seconds").arg(s.to_string());
+    }
+    let e = cmd.exec();
+    Err(UsageError(format!("cannot restart the daemon: {e}")))
+}

@@ -1,0 +1,69 @@
+//! The client side: ask a repository's daemon, or start one.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::time::Duration;
+
+use super::protocol::{Reply, Request, MAX_ANSWER};
+
+#[derive(Debug)]
+pub enum ClientError {
+    /// No daemon listens (no socket, or a stale one).
+    NotRunning,
+    /// It listened, then failed: died mid-request, timed out, garbled.
+    Failed(String),
+}
+
+/// Sends one request and reads the reply.
+pub fn call(socket: &Path, request: &Request, timeout: Duration) -> Result<Reply, ClientError> {
+    let mut stream = UnixStream::connect(socket).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
+            ClientError::NotRunning
+        }
+        _ => ClientError::Failed(format!("cannot connect to {}: {e}", socket.display())),
+    })?;
+    let failed = |e: std::io::Error| ClientError::Failed(e.to_string());
+    stream.set_read_timeout(Some(timeout)).map_err(failed)?;
+    stream
+        .set_write_timeout(Some(Duration::from_secs(10)))
+        .map_err(failed)?;
+    let mut line = serde_json::to_vec(request).map_err(|e| ClientError::Failed(e.to_string()))?;
+    line.push(b'\n');
+    stream.write_all(&line).map_err(failed)?;
+    let mut reply = Vec::new();
+    BufReader::new(stream)
+        .take(MAX_ANSWER as u64 + 1)
+        .read_until(b'\n', &mut reply)
+        .map_err(failed)?;
+    if reply.last() != Some(&b'\n') {
+        return Err(ClientError::Failed(
+            "the daemon closed the connection without a whole reply".into(),
+        ));
+    }
+    serde_json::from_slice(&reply)
+        .map_err(|e| ClientError::Failed(format!("the daemon's reply is malformed: {e}")))
+}
+
+/// Starts `yttcheck daemon run` for the repository at `root`, detached: in
+/// its own process group (a Ctrl-C in the terminal does not reach it), with
+/// its output in `log`.
+pub fn spawn(root: &Path, log: &Path, idle_seconds: Option<u64>) -> std::io::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe()?;
+    let out = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("daemon").arg("run").arg("-C").arg(root);
+    if let Some(s) = idle_seconds {
+        cmd.arg("--idle-seconds").arg(s.to_string());
+    }
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out)
+        .process_group(0)
+        .spawn()
+        .map(|_| ())
+}

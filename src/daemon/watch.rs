@@ -1,0 +1,95 @@
+//! The daemon's file watcher (notify): counts the changes it sees per path,
+//! which become part of work tree files' content ids, so a file rewritten
+//! within one tick of the clock (same size, same times) is still read
+//! again; and tells the server when `.yttcheck.yml` changed.
+//!
+//! The watcher is not what makes answers correct — every work tree read is
+//! checked against the file's stat, as git's index does — it closes the gap
+//! stat alone leaves. Events inside `.git` are ignored (the index and trees
+//! are read by content id).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+use notify::{RecursiveMode, Watcher as _};
+
+use crate::source::worktree::ChangeCount;
+
+#[derive(Default)]
+struct Seen {
+    counts: Mutex<HashMap<PathBuf, u64>>,
+    total: AtomicU64,
+    config_changed: AtomicBool,
+}
+
+pub struct Watcher {
+    seen: Arc<Seen>,
+    // kept alive: dropping it stops the watch
+    _watcher: Option<notify::RecommendedWatcher>,
+}
+
+impl Watcher {
+    /// Watches `root` recursively. A watcher that cannot start (too many
+    /// watches) is no error: stat still catches every change but those
+    /// within one clock tick.
+    pub fn start(root: &Path) -> Result<Watcher, String> {
+        let seen = Arc::new(Seen::default());
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let config = root.join(crate::workspace::CONFIG_FILE);
+        let git = root.join(".git");
+        let s = seen.clone();
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            let Ok(event) = event else { return };
+            for path in event.paths {
+                if path.starts_with(&git) {
+                    continue;
+                }
+                if path == config {
+                    s.config_changed.store(true, Relaxed);
+                }
+                *s.counts.lock().expect("watcher").entry(path).or_insert(0) += 1;
+                s.total.fetch_add(1, Relaxed);
+            }
+        })
+        .and_then(|mut w| w.watch(&root, RecursiveMode::Recursive).map(|_| w));
+        let watcher = match watcher {
+            Ok(w) => Some(w),
+            Err(e) => {
+                eprintln!(
+                    "yttcheck daemon: warning: cannot watch {} ({e}); changes are seen by stat only",
+                    root.display()
+                );
+                None
+            }
+        };
+        Ok(Watcher {
+            seen,
+            _watcher: watcher,
+        })
+    }
+
+    /// Changes seen so far.
+    pub fn changes(&self) -> u64 {
+        self.seen.total.load(Relaxed)
+    }
+
+    /// Whether `.yttcheck.yml` changed since the last call.
+    pub fn config_changed(&self) -> bool {
+        self.seen.config_changed.swap(false, Relaxed)
+    }
+
+    /// The count of changes to a path, for work tree content ids.
+    pub fn change_count(&self) -> ChangeCount {
+        let seen = self.seen.clone();
+        Arc::new(move |path: &str| {
+            seen.counts
+                .lock()
+                .expect("watcher")
+                .get(Path::new(path))
+                .copied()
+                .unwrap_or(0)
+        })
+    }
+}
