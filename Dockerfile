@@ -13,6 +13,7 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
 COPY benches ./benches
+COPY hooks ./hooks
 RUN cargo build --locked --release \
     && install -D --mode=0755 target/release/yttcheck /out/yttcheck
 

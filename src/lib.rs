@@ -6,8 +6,8 @@
 
 pub mod assertions;
 pub mod check;
-pub mod daemon;
 pub mod cli;
+pub mod daemon;
 pub mod diagnostics;
 pub mod diff;
 pub mod files;

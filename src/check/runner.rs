@@ -33,8 +33,8 @@ use crate::workspace::{Library, Pair, Plan};
 use crate::yaml::{Document, Value};
 
 use super::finding::{dedupe, Finding, Location};
-use super::memo::Memo;
 use super::from_errors::{from_values_error, Stage, Subject};
+use super::memo::Memo;
 
 /// How to run a check.
 #[derive(Debug, Clone, Default)]
@@ -527,7 +527,12 @@ pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResu
 /// [`run`], reusing (and filling) what `memo` kept from earlier runs: a
 /// pair whose inputs are unchanged is not evaluated again, and a library
 /// whose files are unchanged is not started again.
-pub fn run_with(sources: &SourceCache, plan: &Plan, opts: &CheckOptions, memo: &Memo) -> CheckResult {
+pub fn run_with(
+    sources: &SourceCache,
+    plan: &Plan,
+    opts: &CheckOptions,
+    memo: &Memo,
+) -> CheckResult {
     let started = Instant::now();
     let cache = &memo.compile;
     memo.bound();

@@ -110,7 +110,9 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
     }
     let warn = |why: &str| {
         if mode == Mode::Always {
-            eprintln!("yttcheck: warning: the daemon could not answer ({why}); checking in this process");
+            eprintln!(
+                "yttcheck: warning: the daemon could not answer ({why}); checking in this process"
+            );
         }
     };
     // the arguments after `check`, as typed
@@ -126,16 +128,19 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
         warn("an argument is not UTF-8");
         return None;
     };
-    let root = ctx.cwd.join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
+    let root = ctx
+        .cwd
+        .join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
     let Some((git, paths)) = repository(&root) else {
         warn("not in a git repository");
         return None;
     };
+    // (this process's gix already reads GIT_INDEX_FILE: compare with the
+    // repository's own index, not with what gix says the index is)
+    let own_index = git.git_dir().join("index");
     let index_file = std::env::var_os("GIT_INDEX_FILE")
         .map(|f| ctx.cwd.join(f))
-        .filter(|f| {
-            f.canonicalize().ok() != git.index_path().canonicalize().ok()
-        });
+        .filter(|f| f.canonicalize().ok() != own_index.canonicalize().ok());
     let request = Request::Check(CheckCall {
         protocol: PROTOCOL,
         cwd: ctx.cwd.clone(),
@@ -144,7 +149,8 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
         index_file,
     });
     let mut started = false;
-    let deadline = Instant::now() + Duration::from_millis(if mode == Mode::Always { 3000 } else { 300 });
+    let deadline =
+        Instant::now() + Duration::from_millis(if mode == Mode::Always { 3000 } else { 300 });
     loop {
         match client::call(&paths.socket, &request, ANSWER_TIMEOUT) {
             Ok(Reply::Answer(a)) => return Some(a),
@@ -199,7 +205,9 @@ fn handler(git_dir: PathBuf) -> server::Handler {
             Err(e) => return Err(format!("cannot parse the check's arguments: {e}")),
         };
         let args = line.args;
-        let root = call.cwd.join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
+        let root = call
+            .cwd
+            .join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
         let theirs = Git::discover(&root).map(|g| g.git_dir()).map_err(|e| e.0)?;
         if theirs.canonicalize().ok() != git_dir.canonicalize().ok() {
             return Err(format!(
@@ -255,7 +263,10 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
     match &args.action {
         Action::Run(w) => {
             let (git, paths) = locate(w)?;
-            let idle = w.idle_seconds.map(Duration::from_secs).unwrap_or(DEFAULT_IDLE);
+            let idle = w
+                .idle_seconds
+                .map(Duration::from_secs)
+                .unwrap_or(DEFAULT_IDLE);
             let opts = ServeOptions {
                 paths,
                 root: git.workdir().to_path_buf(),
@@ -351,7 +362,11 @@ fn rate(hits: u64, misses: u64) -> String {
     if hits + misses == 0 {
         "no lookups yet".into()
     } else {
-        format!("{:.0}% hits ({hits} of {})", 100.0 * hits as f64 / (hits + misses) as f64, hits + misses)
+        format!(
+            "{:.0}% hits ({hits} of {})",
+            100.0 * hits as f64 / (hits + misses) as f64,
+            hits + misses
+        )
     }
 }
 

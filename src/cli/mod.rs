@@ -5,6 +5,7 @@ pub mod ci;
 pub mod daemon;
 pub mod diff;
 pub mod explain;
+pub mod hook;
 pub mod inspect;
 pub mod list;
 
@@ -33,6 +34,8 @@ pub enum Command {
     Daemon(daemon::DaemonArgs),
     /// Diff the final data values (and schemas) between a base revision and head
     Diff(diff::DiffArgs),
+    /// Install or remove yttcheck's git hooks (pre-commit, pre-push)
+    Hook(hook::HookArgs),
     /// List the library x environment pairs a check would run, and the files each reads
     List(list::ListArgs),
     /// Explain a rule (or list them all)
@@ -58,6 +61,7 @@ pub fn main() -> i32 {
         Command::Ci(args) => ci::run(&args),
         Command::Daemon(args) => daemon::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Hook(args) => hook::run(&args),
         Command::List(args) => list::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Inspect(args) => inspect::run(&args),

@@ -113,7 +113,11 @@ mod tests {
 
         let deep = t.path().join("a".repeat(120)).join(".git");
         let p = DaemonPaths::for_git_dir(&deep);
-        assert!(p.socket.as_os_str().len() <= MAX_SOCKET_PATH + 40, "{}", p.socket.display());
+        assert!(
+            p.socket.as_os_str().len() <= MAX_SOCKET_PATH + 40,
+            "{}",
+            p.socket.display()
+        );
         assert!(!p.socket.starts_with(&deep));
     }
 }

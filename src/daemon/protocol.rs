@@ -65,7 +65,9 @@ pub enum Reply {
     Stopping,
     /// The request could not be served (malformed, refused, another
     /// repository); the client checks in its own process instead.
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 /// A daemon's state, for `yttcheck daemon status` and its status file.

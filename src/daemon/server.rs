@@ -160,8 +160,9 @@ fn bind(socket: &Path) -> Result<UnixListener, String> {
                 ))
             }
             Err(_) => {
-                std::fs::remove_file(socket)
-                    .map_err(|e| format!("cannot remove the stale socket {}: {e}", socket.display()))?;
+                std::fs::remove_file(socket).map_err(|e| {
+                    format!("cannot remove the stale socket {}: {e}", socket.display())
+                })?;
             }
         }
     }
@@ -315,10 +316,8 @@ async fn handle(state: &Arc<State>, request: Request) -> Reply {
                 };
             }
             let state2 = state.clone();
-            let answer = tokio::task::spawn_blocking(move || {
-                (state2.handler)(&call, &state2.warm)
-            })
-            .await;
+            let answer =
+                tokio::task::spawn_blocking(move || (state2.handler)(&call, &state2.warm)).await;
             state.requests.fetch_add(1, Relaxed);
             state.write_status();
             match answer {

@@ -201,15 +201,30 @@ impl Git {
     /// FILE` gives its hooks in `GIT_INDEX_FILE`.
     pub fn index_file(&self, path: &Path) -> Result<GitSnapshot, GitError> {
         let kind = self.repo.to_thread_local().object_hash();
-        let index = gix::index::File::at(path, kind, false, Default::default()).map_err(|e| {
-            GitError(format!("cannot read the index {}: {e}", path.display()))
-        })?;
+        let index = gix::index::File::at(path, kind, false, Default::default())
+            .map_err(|e| GitError(format!("cannot read the index {}: {e}", path.display())))?;
         self.snapshot_of_index(&index)
     }
 
     /// Where the repository's own index is (`.git/index`).
     pub fn index_path(&self) -> PathBuf {
         self.repo.to_thread_local().index_path()
+    }
+
+    /// Where git runs hooks from: `core.hooksPath` (relative to the work
+    /// tree, as git reads it), else the common git dir's `hooks`.
+    pub fn hooks_dir(&self) -> PathBuf {
+        let repo = self.repo.to_thread_local();
+        let configured = repo
+            .config_snapshot()
+            .trusted_path("core.hooksPath")
+            .ok()
+            .flatten();
+        match configured {
+            Some(p) if p.is_absolute() => p,
+            Some(p) => self.workdir.join(p),
+            None => repo.common_dir().join("hooks"),
+        }
     }
 
     /// The repository's private folder (`.git`, or a worktree's own).

@@ -103,7 +103,14 @@ impl Snapshot for WorkTree {
         (md.dev(), md.ino(), md.mode()).hash(&mut h);
         id[..8].copy_from_slice(&h.finish().to_le_bytes());
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        (md.size(), md.mtime(), md.mtime_nsec(), md.ctime(), md.ctime_nsec()).hash(&mut h);
+        (
+            md.size(),
+            md.mtime(),
+            md.mtime_nsec(),
+            md.ctime(),
+            md.ctime_nsec(),
+        )
+            .hash(&mut h);
         id[8..16].copy_from_slice(&h.finish().to_le_bytes());
         id[16..].copy_from_slice(&(count(&full.to_string_lossy()) as u32).to_le_bytes());
         Some(id)

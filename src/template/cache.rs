@@ -75,7 +75,8 @@ impl CompileCache {
 
     /// Files compiled or parsed so far.
     pub fn len(&self) -> usize {
-        self.entries.lock().map(|e| e.len()).unwrap_or(0) + self.raw.lock().map(|e| e.len()).unwrap_or(0)
+        self.entries.lock().map(|e| e.len()).unwrap_or(0)
+            + self.raw.lock().map(|e| e.len()).unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {

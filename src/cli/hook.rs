@@ -1,0 +1,162 @@
+//! `yttcheck hook install [--pre-push]` and `yttcheck hook uninstall`: the
+//! plain git hooks of the repository's `hooks/` folder, put where git runs
+//! hooks (`core.hooksPath`, else `.git/hooks`). A hook that is already there
+//! is kept and chained (renamed `<hook>.yttcheck-chained`, run first by
+//! ours), never overwritten; uninstall puts it back.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+
+use crate::source::git::Git;
+
+use super::check::UsageError;
+
+/// The hooks, as in the repository's `hooks/` folder.
+const PRE_COMMIT: &str = include_str!("../../hooks/pre-commit");
+const PRE_PUSH: &str = include_str!("../../hooks/pre-push");
+
+/// A line every yttcheck hook has: how ours are told from others.
+const MARK: &str = "# yttcheck's pre-";
+
+const CHAINED: &str = ".yttcheck-chained";
+
+#[derive(Args, Debug)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub action: HookAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum HookAction {
+    /// Install the pre-commit hook (and with --pre-push, the pre-push hook)
+    Install {
+        /// Also check pushes: the pairs a push's new commits affect
+        #[arg(long = "pre-push")]
+        pre_push: bool,
+        /// The repository (default: the current directory)
+        #[arg(short = 'C', long = "root", value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+    /// Remove yttcheck's hooks, putting back the hooks they chained
+    Uninstall {
+        /// The repository (default: the current directory)
+        #[arg(short = 'C', long = "root", value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
+}
+
+pub fn run(args: &HookArgs) -> i32 {
+    match run_inner(args) {
+        Ok(()) => 0,
+        Err(UsageError(m)) => {
+            eprintln!("yttcheck: error: {m}");
+            2
+        }
+    }
+}
+
+fn hooks_dir(root: &Option<PathBuf>) -> Result<PathBuf, UsageError> {
+    let dir = match root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
+    };
+    Ok(Git::discover(&dir)
+        .map_err(|e| UsageError(e.0))?
+        .hooks_dir())
+}
+
+fn ours(path: &Path) -> bool {
+    std::fs::read_to_string(path).is_ok_and(|t| t.contains(MARK))
+}
+
+fn chained(hook: &Path) -> PathBuf {
+    let mut name = hook.as_os_str().to_owned();
+    name.push(CHAINED);
+    PathBuf::from(name)
+}
+
+fn io(what: &str, path: &Path, e: std::io::Error) -> UsageError {
+    UsageError(format!("cannot {what} {}: {e}", path.display()))
+}
+
+fn install(dir: &Path, name: &str, text: &str) -> Result<(), UsageError> {
+    std::fs::create_dir_all(dir).map_err(|e| io("create", dir, e))?;
+    let hook = dir.join(name);
+    let exists = std::fs::symlink_metadata(&hook).is_ok();
+    if exists && !ours(&hook) {
+        let keep = chained(&hook);
+        if std::fs::symlink_metadata(&keep).is_ok() {
+            return Err(UsageError(format!(
+                "{} is not yttcheck's, and {} is taken: move one of them away first",
+                hook.display(),
+                keep.display()
+            )));
+        }
+        std::fs::rename(&hook, &keep).map_err(|e| io("move", &hook, e))?;
+        println!(
+            "kept the existing {name} hook as {} (it runs first)",
+            keep.display()
+        );
+    }
+    // write beside, then rename: a commit never runs half a hook
+    let tmp = dir.join(format!(".{name}.yttcheck-tmp"));
+    std::fs::write(&tmp, text).map_err(|e| io("write", &tmp, e))?;
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| io("make executable", &tmp, e))?;
+    std::fs::rename(&tmp, &hook).map_err(|e| io("write", &hook, e))?;
+    println!("installed {}", hook.display());
+    Ok(())
+}
+
+fn uninstall(dir: &Path, name: &str) -> Result<(), UsageError> {
+    let hook = dir.join(name);
+    if std::fs::symlink_metadata(&hook).is_err() {
+        return Ok(());
+    }
+    if !ours(&hook) {
+        println!("left {} alone: it is not yttcheck's", hook.display());
+        return Ok(());
+    }
+    std::fs::remove_file(&hook).map_err(|e| io("remove", &hook, e))?;
+    let keep = chained(&hook);
+    if std::fs::symlink_metadata(&keep).is_ok() {
+        std::fs::rename(&keep, &hook).map_err(|e| io("restore", &keep, e))?;
+        println!("removed yttcheck's {name} hook and put back the one it chained");
+    } else {
+        println!("removed {}", hook.display());
+    }
+    Ok(())
+}
+
+fn run_inner(args: &HookArgs) -> Result<(), UsageError> {
+    match &args.action {
+        HookAction::Install { pre_push, root } => {
+            let dir = hooks_dir(root)?;
+            install(&dir, "pre-commit", PRE_COMMIT)?;
+            if *pre_push {
+                install(&dir, "pre-push", PRE_PUSH)?;
+            }
+            Ok(())
+        }
+        HookAction::Uninstall { root } => {
+            let dir = hooks_dir(root)?;
+            uninstall(&dir, "pre-commit")?;
+            uninstall(&dir, "pre-push")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn our_hooks_carry_the_mark_and_are_posix_sh() {
+        for text in [PRE_COMMIT, PRE_PUSH] {
+            assert!(text.starts_with("#!/bin/sh\n"));
+            assert!(text.contains(MARK));
+        }
+    }
+}
