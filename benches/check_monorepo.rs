@@ -223,4 +223,79 @@ fn main() {
         "  check --changed-since HEAD after editing {changed} (1 pair; hashes the work tree): {:.3} s wall",
         since.as_secs_f64()
     );
+
+    daemon(dir.path(), changed, benching);
+}
+
+/// The pre-commit hook's command, with a warm daemon and without: after
+/// each edit of one environment's values file (staged), end to end
+/// (process start, connect, re-check, print).
+fn daemon(root: &Path, changed: &str, benching: bool) {
+    let hook = |daemon: &str| -> Duration {
+        run(
+            root,
+            &[
+                "check",
+                "--staged",
+                "--changed-since",
+                "HEAD",
+                "--quiet",
+                "--daemon",
+                daemon,
+            ],
+        )
+        .0
+    };
+    let path = root.join(changed);
+    let original = std::fs::read_to_string(&path).unwrap();
+    let edit = |i: usize| {
+        // a real change every time: the pair must be checked again
+        std::fs::write(&path, format!("{original}# edit {i}\n")).unwrap();
+        git(root, &["add", changed]);
+    };
+    run(root, &["daemon", "start", "--idle-seconds", "300"]);
+    edit(0);
+    let first = hook("always");
+    // the whole repository cached: the daemon's memory
+    run(root, &["check", "--quiet", "--daemon", "always"]);
+    let (_, status) = run(root, &["daemon", "status", "--json"]);
+    let rss: f64 = serde_json::from_str::<serde_json::Value>(&status).unwrap()["rss_kib"]
+        .as_f64()
+        .unwrap()
+        / 1024.0;
+    let runs = if benching { 100 } else { 3 };
+    let mut warm: Vec<Duration> = (1..=runs)
+        .map(|i| {
+            edit(i);
+            hook("always")
+        })
+        .collect();
+    warm.sort();
+    let cold_runs = if benching { 10 } else { 1 };
+    let cold = median(
+        (0..cold_runs)
+            .map(|i| {
+                edit(runs + 1 + i);
+                hook("never")
+            })
+            .collect(),
+    );
+    run(root, &["daemon", "stop"]);
+    let p = |q: f64| warm[((warm.len() - 1) as f64 * q).round() as usize];
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!("pre-commit hook after editing {changed} (staged), end to end:");
+    println!(
+        "  warm daemon: p50 {:.1} ms, p99 {:.1} ms, min {:.1} ms, max {:.1} ms ({runs} runs)",
+        ms(p(0.5)),
+        ms(p(0.99)),
+        ms(warm[0]),
+        ms(warm[warm.len() - 1])
+    );
+    println!(
+        "  in-process (cold): {:.1} ms (median of {cold_runs}); cold/warm = {:.1}x",
+        ms(cold),
+        ms(cold) / ms(p(0.5))
+    );
+    println!("  first request after daemon start: {:.1} ms", ms(first));
+    println!("  daemon resident memory with every pair cached: {rss:.0} MiB");
 }

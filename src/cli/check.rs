@@ -210,7 +210,17 @@ pub fn load_plan(
     source: &Source,
     sel: &Selection,
 ) -> Result<Plan, UsageError> {
-    let mut plan = workspace::load(cache).map_err(|e| UsageError(format!("{e}")))?;
+    load_plan_with(cache, source, sel, None)
+}
+
+/// [`load_plan`], reusing a plan a long-lived process kept.
+pub fn load_plan_with(
+    cache: &SourceCache,
+    source: &Source,
+    sel: &Selection,
+    plans: Option<&workspace::PlanCache>,
+) -> Result<Plan, UsageError> {
+    let mut plan = workspace::load_with(cache, plans).map_err(|e| UsageError(format!("{e}")))?;
     if let Some(rev) = &sel.changed_since {
         let changed = changed_since(source, rev, sel.rev.as_deref())?;
         plan.retain_reading(&changed);
@@ -432,6 +442,7 @@ fn prepare(args: &CheckArgs) -> Result<CheckContext, UsageError> {
 /// What a long-lived process (the daemon) keeps between checks.
 pub struct Warm<'a> {
     pub store: Option<&'a crate::source::cache::FileStore>,
+    pub plans: Option<&'a workspace::PlanCache>,
     pub memo: Option<&'a crate::check::Memo>,
     pub sources: SourceOptions,
 }
@@ -440,6 +451,7 @@ impl Warm<'_> {
     pub fn none() -> Warm<'static> {
         Warm {
             store: None,
+            plans: None,
             memo: None,
             sources: SourceOptions::default(),
         }
@@ -499,7 +511,7 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         Some(store) => SourceCache::with_store(source.opened.snapshot(), store),
         None => SourceCache::new(source.opened.snapshot()),
     };
-    let plan = load_plan(&cache, &source, &selection)?;
+    let plan = load_plan_with(&cache, &source, &selection, warm.plans)?;
     let threshold = fail_on(args.fail_on.as_deref(), plan.fail_on.as_deref())?;
     let eval = eval_opts(&args.budget, plan.budget.as_ref())?;
     let opts = CheckOptions {

@@ -196,7 +196,13 @@ struct CheckLine {
 
 /// The daemon's handler: a check, as the client asked for it, with the
 /// daemon's warm caches.
-fn handler(git_dir: PathBuf) -> server::Handler {
+fn handler(workdir: &Path, git_dir: &Path) -> server::Handler {
+    let workdir = workdir
+        .canonicalize()
+        .unwrap_or_else(|_| workdir.to_path_buf());
+    let git_dir = git_dir
+        .canonicalize()
+        .unwrap_or_else(|_| git_dir.to_path_buf());
     std::sync::Arc::new(move |call: &CheckCall, warm: &DaemonWarm| {
         let line = match CheckLine::try_parse_from(
             std::iter::once("check".to_string()).chain(call.argv.iter().cloned()),
@@ -208,11 +214,17 @@ fn handler(git_dir: PathBuf) -> server::Handler {
         let root = call
             .cwd
             .join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
-        let theirs = Git::discover(&root).map(|g| g.git_dir()).map_err(|e| e.0)?;
-        if theirs.canonicalize().ok() != git_dir.canonicalize().ok() {
+        // the client chose this daemon by the repository of the check's
+        // folder; a folder outside the work tree is another repository's
+        // (a prefix test: discovering the repository again costs a few ms)
+        let inside = root
+            .canonicalize()
+            .is_ok_and(|r| r.starts_with(&workdir) && !r.starts_with(&git_dir));
+        if !inside {
             return Err(format!(
-                "{} is in another repository than this daemon's",
-                root.display()
+                "{} is not in this daemon's repository ({})",
+                root.display(),
+                workdir.display()
             ));
         }
         let ctx = CheckContext {
@@ -222,6 +234,7 @@ fn handler(git_dir: PathBuf) -> server::Handler {
         };
         let w = Warm {
             store: Some(&warm.store),
+            plans: Some(&warm.plans),
             memo: Some(&warm.memo),
             sources: SourceOptions {
                 index_file: call.index_file.clone(),
@@ -262,6 +275,9 @@ fn status_of(paths: &DaemonPaths) -> Option<crate::daemon::protocol::Status> {
 fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
     match &args.action {
         Action::Run(w) => {
+            // the binary's path now: once it is replaced (an upgrade),
+            // Linux names the running one "... (deleted)"
+            let _ = EXE.set(std::env::current_exe().ok());
             let (git, paths) = locate(w)?;
             let idle = w
                 .idle_seconds
@@ -280,7 +296,7 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
                 opts.root.display(),
                 opts.paths.socket.display()
             );
-            match server::serve(opts, handler(git.git_dir())).map_err(UsageError)? {
+            match server::serve(opts, handler(git.workdir(), &git.git_dir())).map_err(UsageError)? {
                 Exit::Done(why) => {
                     eprintln!("yttcheck daemon: exiting: {why}");
                     Ok(0)
@@ -376,7 +392,7 @@ fn describe(s: &crate::daemon::protocol::Status) -> String {
         .map(|d| d.as_secs().saturating_sub(s.started))
         .unwrap_or(0);
     format!(
-        "yttcheck daemon {} (pid {}), up {up} s, {} restart{}\n  repository  {}\n  socket      {}\n  requests    {}\n  memory      {} MiB resident\n  files       {} kept, {}\n  libraries   {} kept, {}\n  pairs       {} kept, {}\n  watcher     {} changes seen\n  idle exit   after {} s\n",
+        "yttcheck daemon {} (pid {}), up {up} s, {} restart{}\n  repository  {}\n  socket      {}\n  requests    {}\n  memory      {} MiB resident\n  files       {} kept, {}\n  plans       {}\n  libraries   {} kept, {}\n  pairs       {} kept, {}\n  watcher     {} changes seen\n  idle exit   after {} s\n",
         s.version,
         s.pid,
         s.restarts,
@@ -387,6 +403,7 @@ fn describe(s: &crate::daemon::protocol::Status) -> String {
         s.rss_kib / 1024,
         s.files.entries,
         rate(s.files.hits, s.files.misses),
+        rate(s.plan_hits, s.plan_misses),
         s.memo.library_entries,
         rate(s.memo.library_hits, s.memo.library_misses),
         s.memo.pair_entries,
@@ -396,10 +413,15 @@ fn describe(s: &crate::daemon::protocol::Status) -> String {
     )
 }
 
+/// The path the daemon was started from.
+static EXE: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+
 /// Starts afresh in this process (same pid), as the new binary.
 fn restart(w: &Where, git: &Git) -> Result<i32, UsageError> {
     use std::os::unix::process::CommandExt;
-    let exe = std::env::current_exe().map_err(|e| UsageError(e.to_string()))?;
+    let exe = EXE.get().cloned().flatten().ok_or_else(|| {
+        UsageError("cannot restart the daemon: its binary's path is unknown".into())
+    })?;
     let mut cmd = std::process::Command::new(exe);
     cmd.arg("daemon")
         .arg("run")

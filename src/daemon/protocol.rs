@@ -89,6 +89,9 @@ pub struct Status {
     /// Resident memory, KiB.
     pub rss_kib: u64,
     pub files: crate::source::cache::StoreStats,
+    /// Plans reused, and plans made.
+    pub plan_hits: u64,
+    pub plan_misses: u64,
     pub memo: crate::check::memo::MemoStats,
     /// Changes the file watcher saw.
     pub watched_changes: u64,

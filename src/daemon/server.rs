@@ -29,6 +29,7 @@ use crate::source::cache::FileStore;
 /// What the daemon keeps between requests, lent to the check handler.
 pub struct Warm {
     pub store: FileStore,
+    pub plans: crate::workspace::PlanCache,
     pub memo: Memo,
     pub watcher: Watcher,
 }
@@ -128,6 +129,8 @@ impl State {
             idle_timeout_seconds: self.opts.idle.as_secs(),
             rss_kib: rss_kib(),
             files: self.warm.store.stats(),
+            plan_hits: self.warm.plans.stats().0,
+            plan_misses: self.warm.plans.stats().1,
             memo: self.warm.memo.stats(),
             watched_changes: self.warm.watcher.changes(),
         }
@@ -192,6 +195,7 @@ pub fn serve(opts: ServeOptions, handler: Handler) -> Result<Exit, String> {
             config_hash: std::sync::Mutex::new(config_hash(&opts.root)),
             warm: Arc::new(Warm {
                 store: FileStore::new(STORE_LIMIT),
+                plans: crate::workspace::PlanCache::new(),
                 memo: Memo::persistent(),
                 watcher,
             }),

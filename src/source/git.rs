@@ -23,6 +23,13 @@ impl std::fmt::Display for GitError {
 
 const SHALLOW_HINT: &str = "this is a shallow clone (GitHub's actions/checkout fetches one commit by default): fetch the history, e.g. `fetch-depth: 0` in actions/checkout, or `git fetch --unshallow`";
 
+/// The files of commits read so far, by commit id (a commit never changes,
+/// so neither do its files): a long-lived process (the daemon) reads HEAD's
+/// tree once, not on every `--changed-since HEAD`.
+type Files = std::sync::Arc<BTreeMap<RepoPath, Entry>>;
+static TREES: std::sync::Mutex<BTreeMap<ObjectId, Files>> = std::sync::Mutex::new(BTreeMap::new());
+const TREES_KEPT: usize = 16;
+
 /// A repository yttcheck reads from.
 pub struct Git {
     repo: gix::ThreadSafeRepository,
@@ -151,6 +158,13 @@ impl Git {
 
     /// The files of a commit.
     pub fn tree(&self, commit: ObjectId, description: &str) -> Result<GitSnapshot, GitError> {
+        if let Some(entries) = TREES.lock().ok().and_then(|t| t.get(&commit).cloned()) {
+            return Ok(GitSnapshot::new(
+                self.repo.clone(),
+                (*entries).clone(),
+                description.to_string(),
+            ));
+        }
         let repo = self.repo.to_thread_local();
         let tree = repo
             .find_object(commit)
@@ -180,6 +194,12 @@ impl Git {
                 continue;
             };
             entries.insert(path, Entry { id: r.oid, kind });
+        }
+        if let Ok(mut trees) = TREES.lock() {
+            if trees.len() >= TREES_KEPT {
+                trees.clear();
+            }
+            trees.insert(commit, std::sync::Arc::new(entries.clone()));
         }
         Ok(GitSnapshot::new(
             self.repo.clone(),
@@ -372,11 +392,26 @@ impl Snapshot for GitSnapshot {
         } else {
             format!("{d}/")
         };
+        // the paths under `dir` are one run of each sorted set: a range,
+        // not a scan (discovery lists every folder)
+        let under = |p: &&str| p.starts_with(prefix.as_str());
         for p in self
             .entries
-            .keys()
-            .map(|p| p.as_str())
-            .chain(self.dirs.iter().map(|p| p.as_str()))
+            .range::<str, _>((
+                std::ops::Bound::Included(prefix.as_str()),
+                std::ops::Bound::Unbounded,
+            ))
+            .map(|(p, _)| p.as_str())
+            .take_while(under)
+            .chain(
+                self.dirs
+                    .range::<str, _>((
+                        std::ops::Bound::Included(prefix.as_str()),
+                        std::ops::Bound::Unbounded,
+                    ))
+                    .map(|p| p.as_str())
+                    .take_while(under),
+            )
         {
             if let Some(rest) = p.strip_prefix(&prefix) {
                 // (the root itself is in `dirs` as the empty path)

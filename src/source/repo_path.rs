@@ -106,6 +106,14 @@ impl RepoPath {
     }
 }
 
+/// Orders and hashes as its text (the derives are on it), so maps keyed by
+/// `RepoPath` can be searched by `&str` ranges.
+impl std::borrow::Borrow<str> for RepoPath {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for RepoPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.0.is_empty() {

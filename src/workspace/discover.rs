@@ -191,19 +191,13 @@ impl<'a> RepoFiles<'a> {
     }
 }
 
-/// Whether `text` has a document annotated `annotation` (a cheap scan of
-/// comment lines; the check parses the file properly).
-fn has_annotation(text: &str, annotation: &str) -> bool {
-    text.trim_start_matches('\u{feff}').lines().any(|l| {
-        l.trim_start()
-            .strip_prefix("#@")
-            .map(|rest| {
-                let rest = rest.trim_start();
-                rest.starts_with(annotation)
-                    && !rest[annotation.len()..]
-                        .starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '/')
-            })
-            .unwrap_or(false)
+/// Whether a file has a document annotated `annotation` (a cheap look at
+/// its `#@` lines; the check parses the file properly).
+fn has_annotation(file: &SourceFile, annotation: &str) -> bool {
+    file.annotation_lines().iter().any(|rest| {
+        rest.starts_with(annotation)
+            && !rest[annotation.len()..]
+                .starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '/')
     })
 }
 
@@ -257,7 +251,7 @@ pub(super) fn find_envs(files: &RepoFiles) -> (Vec<FoundEnv>, Vec<RepoPath>) {
                     && !(values_root
                         && files
                             .text(f)
-                            .is_some_and(|t| has_annotation(t.text(), "data/values-schema"))) =>
+                            .is_some_and(|t| has_annotation(&t, "data/values-schema"))) =>
                 {
                     by_name
                         .entry(f.stem().to_string())
@@ -283,17 +277,20 @@ pub(super) fn find_envs(files: &RepoFiles) -> (Vec<FoundEnv>, Vec<RepoPath>) {
 /// Whether `f` is (in) one of the `claimed` paths (sorted): one binary
 /// search per ancestor.
 fn is_claimed(claimed: &[RepoPath], f: &RepoPath) -> bool {
-    let mut p = Some(f.clone());
-    while let Some(x) = p {
-        if x.is_root() {
-            return false;
-        }
-        if claimed.binary_search(&x).is_ok() {
-            return true;
-        }
-        p = x.parent();
+    if claimed.is_empty() {
+        return false;
     }
-    false
+    // the path and each ancestor, as slices of it (no allocation: this runs
+    // for every file of the repository)
+    let path = f.as_str();
+    let found = |p: &str| claimed.binary_search_by(|c| c.as_str().cmp(p)).is_ok();
+    if path.is_empty() {
+        return false;
+    }
+    if found(path) {
+        return true;
+    }
+    path.match_indices('/').any(|(i, _)| found(&path[..i]))
 }
 
 pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec<RepoPath> {
@@ -305,7 +302,7 @@ pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec
             .filter(|f| {
                 files
                     .text(f)
-                    .is_some_and(|t| has_annotation(t.text(), annotation))
+                    .is_some_and(|t| has_annotation(&t, annotation))
             })
             .filter_map(|f| f.parent())
             .collect()
@@ -333,8 +330,9 @@ pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec
                 .any(|o| o != root && o.starts_with(&parent));
             // ytt files right in the folder above (not in other sub-folders,
             // which may be other things entirely)
+            let prefix_len = parent.as_str().len() + 1;
             let more_files = files.under(&parent).iter().any(|f| {
-                f.parent().as_ref() == Some(&parent) && is_ytt_file(f) && !is_claimed(claimed, f)
+                !f.as_str()[prefix_len..].contains('/') && is_ytt_file(f) && !is_claimed(claimed, f)
             });
             if others || !more_files {
                 break;
@@ -403,8 +401,7 @@ fn classify(files: &RepoFiles, args: impl IntoIterator<Item = FileArg>, inputs: 
     for a in args {
         let plain = a.path.is_yaml()
             && files.text(&a.path).is_some_and(|t| {
-                !has_annotation(t.text(), "data/values")
-                    && !has_annotation(t.text(), "data/values-schema")
+                !has_annotation(&t, "data/values") && !has_annotation(&t, "data/values-schema")
             });
         if plain {
             inputs.data_values_files.push(a.path);

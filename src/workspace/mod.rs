@@ -4,14 +4,17 @@
 //! * [`config`] — the config file;
 //! * [`discover`] — conventions: finding libraries and environments;
 //! * [`assemble`] — the plan, step by step, from discovery and the config;
-//! * [`plan`] — libraries, pairs, and the files each pair reads.
+//! * [`plan`] — libraries, pairs, and the files each pair reads;
+//! * [`cached`] — plans a long-lived process keeps, by what they depend on.
 
 pub mod assemble;
+pub mod cached;
 pub mod config;
 pub mod discover;
 pub mod plan;
 
 pub use assemble::plan as make_plan;
+pub use cached::{load_with, PlanCache};
 pub use config::{Config, ConfigError, CONFIG_FILE};
 pub use discover::RepoFiles;
 pub use plan::{EnvInputs, Library, Pair, Plan, PlanProblem, DEFAULTS_ENV};

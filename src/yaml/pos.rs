@@ -16,6 +16,9 @@ pub struct SourceFile {
     text: String,
     /// Byte offset of the start of each line (line 1 starts at `line_starts[0]`).
     line_starts: Vec<usize>,
+    /// What follows `#@` on each annotation line, found once (discovery
+    /// asks a file several times, and a daemon keeps the file).
+    annotation_lines: std::sync::OnceLock<Box<[Box<str>]>>,
 }
 
 impl SourceFile {
@@ -31,6 +34,20 @@ impl SourceFile {
             name: name.into(),
             text,
             line_starts,
+            annotation_lines: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The text after `#@` (and spaces) of every line that starts, after
+    /// indentation, with `#@` (a byte order mark at the start is skipped).
+    pub fn annotation_lines(&self) -> &[Box<str>] {
+        self.annotation_lines.get_or_init(|| {
+            self.text
+                .trim_start_matches('\u{feff}')
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix("#@"))
+                .map(|rest| rest.trim_start().into())
+                .collect()
         })
     }
 

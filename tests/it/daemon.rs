@@ -249,7 +249,7 @@ fn bad_requests_get_an_error_and_the_daemon_lives_on() {
         (
             &b"{\"kind\": \"check\", \"protocol\": 1, \"cwd\": \"/\", \"argv\": [], \"color\": false, \"index_file\": null}\n"[..],
             false,
-            "not inside a git repository",
+            "is not in this daemon's repository",
         ),
         (
             &b"{\"kind\": \"check\", \"protocol\": 1, \"cwd\": \"/tmp\", \"argv\": [\"--no-such-flag\"], \"color\": false, \"index_file\": null}\n"[..],
