@@ -96,11 +96,19 @@ pub fn client_mode(flag: Option<&str>) -> Result<Mode, UsageError> {
     }
 }
 
-/// The repository of a check, and its daemon's paths.
-fn repository(root: &Path) -> Option<(Git, DaemonPaths)> {
+/// The work tree and git dir of a check's repository, and its daemon's
+/// paths (the quick way when it can, else by opening the repository).
+fn repository(root: &Path) -> Option<(PathBuf, PathBuf, DaemonPaths)> {
+    if std::env::var_os("GIT_DIR").is_none() {
+        if let Some((workdir, git_dir)) = crate::source::git::find_git_dir(root) {
+            let paths = DaemonPaths::for_git_dir(&git_dir);
+            return Some((workdir, git_dir, paths));
+        }
+    }
     let git = Git::discover(root).ok()?;
-    let paths = DaemonPaths::for_git_dir(&git.git_dir());
-    Some((git, paths))
+    let git_dir = git.git_dir().canonicalize().ok()?;
+    let paths = DaemonPaths::for_git_dir(&git_dir);
+    Some((git.workdir().to_path_buf(), git_dir, paths))
 }
 
 /// The check's answer from the daemon, or `None` to check in this process.
@@ -131,13 +139,13 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
     let root = ctx
         .cwd
         .join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
-    let Some((git, paths)) = repository(&root) else {
+    let Some((workdir, git_dir, paths)) = repository(&root) else {
         warn("not in a git repository");
         return None;
     };
     // (this process's gix already reads GIT_INDEX_FILE: compare with the
     // repository's own index, not with what gix says the index is)
-    let own_index = git.git_dir().join("index");
+    let own_index = git_dir.join("index");
     let index_file = std::env::var_os("GIT_INDEX_FILE")
         .map(|f| ctx.cwd.join(f))
         .filter(|f| f.canonicalize().ok() != own_index.canonicalize().ok());
@@ -170,7 +178,7 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
                 if !started {
                     started = true;
                     if paths.ensure_private().is_err()
-                        || client::spawn(git.workdir(), &paths.log, None).is_err()
+                        || client::spawn(&workdir, &paths.log, None).is_err()
                     {
                         warn("cannot start a daemon");
                         return None;
@@ -261,7 +269,9 @@ fn locate(w: &Where) -> Result<(Git, DaemonPaths), UsageError> {
         None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
     };
     let git = Git::discover(&dir).map_err(|e| UsageError(e.0))?;
-    let paths = DaemonPaths::for_git_dir(&git.git_dir());
+    // spelled as clients spell it (the path decides the socket's place)
+    let git_dir = git.git_dir();
+    let paths = DaemonPaths::for_git_dir(&git_dir.canonicalize().unwrap_or(git_dir));
     Ok((git, paths))
 }
 

@@ -210,6 +210,8 @@ pub fn serve(opts: ServeOptions, handler: Handler) -> Result<Exit, String> {
         });
         state.write_status();
         let mut tick = tokio::time::interval(Duration::from_millis(250));
+        // the status file follows the requests, off their path
+        let mut written = 0;
         let exit = loop {
             tokio::select! {
                 accepted = listener.accept() => {
@@ -226,6 +228,11 @@ pub fn serve(opts: ServeOptions, handler: Handler) -> Result<Exit, String> {
                 }
                 _ = state.stop.notified() => break Exit::Done("asked to stop".into()),
                 _ = tick.tick() => {
+                    let served = state.requests.load(Relaxed);
+                    if served != written {
+                        written = served;
+                        state.write_status();
+                    }
                     if state.stopping.load(Relaxed) {
                         break Exit::Done("asked to stop".into());
                     }
@@ -323,7 +330,6 @@ async fn handle(state: &Arc<State>, request: Request) -> Reply {
             let answer =
                 tokio::task::spawn_blocking(move || (state2.handler)(&call, &state2.warm)).await;
             state.requests.fetch_add(1, Relaxed);
-            state.write_status();
             match answer {
                 Ok(Ok(a)) => Reply::Answer(a),
                 Ok(Err(message)) => Reply::Error { message },
