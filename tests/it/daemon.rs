@@ -530,6 +530,48 @@ fn idle_daemons_exit_and_a_config_change_restarts_one() {
 }
 
 #[test]
+fn a_new_binary_restarts_the_daemon() {
+    let repo = repository();
+    let p = repo.path();
+    let _stop = Stopper(p.to_path_buf());
+    // a daemon started from a copy of the binary, which is then upgraded
+    // (replaced by a new file, as cargo install and package managers do)
+    let bin = tempfile::tempdir().unwrap();
+    let exe = bin.path().join("yttcheck");
+    std::fs::copy(env!("CARGO_BIN_EXE_yttcheck"), &exe).unwrap();
+    let out = Process::new(&exe)
+        .current_dir(p)
+        .args(["daemon", "start"])
+        .env_remove("CI")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pid = status(p).unwrap()["pid"].as_u64().unwrap();
+    let new = bin.path().join("yttcheck.new");
+    std::fs::copy(env!("CARGO_BIN_EXE_yttcheck"), &new).unwrap();
+    std::fs::rename(&new, &exe).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(s) = status(p) {
+            if s["restarts"] == 1 {
+                assert_eq!(s["pid"].as_u64().unwrap(), pid);
+                break;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no restart after the binary changed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    same(p, &["--format", "json"]);
+}
+
+#[test]
 fn auto_starts_a_daemon_and_never_runs_in_ci() {
     let repo = repository();
     let p = repo.path();
