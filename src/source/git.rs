@@ -341,12 +341,18 @@ impl GitSnapshot {
         let mut dirs = BTreeSet::new();
         dirs.insert(RepoPath::root());
         for p in entries.keys() {
-            let mut d = p.parent();
-            while let Some(x) = d {
-                if !dirs.insert(x.clone()) {
+            // each folder on the way, deepest first, allocated only when new
+            // (a snapshot of the index is made on every request of the
+            // daemon)
+            let path = p.as_str();
+            for (i, _) in path.rmatch_indices('/') {
+                let dir = &path[..i];
+                if dirs.contains(dir) {
                     break;
                 }
-                d = x.parent();
+                if let Some(d) = RepoPath::new(dir) {
+                    dirs.insert(d);
+                }
             }
         }
         GitSnapshot {
@@ -490,6 +496,20 @@ impl Snapshot for GitSnapshot {
             }
         }
         None
+    }
+
+    fn paths_fingerprint(&self) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for (p, e) in &self.entries {
+            p.hash(&mut h);
+            // a link's target is its blob: where it leads can change the walk
+            match e.kind {
+                Kind::File => 0u8.hash(&mut h),
+                Kind::Link => (1u8, e.id.as_bytes()).hash(&mut h),
+            }
+        }
+        Some(h.finish())
     }
 
     fn content_id(&self, path: &str) -> Option<super::ContentId> {

@@ -65,6 +65,11 @@ pub trait Snapshot: Send + Sync {
     fn content_id(&self, _path: &str) -> Option<ContentId> {
         None
     }
+    /// A hash of every path (and where each link leads), when the snapshot
+    /// knows it without listing folders: equal fingerprints, equal walks.
+    fn paths_fingerprint(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// See [`Snapshot::content_id`].

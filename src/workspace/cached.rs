@@ -21,9 +21,13 @@ const PLANS_KEPT: usize = 4;
 /// Files' facts kept before starting afresh.
 const FACTS_KEPT: usize = 200_000;
 
+/// A walk of a snapshot: its files, and what could not be walked.
+type Walk = Arc<(Vec<RepoPath>, Vec<crate::source::SourceError>)>;
+
 #[derive(Default)]
 pub struct PlanCache {
     facts: Mutex<HashMap<(RepoPath, ContentId), u64>>,
+    walks: Mutex<Vec<(u64, Walk)>>,
     plans: Mutex<Vec<(u64, Arc<Plan>)>>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -37,6 +41,30 @@ impl PlanCache {
     /// (hits, misses)
     pub fn stats(&self) -> (u64, u64) {
         (self.hits.load(Relaxed), self.misses.load(Relaxed))
+    }
+
+    /// The walk of the snapshot, reused while its paths are the same.
+    fn walk(&self, sources: &SourceCache) -> Walk {
+        let snap = sources.snapshot();
+        let Some(fp) = snap.paths_fingerprint() else {
+            return Arc::new(walk(snap, &RepoPath::root()));
+        };
+        if let Some((_, w)) = self
+            .walks
+            .lock()
+            .expect("plan cache")
+            .iter()
+            .find(|(k, _)| *k == fp)
+        {
+            return w.clone();
+        }
+        let w: Walk = Arc::new(walk(snap, &RepoPath::root()));
+        let mut walks = self.walks.lock().expect("plan cache");
+        if walks.len() >= PLANS_KEPT {
+            walks.remove(0);
+        }
+        walks.push((fp, w.clone()));
+        w
     }
 
     fn fact(&self, sources: &SourceCache, path: &RepoPath, id: ContentId) -> u64 {
@@ -68,11 +96,12 @@ fn key(sources: &SourceCache, cache: &PlanCache) -> Option<u64> {
         Ok(bytes) => (true, bytes).hash(&mut h),
         Err(e) => (false, e.message).hash(&mut h),
     }
-    let (files, errors) = walk(snap, &RepoPath::root());
-    for e in &errors {
+    let walked = cache.walk(sources);
+    let (files, errors) = &*walked;
+    for e in errors {
         (&e.path, &e.message).hash(&mut h);
     }
-    for f in &files {
+    for f in files {
         let id = snap.content_id(f.as_str())?;
         (f, cache.fact(sources, f, id)).hash(&mut h);
     }
