@@ -202,6 +202,13 @@ struct CheckLine {
     args: CheckArgs,
 }
 
+/// The arguments of a check, as `yttcheck check ARGV...` would read them.
+pub fn parse_check_args(argv: &[String]) -> Result<CheckArgs, String> {
+    CheckLine::try_parse_from(std::iter::once("check".to_string()).chain(argv.iter().cloned()))
+        .map(|l| l.args)
+        .map_err(|e| format!("cannot parse the check's arguments: {e}"))
+}
+
 /// The daemon's handler: a check, as the client asked for it, with the
 /// daemon's warm caches.
 fn handler(workdir: &Path, git_dir: &Path) -> server::Handler {
@@ -212,13 +219,7 @@ fn handler(workdir: &Path, git_dir: &Path) -> server::Handler {
         .canonicalize()
         .unwrap_or_else(|_| git_dir.to_path_buf());
     std::sync::Arc::new(move |call: &CheckCall, warm: &DaemonWarm| {
-        let line = match CheckLine::try_parse_from(
-            std::iter::once("check".to_string()).chain(call.argv.iter().cloned()),
-        ) {
-            Ok(l) => l,
-            Err(e) => return Err(format!("cannot parse the check's arguments: {e}")),
-        };
-        let args = line.args;
+        let args = parse_check_args(&call.argv)?;
         let root = call
             .cwd
             .join(args.selection.root.as_deref().unwrap_or(Path::new(".")));

@@ -255,9 +255,23 @@ pub fn run(args: &InspectArgs) -> i32 {
 /// Computes what `ytt ... --data-values-inspect` prints, or ytt's error text.
 pub fn inspect(args: &InspectArgs) -> Result<String, String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    let snap = WorkTree::new(cwd);
-    let stdin = Stdin::default();
-    let files = collect_inputs(&snap, &args.files, &stdin)?;
+    inspect_in(
+        &WorkTree::new(cwd),
+        &Stdin::default(),
+        &crate::values::flags::environ(),
+        args,
+    )
+}
+
+/// [`inspect`] over any snapshot and environment (the fuzz targets give an
+/// in-memory one).
+pub fn inspect_in(
+    snap: &dyn crate::source::Snapshot,
+    stdin: &Stdin,
+    environ: &[(String, String)],
+    args: &InspectArgs,
+) -> Result<String, String> {
+    let files = collect_inputs(snap, &args.files, stdin)?;
     let tree = Arc::new(LibraryTree::new(files));
 
     let flags = DataValuesFlags {
@@ -269,7 +283,7 @@ pub fn inspect(args: &InspectArgs) -> Result<String, String> {
         from_files: args.data_values_file.clone(),
     };
     let overlays = flags
-        .as_overlays(&snap, &stdin, &crate::values::flags::environ(), args.strict)
+        .as_overlays(snap, stdin, environ, args.strict)
         .map_err(|e| e.message)?;
 
     let mut opts = EvalOpts {

@@ -672,10 +672,14 @@ fn rewrite_tokens(lg: &Logical) -> Vec<String> {
                 }
             }
             Tok::Str if is_load && t.line < lines.len() => {
-                let text = &lines[t.line][t.start..t.end.min(lines[t.line].len())];
+                // a string left open runs on to later lines: its end is not
+                // on this one (and then it is not "assert")
+                let Some(text) = lines[t.line].get(t.start..t.end.min(lines[t.line].len())) else {
+                    continue;
+                };
                 let prev_is_eq = i > 0 && matches!(&sig[i - 1].tok, Tok::Other) && {
                     let p = sig[i - 1];
-                    &lines[p.line][p.start..p.end] == "="
+                    lines.get(p.line).and_then(|l| l.get(p.start..p.end)) == Some("=")
                 };
                 if (text == "\"assert\"" || text == "'assert'") && !prev_is_eq {
                     repl[t.line].push((t.start, t.end, format!("{ASSERT_RENAMED}={text}")));
@@ -687,6 +691,9 @@ fn rewrite_tokens(lg: &Logical) -> Vec<String> {
     for (li, r) in repl.iter_mut().enumerate() {
         r.sort_by_key(|x| std::cmp::Reverse(x.0));
         for (s, e, text) in r.iter() {
+            if lines[li].get(*s..*e).is_none() {
+                continue;
+            }
             lines[li].replace_range(*s..*e, text);
         }
     }

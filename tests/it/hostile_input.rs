@@ -485,3 +485,18 @@ fn symlinks_out_of_the_repository_are_findings_and_never_read() {
     );
     assert!(!stdout.contains("hunter2"), "{stdout}");
 }
+
+/// Found by the `template` fuzz target: a string left open on a `load` line
+/// ran to a later line, and renaming `assert` in it sliced past the line's
+/// end (a panic).
+#[test]
+fn an_open_string_in_a_load_line_is_an_error_not_a_panic() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "config/template.yml",
+        "#@ load\"\" \"\"a\"\"a\"\n#@data/values\n#@\"",
+    );
+    let err = fails(d.path(), &["-f", "config"]);
+    assert_has(&err, &["template.yml:1 |", "Parse error"]);
+}

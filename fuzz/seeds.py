@@ -1,0 +1,77 @@
+"""Seed corpora for the fuzz targets, made at run time from ../shared (ytt's
+recorded cases and real configurations stay out of this repository) plus a
+few requests and configs of our own. Usage: seeds.py SHARED_DIR CORPUS_DIR"""
+import json
+import os
+import sys
+
+shared, corpus = sys.argv[1], sys.argv[2]
+
+
+def put(target, name, data):
+    d = os.path.join(corpus, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def files_of(root):
+    for dirpath, _, names in os.walk(root):
+        for n in sorted(names):
+            p = os.path.join(dirpath, n)
+            if os.path.getsize(p) <= 64 * 1024:
+                yield p
+
+
+n = 0
+cases = os.path.join(shared, "conformance", "cases")
+for case in sorted(os.listdir(cases)) if os.path.isdir(cases) else []:
+    files = [p for p in files_of(os.path.join(cases, case, "files"))]
+    ytt = [p for p in files if p.endswith((".yml", ".yaml"))]
+    star = [p for p in files if p.endswith(".star")]
+    for p in ytt:
+        n += 1
+        put("yaml", f"c{n}", open(p, "rb").read())
+    parts = [open(p, "rb").read() for p in (ytt[:1] + star[:1] + ytt[1:2])]
+    if parts:
+        put("template", case, b"\0".join(parts))
+    try:
+        args = json.load(open(os.path.join(cases, case, "args.json")))
+    except (OSError, ValueError):
+        args = []
+    if isinstance(args, dict):
+        args = args.get("args", [])
+    vs = [a for i, a in enumerate(args[1:], 1) if args[i - 1] in ("-v", "--data-value")]
+    ys = [a for i, a in enumerate(args[1:], 1) if args[i - 1] == "--data-value-yaml"]
+    if vs or ys:
+        put("flags", case, "\0".join([vs[0] if vs else "", ys[0] if ys else "", "name=x"]).encode())
+
+real = os.path.join(shared, "realworld")
+for p in files_of(real) if os.path.isdir(real) else []:
+    if p.endswith((".yml", ".yaml", ".star")):
+        n += 1
+        put("yaml" if not p.endswith(".star") else "template", f"r{n}", open(p, "rb").read())
+
+for i, seed in enumerate([
+    "replicas=3\0ports: [{name: http, port: 8080}]\0REPLICAS=2",
+    "labels.tier=db\0labels: {a: b}\0EXTRA=x",
+    "extra=\0extra: null\0NAME=svc",
+]):
+    put("flags", f"own{i}", seed.encode())
+
+for i, seed in enumerate([
+    "libraries:\n- path: libs/web\nenvironments:\n- glob: envs/*\n",
+    "exclude: ['envs/prod/**']\nfail_on: warning\n",
+    "environments:\n- name: dev\n  files: ['envs/dev/*.yml']\n  data_values: ['replicas=1']\n",
+    "budget:\n  max_steps: 100\n  timeout_seconds: 1\nsecret_words: [token]\n",
+    "rules:\n  values/deprecated: error\nignore:\n- rule: validation/min\n  paths: ['envs/**']\n",
+]):
+    put("config", f"own{i}", seed.encode())
+
+for i, seed in enumerate([
+    {"kind": "status"},
+    {"kind": "stop"},
+    {"kind": "check", "protocol": 1, "cwd": "/tmp", "argv": ["--staged", "--format", "json"], "color": False, "index_file": None},
+    {"kind": "check", "protocol": 1, "cwd": "/", "argv": ["-C", "x", "--shard", "1/2", "envs"], "color": True, "index_file": "/tmp/i"},
+]):
+    put("daemon_request", f"own{i}", json.dumps(seed).encode())
