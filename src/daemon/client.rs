@@ -30,16 +30,18 @@ pub fn call(socket: &Path, request: &Request, timeout: Duration) -> Result<Reply
         .map_err(failed)?;
     let mut line = serde_json::to_vec(request).map_err(|e| ClientError::Failed(e.to_string()))?;
     line.push(b'\n');
-    stream.write_all(&line).map_err(failed)?;
+    // a daemon that refuses the client replies before reading the request
+    // and closes: the write may then fail, and the reply still be there
+    let written = stream.write_all(&line);
     let mut reply = Vec::new();
-    BufReader::new(stream)
+    let read = BufReader::new(stream)
         .take(MAX_ANSWER as u64 + 1)
-        .read_until(b'\n', &mut reply)
-        .map_err(failed)?;
+        .read_until(b'\n', &mut reply);
     if reply.last() != Some(&b'\n') {
-        return Err(ClientError::Failed(
-            "the daemon closed the connection without a whole reply".into(),
-        ));
+        return Err(ClientError::Failed(match (written, read) {
+            (Err(e), _) | (_, Err(e)) => e.to_string(),
+            _ => "the daemon closed the connection without a whole reply".into(),
+        }));
     }
     serde_json::from_slice(&reply)
         .map_err(|e| ClientError::Failed(format!("the daemon's reply is malformed: {e}")))

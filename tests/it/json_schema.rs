@@ -68,7 +68,7 @@ unknown: 1
 
 /// Validates `values` against `schema` (JSON text); returns the JSON paths
 /// of the failing instances, sorted.
-fn validate(dir: &Path, schema: &str, values: &str) -> Vec<String> {
+pub(super) fn validate(dir: &Path, schema: &str, values: &str) -> Vec<String> {
     std::fs::write(dir.join("schema.json"), schema).unwrap();
     std::fs::write(dir.join("values.yml"), values).unwrap();
     let script = r#"

@@ -19,6 +19,7 @@ mod hostile_input;
 mod install;
 mod json_schema;
 mod private_libraries;
+mod properties;
 mod schema_errors;
 mod validation_rules;
 mod values_errors;
