@@ -252,11 +252,6 @@ impl Git {
         self.snapshot_of_index(&index)
     }
 
-    /// Where the repository's own index is (`.git/index`).
-    pub fn index_path(&self) -> PathBuf {
-        self.repo.to_thread_local().index_path()
-    }
-
     /// Where git runs hooks from: `core.hooksPath` (relative to the work
     /// tree, as git reads it), else the common git dir's `hooks`.
     pub fn hooks_dir(&self) -> PathBuf {

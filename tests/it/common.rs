@@ -117,3 +117,17 @@ pub fn tool(name: &str) -> Option<PathBuf> {
     }
     on_path
 }
+
+/// Stops the daemon of the repository at `0` when a test ends, however it
+/// ends (a daemon a test or a hook started must not outlive the test).
+pub struct DaemonStopper(pub PathBuf);
+
+impl Drop for DaemonStopper {
+    fn drop(&mut self) {
+        let _ = Process::new(env!("CARGO_BIN_EXE_yttcheck"))
+            .current_dir(&self.0)
+            .args(["daemon", "stop"])
+            .env_remove("CI")
+            .output();
+    }
+}

@@ -7,11 +7,11 @@
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command as Process;
 use std::time::{Duration, Instant};
 
-use super::common::{git, write};
+use super::common::{git, write, DaemonStopper};
 
 struct Out {
     code: i32,
@@ -33,15 +33,6 @@ fn yttcheck(dir: &Path, args: &[&str]) -> Out {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into(),
         stderr: String::from_utf8_lossy(&out.stderr).into(),
-    }
-}
-
-/// Stops the repository's daemon when the test ends, however it ends.
-struct Stopper(PathBuf);
-
-impl Drop for Stopper {
-    fn drop(&mut self) {
-        let _ = yttcheck(&self.0, &["daemon", "stop"]);
     }
 }
 
@@ -76,13 +67,13 @@ fn status(dir: &Path) -> Option<serde_json::Value> {
     (v["running"] == true).then_some(v)
 }
 
-fn start(dir: &Path, extra: &[&str]) -> (Stopper, u64) {
+fn start(dir: &Path, extra: &[&str]) -> (DaemonStopper, u64) {
     let mut args = vec!["daemon", "start"];
     args.extend_from_slice(extra);
     let out = yttcheck(dir, &args);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let pid = status(dir).expect("running")["pid"].as_u64().unwrap();
-    (Stopper(dir.to_path_buf()), pid)
+    (DaemonStopper(dir.to_path_buf()), pid)
 }
 
 /// Timings differ from run to run.
@@ -533,7 +524,7 @@ fn idle_daemons_exit_and_a_config_change_restarts_one() {
 fn a_new_binary_restarts_the_daemon() {
     let repo = repository();
     let p = repo.path();
-    let _stop = Stopper(p.to_path_buf());
+    let _stop = DaemonStopper(p.to_path_buf());
     // a daemon started from a copy of the binary, which is then upgraded
     // (replaced by a new file, as cargo install and package managers do)
     let bin = tempfile::tempdir().unwrap();
@@ -575,7 +566,7 @@ fn a_new_binary_restarts_the_daemon() {
 fn auto_starts_a_daemon_and_never_runs_in_ci() {
     let repo = repository();
     let p = repo.path();
-    let _stop = Stopper(p.to_path_buf());
+    let _stop = DaemonStopper(p.to_path_buf());
     // CI: no daemon, whatever the terminal
     let out = Process::new(env!("CARGO_BIN_EXE_yttcheck"))
         .current_dir(p)

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Output};
 
-use super::common::{git, tool, write};
+use super::common::{git, tool, write, DaemonStopper};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -56,15 +56,6 @@ fn yttcheck(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// Stops a daemon a hook may have started.
-struct Stopper(PathBuf);
-
-impl Drop for Stopper {
-    fn drop(&mut self) {
-        let _ = yttcheck(&self.0, &["daemon", "stop"]);
-    }
-}
-
 fn repository() -> tempfile::TempDir {
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
@@ -85,7 +76,7 @@ fn repository() -> tempfile::TempDir {
 fn the_pre_commit_hook_blocks_a_bad_staged_value_and_chains_the_old_hook() {
     let repo = repository();
     let p = repo.path();
-    let _stop = Stopper(p.to_path_buf());
+    let _stop = DaemonStopper(p.to_path_buf());
     // a hook already there: kept, and run first
     let old = "#!/bin/sh\necho ran >> \"$(git rev-parse --git-dir)/old-hook-ran\"\n";
     write(p, ".git/hooks/pre-commit", old);

@@ -129,28 +129,13 @@ proptest! {
         let d = tempfile::tempdir().unwrap();
         write(d.path(), "a.yml", format!("#@data/values\n---\n{body}"));
         write(d.path(), "b.yml", format!("#@data/values\n---\n{body}"));
-        let once = inspect(d.path(), &["-f", "a.yml"]);
-        let twice = inspect(d.path(), &["-f", "a.yml", "-f", "b.yml"]);
+        let once = run_ok(d.path(), &["inspect", "-f", "a.yml"]);
+        let twice = run_ok(d.path(), &["inspect", "-f", "a.yml", "-f", "b.yml"]);
         prop_assert_eq!(&once, &twice);
         let src = SourceFile::new("once.yml", once.as_str());
         let parsed = yttcheck::yaml::parse::parse(&src, false).unwrap();
         prop_assert!(parsed.docs[0].value.deep_eq(&v), "{}", once);
     }
-}
-
-fn inspect(dir: &std::path::Path, files: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_yttcheck"))
-        .current_dir(dir)
-        .arg("inspect")
-        .args(files)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 proptest! {
