@@ -244,9 +244,18 @@ impl LibraryTree {
     /// ytt's `ListAccessibleFiles`: files of `dir` and its non-private
     /// subdirectories, with paths relative to `dir`, in input order.
     pub fn accessible_files(&self, dir: DirId) -> Vec<FileInLibrary> {
+        let mut out = self.accessible_files_in_tree_order(dir);
+        out.sort_by_key(|f| f.file.order);
+        out
+    }
+
+    /// The files of a library as ytt walks them (`ListAccessibleFiles`): a
+    /// directory's own files, then each sub-directory's, in the order they
+    /// were first given. `data.list()` answers in this order, and templates
+    /// are evaluated in it (their output is then sorted by file order).
+    pub fn accessible_files_in_tree_order(&self, dir: DirId) -> Vec<FileInLibrary> {
         let mut out = Vec::new();
         self.collect_files(dir, "", &mut out);
-        out.sort_by_key(|f| f.file.order);
         out
     }
 

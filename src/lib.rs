@@ -2,7 +2,7 @@
 //!
 //! Data flows one way: files -> snapshot -> library/environment plan -> engine
 //! -> findings -> reports. The engine (`yaml`, `template`, `overlay`, `values`,
-//! `schema`, `validation`) knows nothing of git, terminals or reports.
+//! `schema`, `validation`, `render`) knows nothing of git, terminals or reports.
 
 pub mod assertions;
 pub mod check;
@@ -13,6 +13,7 @@ pub mod diff;
 pub mod files;
 pub mod gocompat;
 pub mod overlay;
+pub mod render;
 pub mod report;
 pub mod schema;
 pub mod secrets;

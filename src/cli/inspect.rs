@@ -27,6 +27,35 @@ pub struct InspectArgs {
     #[arg(long = "schema", requires = "pair")]
     pub pair_schema: bool,
 
+    #[command(flatten)]
+    pub input: YttInputs,
+
+    /// Print the final data values (the default; accepted for ytt compatibility)
+    #[arg(long = "data-values-inspect")]
+    pub data_values_inspect: bool,
+
+    /// Print the data values schema (with -o openapi-v3 or -o json-schema)
+    #[arg(long = "data-values-schema-inspect")]
+    pub schema_inspect: bool,
+
+    /// Output: yaml, json, openapi-v3, json-schema (yttcheck extension)
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "TYPE",
+        value_delimiter = ','
+    )]
+    pub output: Vec<String>,
+
+    /// With -o openapi-v3: add validation keywords (minimum, maxLength, enum, ...) [yttcheck extension]
+    #[arg(long = "openapi-validations")]
+    pub openapi_validations: bool,
+}
+
+/// ytt's inputs: files, data values flags and evaluation options (shared
+/// by `inspect` and `render`).
+#[derive(Args, Debug, Default, Clone)]
+pub struct YttInputs {
     /// File(s) or directories to process (ytt's -f; `name=path` and `-` work as in ytt)
     #[arg(short = 'f', long = "file", value_name = "PATH")]
     pub files: Vec<String>,
@@ -55,27 +84,6 @@ pub struct InspectArgs {
     #[arg(long = "data-values-env-yaml", value_name = "PREFIX")]
     pub data_values_env_yaml: Vec<String>,
 
-    /// Print the final data values (the default; accepted for ytt compatibility)
-    #[arg(long = "data-values-inspect")]
-    pub data_values_inspect: bool,
-
-    /// Print the data values schema (with -o openapi-v3 or -o json-schema)
-    #[arg(long = "data-values-schema-inspect")]
-    pub schema_inspect: bool,
-
-    /// Output: yaml, json, openapi-v3, json-schema (yttcheck extension)
-    #[arg(
-        short = 'o',
-        long = "output",
-        value_name = "TYPE",
-        value_delimiter = ','
-    )]
-    pub output: Vec<String>,
-
-    /// With -o openapi-v3: add validation keywords (minimum, maxLength, enum, ...) [yttcheck extension]
-    #[arg(long = "openapi-validations")]
-    pub openapi_validations: bool,
-
     /// Skip validations (not recommended)
     #[arg(long = "dangerous-data-values-disable-validation")]
     pub skip_validation: bool,
@@ -94,6 +102,32 @@ pub struct InspectArgs {
 
     #[command(flatten)]
     pub budget: BudgetArgs,
+}
+
+impl YttInputs {
+    /// The data values flags, as the values pipeline takes them.
+    pub fn flags(&self) -> DataValuesFlags {
+        DataValuesFlags {
+            env_from_strings: self.data_values_env.clone(),
+            env_from_yaml: self.data_values_env_yaml.clone(),
+            kvs_from_strings: self.data_value.clone(),
+            kvs_from_yaml: self.data_value_yaml.clone(),
+            kvs_from_files: self.data_value_file.clone(),
+            from_files: self.data_values_file.clone(),
+        }
+    }
+
+    /// Evaluation options from the flags.
+    pub fn eval_opts(&self) -> Result<EvalOpts, String> {
+        let mut opts = EvalOpts {
+            ignore_unknown_comments: self.ignore_unknown_comments,
+            strict: self.strict,
+            implicit_map_key_overrides: self.implicit_map_key_overrides,
+            ..EvalOpts::default()
+        };
+        self.budget.apply(&mut opts)?;
+        Ok(opts)
+    }
 }
 
 /// Evaluation budgets (yttcheck extensions: ytt has none, so a runaway
@@ -179,18 +213,18 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
             return 2;
         }
     };
-    let mut eval = match super::check::eval_opts(&args.budget, plan.budget.as_ref()) {
+    let mut eval = match super::check::eval_opts(&args.input.budget, plan.budget.as_ref()) {
         Ok(e) => e,
         Err(super::check::UsageError(m)) => {
             eprintln!("yttcheck: error: {m}");
             return 2;
         }
     };
-    eval.strict = args.strict;
+    eval.strict = args.input.strict;
     let opts = crate::check::CheckOptions {
         jobs: 1,
         eval,
-        skip_validation: args.skip_validation,
+        skip_validation: args.input.skip_validation,
         progress: false,
         keep_values: true,
     };
@@ -271,28 +305,14 @@ pub fn inspect_in(
     environ: &[(String, String)],
     args: &InspectArgs,
 ) -> Result<String, String> {
-    let files = collect_inputs(snap, &args.files, stdin)?;
+    let input = &args.input;
+    let files = collect_inputs(snap, &input.files, stdin)?;
     let tree = Arc::new(LibraryTree::new(files));
-
-    let flags = DataValuesFlags {
-        env_from_strings: args.data_values_env.clone(),
-        env_from_yaml: args.data_values_env_yaml.clone(),
-        kvs_from_strings: args.data_value.clone(),
-        kvs_from_yaml: args.data_value_yaml.clone(),
-        kvs_from_files: args.data_value_file.clone(),
-        from_files: args.data_values_file.clone(),
-    };
-    let overlays = flags
-        .as_overlays(snap, stdin, environ, args.strict)
+    let overlays = input
+        .flags()
+        .as_overlays(snap, stdin, environ, input.strict)
         .map_err(|e| e.message)?;
-
-    let mut opts = EvalOpts {
-        ignore_unknown_comments: args.ignore_unknown_comments,
-        strict: args.strict,
-        implicit_map_key_overrides: args.implicit_map_key_overrides,
-        ..EvalOpts::default()
-    };
-    args.budget.apply(&mut opts)?;
+    let opts = input.eval_opts()?;
     let cache = CompileCache::new(crate::ytt::stdlib());
     let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
     let schema = library_schema(&session, LibraryCtx::ROOT, &[]).map_err(|e| e.message)?;
@@ -334,7 +354,7 @@ pub fn inspect_in(
         LibraryCtx::ROOT,
         &overlays.root,
         &schema.schema,
-        args.skip_validation,
+        input.skip_validation,
     )
     .map_err(|e| e.message)?;
 

@@ -8,6 +8,7 @@ pub mod explain;
 pub mod hook;
 pub mod inspect;
 pub mod list;
+pub mod render;
 
 use clap::{Parser, Subcommand};
 
@@ -42,6 +43,8 @@ pub enum Command {
     Explain(explain::ExplainArgs),
     /// Print the final data values (or schema) exactly as `ytt --data-values-inspect` does
     Inspect(inspect::InspectArgs),
+    /// Render templates exactly as `ytt -f ...` does
+    Render(render::RenderArgs),
 }
 
 /// Runs the command line; returns the exit code.
@@ -65,5 +68,6 @@ pub fn main() -> i32 {
         Command::List(args) => list::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Inspect(args) => inspect::run(&args),
+        Command::Render(args) => render::run(&args),
     }
 }

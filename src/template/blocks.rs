@@ -23,6 +23,7 @@
 use crate::yaml::Pos;
 
 use super::compile::{CodeLine, LineKind, END_CTX, NODES_GLOBAL, START_CTX};
+use super::text::START_TEXT;
 
 /// The identifier `assert` is renamed to this in generated code.
 pub const ASSERT_RENAMED: &str = "__ytt_assert";
@@ -36,6 +37,9 @@ pub struct Program {
     /// The original (ytt-dialect) text of each output line, for "(generated)"
     /// messages.
     pub line_text: Vec<String>,
+    /// Frames in this program show the line without the file name (ytt
+    /// positions the code of `.star` files that way).
+    pub bare_lines: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -338,7 +342,8 @@ pub fn convert(code: &[CodeLine]) -> Result<Program, BlockError> {
     let mut entries: Vec<Entry> = Vec::new();
     let mut stack: Vec<OpenBlock> = Vec::new();
     let mut def_count = 0usize;
-    let mut def_uses_tpl: Vec<bool> = Vec::new();
+    // per def: 0 plain, 1 builds text, 2 builds YAML nodes (wins)
+    let mut def_uses_tpl: Vec<u8> = Vec::new();
     let mut while_count = 0usize;
 
     let current_def =
@@ -389,9 +394,14 @@ pub fn convert(code: &[CodeLine]) -> Result<Program, BlockError> {
             b.body_lines += 1;
         }
         let depth = stack.len();
-        if let LineKind::Instr { node: true } = lg.kind {
+        let builds = match lg.kind {
+            LineKind::Instr { node: true } => 2,
+            LineKind::Text => 1,
+            _ => 0,
+        };
+        if builds > 0 {
             if let Some(d) = current_def(&stack) {
-                def_uses_tpl[d] = true;
+                def_uses_tpl[d] = def_uses_tpl[d].max(builds);
             }
         }
         if first.as_deref() == Some("return") {
@@ -420,7 +430,7 @@ pub fn convert(code: &[CodeLine]) -> Result<Program, BlockError> {
             push_logical(&mut entries, lg, depth);
             let def_id = if is_def {
                 def_count += 1;
-                def_uses_tpl.push(false);
+                def_uses_tpl.push(0);
                 entries.push(Entry::DefStart {
                     def_id: def_count - 1,
                     depth: depth + 1,
@@ -469,20 +479,23 @@ pub fn convert(code: &[CodeLine]) -> Result<Program, BlockError> {
                 orig,
             } => emit(*depth, text, src.clone(), orig),
             Entry::DefStart { def_id, depth } => {
-                if def_uses_tpl[*def_id] {
+                if def_uses_tpl[*def_id] == 1 {
+                    let t = format!("{START_TEXT}()");
+                    emit(*depth, &t, None, &t);
+                } else if def_uses_tpl[*def_id] == 2 {
                     let t = format!("{START_CTX}({NODES_GLOBAL})");
                     emit(*depth, &t, None, &t);
                 }
             }
             Entry::DefEnd { def_id, depth } => {
-                if def_uses_tpl[*def_id] {
+                if def_uses_tpl[*def_id] > 0 {
                     let t = format!("return {END_CTX}()");
                     emit(*depth, &t, None, &t);
                 }
             }
             Entry::Return { depth, def_id, lg } => {
                 let lg = &logicals[*lg];
-                if def_uses_tpl[*def_id] {
+                if def_uses_tpl[*def_id] > 0 {
                     for (i, text) in rewrite_return(lg).into_iter().enumerate() {
                         emit(
                             if i == 0 { *depth } else { 0 },
@@ -508,6 +521,7 @@ pub fn convert(code: &[CodeLine]) -> Result<Program, BlockError> {
         source,
         line_map,
         line_text,
+        bare_lines: false,
     })
 }
 
@@ -688,6 +702,7 @@ fn rewrite_tokens(lg: &Logical) -> Vec<String> {
             _ => {}
         }
     }
+    kwargs_of_structs(lg, &lines, &sig, &mut repl);
     for (li, r) in repl.iter_mut().enumerate() {
         r.sort_by_key(|x| std::cmp::Reverse(x.0));
         for (s, e, text) in r.iter() {
@@ -699,6 +714,76 @@ fn rewrite_tokens(lg: &Logical) -> Vec<String> {
     }
     lines
 }
+
+/// Wraps the operand of `**` in a call argument list as `**__ytt_kwargs(x)`:
+/// go-starlark unpacks any mapping there, and ytt's structs are mappings
+/// (`dict(**data.values.x)`), while starlark-rust takes only dicts.
+fn kwargs_of_structs(
+    lg: &Logical,
+    lines: &[String],
+    sig: &[&Token],
+    repl: &mut [Vec<(usize, usize, String)>],
+) {
+    if lg.first_ident() == Some("def") {
+        return;
+    }
+    let text = |t: &Token| -> &str {
+        lines
+            .get(t.line)
+            .and_then(|l| l.get(t.start..t.end))
+            .unwrap_or("")
+    };
+    for i in 1..sig.len().saturating_sub(2) {
+        let (a, b) = (sig[i], sig[i + 1]);
+        if text(a) != "*" || text(b) != "*" || a.line != b.line || a.end != b.start {
+            continue;
+        }
+        let prev = text(sig[i - 1]);
+        if prev != "(" && prev != "," {
+            continue;
+        }
+        // not in a lambda's parameters (`lambda **kw: ...`)
+        let mut depth = 0i32;
+        let mut in_lambda = false;
+        for t in sig[..i].iter().rev() {
+            match t.tok {
+                Tok::Close => depth += 1,
+                Tok::Open if depth == 0 => break,
+                Tok::Open => depth -= 1,
+                Tok::Colon if depth == 0 => break,
+                Tok::Ident(ref w) if depth == 0 && w == "lambda" => {
+                    in_lambda = true;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if in_lambda {
+            continue;
+        }
+        let mut depth = 0i32;
+        let mut j = i + 2;
+        while j < sig.len() {
+            match sig[j].tok {
+                Tok::Open => depth += 1,
+                Tok::Close if depth == 0 => break,
+                Tok::Close => depth -= 1,
+                _ if depth == 0 && text(sig[j]) == "," => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        if j == i + 2 {
+            continue;
+        }
+        let last = sig[j - 1];
+        repl[b.line].push((b.end, b.end, format!("{KWARGS}(")));
+        repl[last.line].push((last.end, last.end, ")".to_string()));
+    }
+}
+
+/// The function [`kwargs_of_structs`] calls.
+pub const KWARGS: &str = "__ytt_kwargs";
 
 /// `return x` -> `return __ytt_end_ctx(x)` inside fragment functions.
 fn rewrite_return(lg: &Logical) -> Vec<String> {

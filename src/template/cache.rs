@@ -40,6 +40,11 @@ pub enum Compiled {
         program: Arc<Program>,
         ast: AstModule,
     },
+    /// A text template (`.txt`).
+    Text {
+        program: Arc<Program>,
+        ast: AstModule,
+    },
 }
 
 /// Cached results by file identity (the `Arc<InputFile>` address; the file
@@ -165,10 +170,11 @@ impl CompileCache {
                 }
                 compile_yaml_template(file, &ds, opts)
             }
-            FileType::Text | FileType::Unknown => Err(TemplateError::new(
+            FileType::Text => compile_text(file),
+            FileType::Unknown => Err(TemplateError::new(
                 TemplateErrorKind::Compile,
                 format!(
-                    "File '{}' is not a YAML or Starlark file (text templates are not supported by yttcheck)",
+                    "File '{}' is not a YAML, Starlark or text file",
                     file.rel_path
                 ),
                 None,
@@ -221,7 +227,7 @@ fn compile_yaml_template(
     })?;
     let mut lines = Vec::with_capacity(code.lines.len() + 2);
     lines.push(CodeLine {
-        text: format!("{START_CTX}({NODES_GLOBAL})"),
+        text: format!("{START_CTX}({NODES_GLOBAL}, True)"),
         kind: LineKind::Instr { node: false },
         src: None,
     });
@@ -240,6 +246,20 @@ fn compile_yaml_template(
     })
 }
 
+fn compile_text(file: &InputFile) -> Result<Compiled, TemplateError> {
+    let at = Pos::new(&file.src, 1, 1);
+    let lines = super::text::compile_file(file.src.text(), &at).map_err(|e| {
+        TemplateError::new(
+            TemplateErrorKind::Compile,
+            format!("Compiling text template '{}': {}", file.rel_path, e.message),
+            Some(at.with_line(e.line)),
+        )
+    })?;
+    let program = to_program(&file.rel_path, &lines)?;
+    let ast = parse_ast(&file.rel_path, &program)?;
+    Ok(Compiled::Text { program, ast })
+}
+
 fn compile_starlark(file: &InputFile) -> Result<Compiled, TemplateError> {
     let lines: Vec<CodeLine> = file
         .src
@@ -252,7 +272,10 @@ fn compile_starlark(file: &InputFile) -> Result<Compiled, TemplateError> {
             src: Some(Pos::new(&file.src, i as u32 + 1, 1)),
         })
         .collect();
-    let program = to_program(&file.rel_path, &lines)?;
+    let mut program = to_program(&file.rel_path, &lines)?;
+    if let Some(p) = Arc::get_mut(&mut program) {
+        p.bare_lines = true;
+    }
     let ast = parse_ast(&file.rel_path, &program)?;
     Ok(Compiled::Starlark { program, ast })
 }

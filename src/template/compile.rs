@@ -100,6 +100,9 @@ pub enum LineKind {
     Instr { node: bool },
     /// The `end` implied by `#@for/end` and friends.
     ImpliedEnd,
+    /// A text-template instruction that appends to the open text context,
+    /// which makes an enclosing `def` a text fragment function.
+    Text,
 }
 
 #[derive(Debug, Clone)]
@@ -143,6 +146,7 @@ pub fn compile(name: &str, ds: &DocSet, opts: &CompileOpts) -> Result<TemplateCo
         opts,
         nodes: Vec::new(),
         lines: Vec::new(),
+        text_templated: false,
     };
     c.build_docset(ds)?;
     Ok(TemplateCode {
@@ -157,6 +161,8 @@ struct Metas {
     values: Vec<(String, Pos)>,
     annotations: Vec<(String, String, Pos)>,
     needs_ends: usize,
+    /// Whether strings were text-templated before this node (restored at its close).
+    outer_text_templated: bool,
 }
 
 const NODE_SPECIFIC: &[(&str, &str)] = &[
@@ -171,7 +177,12 @@ struct Compiler<'a> {
     opts: &'a CompileOpts,
     nodes: Vec<NodeTemplate>,
     lines: Vec<CodeLine>,
+    /// Inside a node annotated `@yaml/text-templated-strings`: its string
+    /// keys and values are text templates.
+    text_templated: bool,
 }
+
+const TEXT_TEMPLATED: &str = "yaml/text-templated-strings";
 
 impl Compiler<'_> {
     fn add(&mut self, kind: NodeKind, parent: NodeTag, pos: Pos) -> NodeTag {
@@ -202,6 +213,7 @@ impl Compiler<'_> {
             values: Vec::new(),
             annotations: Vec::new(),
             needs_ends: 0,
+            outer_text_templated: self.text_templated,
         };
         for comment in &meta.comments {
             let kind = metas::classify(comment, node_pos, self.opts.ignore_unknown_comments)
@@ -264,6 +276,20 @@ impl Compiler<'_> {
         meta: &Meta,
         has_value: bool,
     ) -> Result<(NodeTag, Metas), CompileError> {
+        self.open_keyed(kind, parent, pos, meta, has_value, None)
+    }
+
+    /// [`Self::open`]; a map item's `key` is text-templated when the item
+    /// or an ancestor says `@yaml/text-templated-strings`.
+    fn open_keyed(
+        &mut self,
+        kind: NodeKind,
+        parent: NodeTag,
+        pos: &Pos,
+        meta: &Meta,
+        has_value: bool,
+        key: Option<&Value>,
+    ) -> Result<(NodeTag, Metas), CompileError> {
         let m = self.extract(meta, pos, has_value)?;
         let tag = self.add(kind, parent, pos.clone());
         for (code, cpos) in &m.blocks {
@@ -284,6 +310,15 @@ impl Compiler<'_> {
                 Some(apos),
             );
         }
+        if m.annotations
+            .iter()
+            .any(|(name, _, _)| name == TEXT_TEMPLATED)
+        {
+            self.text_templated = true;
+        }
+        if let (true, Some(Value::Str(k))) = (self.text_templated, key) {
+            self.text_value(k, pos, &format!("{SET_KEY}({tag}, {END_CTX}())"))?;
+        }
         self.line(
             format!("{START_NODE}({tag})"),
             LineKind::Instr { node: true },
@@ -293,10 +328,26 @@ impl Compiler<'_> {
     }
 
     fn close(&mut self, m: &Metas) {
+        self.text_templated = m.outer_text_templated;
         // one `end`, however many `*/end` keywords (a second one is an error above)
         if m.needs_ends > 0 {
             self.line("end".to_string(), LineKind::ImpliedEnd, None);
         }
+    }
+
+    /// Emits a text template for `text` and the `last` line that uses its result.
+    fn text_value(&mut self, text: &str, pos: &Pos, last: &str) -> Result<(), CompileError> {
+        let lines = super::text::compile_inline(text, pos).map_err(|e| CompileError {
+            pos: if pos.is_known() {
+                pos.clone()
+            } else {
+                pos.with_line(e.line)
+            },
+            message: e.message,
+        })?;
+        self.lines.extend(lines);
+        self.line(last.to_string(), LineKind::Instr { node: true }, Some(pos));
+        Ok(())
     }
 
     fn values(&mut self, tag: NodeTag, m: &Metas) {
@@ -342,8 +393,14 @@ impl Compiler<'_> {
                 let (tag, m) = self.open(NodeKind::Map, parent, &map.pos, &map.meta, false)?;
                 for item in &map.items {
                     let has_value = !item.value.is_null();
-                    let (itag, im) =
-                        self.open(NodeKind::MapItem, tag, &item.pos, &item.meta, has_value)?;
+                    let (itag, im) = self.open_keyed(
+                        NodeKind::MapItem,
+                        tag,
+                        &item.pos,
+                        &item.meta,
+                        has_value,
+                        Some(&item.key),
+                    )?;
                     self.nodes[itag as usize].key = item.key.clone();
                     if im.values.is_empty() {
                         self.build_value(&item.value, itag, &item.pos)?;
@@ -368,6 +425,14 @@ impl Compiler<'_> {
                     self.close(&im);
                 }
                 self.close(&m);
+            }
+            Value::Str(text) if self.text_templated => {
+                self.nodes[parent as usize].scalar = v.clone();
+                self.text_value(
+                    text,
+                    parent_pos,
+                    &format!("{SET_NODE}({parent}, {END_CTX}())"),
+                )?;
             }
             scalar => {
                 self.nodes[parent as usize].scalar = scalar.clone();

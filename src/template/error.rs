@@ -49,6 +49,12 @@ impl TemplateError {
             kind,
         }
     }
+
+    /// The same error under a heading (ytt's `Evaluating starlark template: ...`).
+    pub fn prefixed(mut self, prefix: &str) -> Self {
+        self.message = format!("{prefix}{}", self.message);
+        self
+    }
 }
 
 impl std::fmt::Display for TemplateError {
@@ -110,7 +116,12 @@ pub fn render_starlark_error(
                     primary = Some(pos.clone());
                 }
                 let text = pos.line_text().unwrap_or("");
-                out.push_str(&format!("\n      {} | {}", pos.compact(), text));
+                let place = if program.bare_lines {
+                    pos.line().to_string()
+                } else {
+                    pos.compact()
+                };
+                out.push_str(&format!("\n      {place} | {text}"));
             }
             None => {
                 // generated line: show the closest template lines around it

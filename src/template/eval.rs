@@ -97,6 +97,58 @@ pub trait Host: Send + Sync {
     fn data_list(&self, path: &str) -> Result<Vec<String>, String>;
     /// `data.read(path)`.
     fn data_read(&self, path: &str) -> Result<String, String>;
+    /// `library.get(...)` then `.eval()`, `.data_values()` or `.export()`.
+    fn library(&self, req: &LibraryRequest, op: &LibraryOp) -> Result<LibraryAnswer, String>;
+}
+
+/// What `@ytt:library` asks for: a private library, the options of
+/// `library.get`, and what `with_data_values`/`with_data_values_schema`
+/// added, in call order.
+#[derive(Debug, Clone, Default)]
+pub struct LibraryRequest {
+    pub path: String,
+    pub alias: String,
+    pub ignore_unknown_comments: Option<bool>,
+    pub implicit_map_key_overrides: Option<bool>,
+    pub strict: Option<bool>,
+    pub skip_validation: bool,
+    /// `with_data_values(value, plain=...)`.
+    pub data_values: Vec<(Value, bool)>,
+    /// `with_data_values_schema(value)`.
+    pub schemas: Vec<Value>,
+}
+
+/// The operation on a requested library.
+#[derive(Debug, Clone)]
+pub enum LibraryOp {
+    Eval,
+    DataValues,
+    Export {
+        symbol: String,
+        path: Option<String>,
+    },
+}
+
+/// What a library operation gives back.
+pub enum LibraryAnswer {
+    Docs(DocSet),
+    Values(Value),
+    Symbol(starlark::values::OwnedFrozenValue),
+}
+
+/// Evaluates private libraries for `@ytt:library`. The template language
+/// cannot do it itself (a library's data values need the schema and data
+/// values pipeline above it), so the host that renders injects this, as
+/// starlark-rust's `FileLoader` lets a host supply loads. Without one,
+/// `load("@ytt:library", ...)` is an error.
+pub trait Libraries: Send + Sync {
+    /// Runs `op` on the library `req` names, seen from `caller`.
+    fn call(
+        &self,
+        caller: LibraryCtx,
+        req: &LibraryRequest,
+        op: &LibraryOp,
+    ) -> Result<LibraryAnswer, String>;
 }
 
 /// Where Starlark's `print()` goes. The engine never writes to a terminal
@@ -132,6 +184,8 @@ pub struct EvalSession<'a> {
     /// `data.values` for templates in this session (ytt gives data values files
     /// and schemas an empty map).
     pub data_values: Value,
+    /// `@ytt:library`, when the host renders.
+    pub libraries: Option<Arc<dyn Libraries>>,
     state: RefCell<SessionState>,
 }
 
@@ -162,8 +216,15 @@ impl<'a> EvalSession<'a> {
             opts,
             cache,
             data_values,
+            libraries: None,
             state: RefCell::new(SessionState::default()),
         }
+    }
+
+    /// The session with `@ytt:library` available.
+    pub fn with_libraries(mut self, libraries: Arc<dyn Libraries>) -> Self {
+        self.libraries = Some(libraries);
+        self
     }
 
     /// Evaluates a YAML file (template or plain).
@@ -190,9 +251,32 @@ impl<'a> EvalSession<'a> {
                     module: Some(module),
                 })
             }
-            Ok(Compiled::Starlark { .. }) => Err(TemplateError::new(
+            Ok(Compiled::Starlark { .. } | Compiled::Text { .. }) => Err(TemplateError::new(
                 TemplateErrorKind::Load,
                 format!("File '{}' is not a YAML file", file.file.rel_path),
+                None,
+            )),
+        }
+    }
+
+    /// Evaluates a text template (`.txt`): its globals and its text.
+    pub fn eval_text(
+        &self,
+        file: &FileInLibrary,
+        lib: LibraryCtx,
+    ) -> Result<(FrozenModule, String), TemplateError> {
+        let compiled = self.cache.compiled(&file.file, self.opts);
+        match &*compiled {
+            Err(e) => Err(e.clone()),
+            Ok(Compiled::Text { program, ast }) => {
+                let (module, _, text) = self
+                    .run_any(&file.file, program, ast, None, lib)
+                    .map_err(|e| e.prefixed("Evaluating text template: "))?;
+                Ok((module, text.unwrap_or_default()))
+            }
+            Ok(_) => Err(TemplateError::new(
+                TemplateErrorKind::Load,
+                format!("File '{}' is not a text file", file.file.rel_path),
                 None,
             )),
         }
@@ -238,7 +322,12 @@ impl<'a> EvalSession<'a> {
                 .map(|(m, _)| m),
             Ok(Compiled::Starlark { program, ast }) => self
                 .run(&file.file, program, ast, None, lib)
-                .map(|(m, _)| m),
+                .map(|(m, _)| m)
+                .map_err(|e| e.prefixed("Evaluating starlark template: ")),
+            Ok(Compiled::Text { program, ast }) => self
+                .run(&file.file, program, ast, None, lib)
+                .map(|(m, _)| m)
+                .map_err(|e| e.prefixed("Evaluating text template: ")),
         };
         self.state.borrow_mut().loading.pop();
         let module = result?;
@@ -262,10 +351,24 @@ impl<'a> EvalSession<'a> {
         nodes: Option<&Arc<NodeTable>>,
         lib: LibraryCtx,
     ) -> Result<(FrozenModule, Option<DocSet>), TemplateError> {
+        self.run_any(file, program, ast, nodes, lib)
+            .map(|(m, ds, _)| (m, ds))
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn run_any(
+        &self,
+        file: &Arc<InputFile>,
+        program: &Arc<Program>,
+        ast: &AstModule,
+        nodes: Option<&Arc<NodeTable>>,
+        lib: LibraryCtx,
+    ) -> Result<(FrozenModule, Option<DocSet>, Option<String>), TemplateError> {
         self.register(&file.rel_path, program);
         let host: Arc<dyn Host> = Arc::new(LibraryHost {
             tree: self.tree.clone(),
             lib,
+            libraries: self.libraries.clone(),
         });
         let loader = Loader {
             session: self,
@@ -310,6 +413,7 @@ impl<'a> EvalSession<'a> {
                 return Err(self.starlark_error(&e));
             }
             let ds = rt.result.borrow_mut().take();
+            let text = rt.text_result.borrow_mut().take();
             let frozen = module.freeze().map_err(|e| {
                 TemplateError::new(
                     TemplateErrorKind::Starlark,
@@ -325,7 +429,7 @@ impl<'a> EvalSession<'a> {
                 }
                 None => None,
             };
-            Ok((frozen, ds))
+            Ok((frozen, ds, text))
         })
     }
 

@@ -94,6 +94,7 @@ fn load_err(msg: impl Into<String>) -> TemplateError {
 pub(super) struct LibraryHost {
     pub(super) tree: Arc<LibraryTree>,
     pub(super) lib: LibraryCtx,
+    pub(super) libraries: Option<Arc<dyn Libraries>>,
 }
 
 impl Host for LibraryHost {
@@ -111,7 +112,7 @@ impl Host for LibraryHost {
         }
         Ok(self
             .tree
-            .accessible_files(dir)
+            .accessible_files_in_tree_order(dir)
             .into_iter()
             .map(|f| {
                 if from_root {
@@ -130,5 +131,12 @@ impl Host for LibraryHost {
         };
         let f = self.tree.find_file(dir, p)?;
         Ok(f.file.src.text().to_string())
+    }
+
+    fn library(&self, req: &LibraryRequest, op: &LibraryOp) -> Result<LibraryAnswer, String> {
+        match &self.libraries {
+            Some(l) => l.call(self.lib, req, op),
+            None => Err("@ytt:library is only available when rendering templates".to_string()),
+        }
     }
 }

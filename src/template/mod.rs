@@ -4,6 +4,7 @@
 //! * [`metas`] — what each `#@`/`#!` comment means;
 //! * [`compile`] — annotated YAML -> ytt-dialect code and a node table;
 //! * [`blocks`] — ytt's `end`-closed blocks -> indented Starlark;
+//! * [`text`] — text templates (`(@= x @)`), in `.txt` files and YAML strings;
 //! * [`runtime`] — the instructions that build nodes while the program runs;
 //! * [`eval`] — sessions: evaluation options, limits and the print sink;
 //! * [`cache`] — parsing and compiling each file once, shared by threads;
@@ -24,6 +25,7 @@ pub mod guard;
 pub mod loader;
 pub mod metas;
 pub mod runtime;
+pub mod text;
 pub mod values;
 
 pub use error::{multi_line_error, TemplateError, TemplateErrorKind};

@@ -41,9 +41,11 @@ use super::values::{FragmentTree, NodeTableValue, Noop, ValueStore, YamlFragment
 /// Per-evaluation state, reachable from instructions through `eval.extra`.
 #[derive(ProvidesStaticType, Default)]
 pub struct Runtime {
-    ctxs: RefCell<Vec<EvalCtx>>,
+    ctxs: RefCell<Vec<Ctx>>,
     /// The document set the template's root context produced.
     pub result: RefCell<Option<DocSet>>,
+    /// The text a text template's root context produced.
+    pub text_result: RefCell<Option<String>>,
     /// ytt's `--implicit-map-key-overrides`.
     pub implicit_map_key_overrides: bool,
     /// Services the ytt modules need (file listing for `data.list`, ...).
@@ -61,6 +63,14 @@ impl Runtime {
     pub fn depth(&self) -> usize {
         self.ctxs.borrow().len()
     }
+}
+
+/// An open template context: YAML nodes being built, or text being appended.
+/// `root` marks the context a file's program opens (its result is the
+/// file's output), as opposed to a fragment function's.
+enum Ctx {
+    Yaml(EvalCtx, bool),
+    Text(String, bool),
 }
 
 enum BNode {
@@ -388,16 +398,30 @@ fn push_store<'v>(eval: &Evaluator<'v, '_, '_>, v: Value<'v>) -> starlark::Resul
     Ok(AnnValue::Live(s.push(v)))
 }
 
+fn text_append(eval: &Evaluator, text: &str) -> starlark::Result<()> {
+    let rt = runtime(eval)?;
+    let mut ctxs = rt.ctxs.borrow_mut();
+    match ctxs.last_mut() {
+        Some(Ctx::Text(out, _)) => {
+            out.push_str(text);
+            Ok(())
+        }
+        _ => Err(err("internal error: text outside a text template context")),
+    }
+}
+
 fn with_ctx<R>(
     eval: &Evaluator,
     f: impl FnOnce(&mut EvalCtx, &Runtime) -> starlark::Result<R>,
 ) -> starlark::Result<R> {
     let rt = runtime(eval)?;
     let mut ctxs = rt.ctxs.borrow_mut();
-    let Some(ctx) = ctxs.last_mut() else {
-        return Err(err("internal error: no template context"));
-    };
-    f(ctx, rt)
+    match ctxs.last_mut() {
+        Some(Ctx::Yaml(ctx, _)) => f(ctx, rt),
+        // ytt's text evaluation context supports no YAML operation
+        Some(Ctx::Text(..)) => Err(err("unsupported operation")),
+        None => Err(err("internal error: no template context")),
+    }
 }
 
 /// Makes a fragment value of a finished root node.
@@ -542,6 +566,7 @@ fn tag_of(v: Value) -> starlark::Result<NodeTag> {
 pub fn instructions(builder: &mut GlobalsBuilder) {
     fn __ytt_start_ctx<'v>(
         nodes: Value<'v>,
+        #[starlark(default = false)] root: bool,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<NoneType> {
         let table = nodes
@@ -549,7 +574,10 @@ pub fn instructions(builder: &mut GlobalsBuilder) {
             .ok_or_else(|| err("internal error: expected a node table"))?
             .table
             .clone();
-        runtime(eval)?.ctxs.borrow_mut().push(EvalCtx::new(table));
+        runtime(eval)?
+            .ctxs
+            .borrow_mut()
+            .push(Ctx::Yaml(EvalCtx::new(table), root));
         Ok(NoneType)
     }
 
@@ -558,13 +586,30 @@ pub fn instructions(builder: &mut GlobalsBuilder) {
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
         let rt = runtime(eval)?;
-        let mut ctx = rt
+        let popped = rt
             .ctxs
             .borrow_mut()
             .pop()
             .ok_or_else(|| err("unexpected ctx end"))?;
+        let (mut ctx, last) = match popped {
+            Ctx::Yaml(ctx, root) => (ctx, root),
+            Ctx::Text(text, last) => {
+                if args.items.len() > 1 {
+                    return Err(err("expected zero or one argument"));
+                }
+                if let Some(v) = args.items.first() {
+                    if !v.is_none() || !last {
+                        return Ok(*v);
+                    }
+                }
+                if last {
+                    *rt.text_result.borrow_mut() = Some(text);
+                    return Ok(Value::new_none());
+                }
+                return Ok(eval.heap().alloc_str(&text).to_value());
+            }
+        };
         let root = ctx.finish()?;
-        let last = rt.ctxs.borrow().is_empty();
         if last {
             let ds = match root {
                 Some(BNode::DocSet(ds)) => ds,
@@ -584,6 +629,65 @@ pub fn instructions(builder: &mut GlobalsBuilder) {
             1 => Ok(args.items[0]),
             _ => Err(err("expected zero or one argument")),
         }
+    }
+
+    /// `**x` in a call: a struct unpacks as the dict of its fields.
+    fn __ytt_kwargs<'v>(
+        value: Value<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let fields: Option<Vec<(String, Value<'v>)>> =
+            if let Some(s) = value.downcast_ref::<super::values::YttStruct>() {
+                Some(s.fields.iter().map(|(k, v)| (k.clone(), *v)).collect())
+            } else {
+                value
+                    .downcast_ref::<super::values::FrozenYttStruct>()
+                    .map(|s| {
+                        s.fields
+                            .iter()
+                            .map(|(k, v)| (k.clone(), v.to_value()))
+                            .collect()
+                    })
+            };
+        let Some(fields) = fields else {
+            return Ok(value);
+        };
+        let heap = eval.heap();
+        Ok(heap.alloc(starlark::values::dict::AllocDict(
+            fields
+                .into_iter()
+                .map(|(k, v)| (heap.alloc_str(&k).to_value(), v)),
+        )))
+    }
+
+    fn __ytt_start_text<'v>(
+        #[starlark(default = false)] root: bool,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<NoneType> {
+        runtime(eval)?
+            .ctxs
+            .borrow_mut()
+            .push(Ctx::Text(String::new(), root));
+        Ok(NoneType)
+    }
+
+    fn __ytt_text<'v>(text: &str, eval: &mut Evaluator<'v, '_, '_>) -> starlark::Result<NoneType> {
+        text_append(eval, text)?;
+        Ok(NoneType)
+    }
+
+    fn __ytt_text_value<'v>(
+        value: Value<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<NoneType> {
+        let Some(s) = value.unpack_str() else {
+            return Err(err(format!(
+                "cannot set non-string value ({}), consider using str(...) to convert to string",
+                super::go::go_type_name(value)
+            )));
+        };
+        text_append(eval, s)?;
+        Ok(NoneType)
     }
 
     fn __ytt_start_node<'v>(

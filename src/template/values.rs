@@ -52,13 +52,32 @@ impl<V: starlark::values::ValueLifetimeless> fmt::Display for YttStructGen<V> {
     }
 }
 
+/// A list read out of a frozen struct, as a mutable list. ytt's structs
+/// (`data.values`, `struct.make`) ignore freezing, so ytt programs append to
+/// lists they read from a loaded module's `data.values`; starlark-rust
+/// freezes a loaded module deeply, so such a list is handed out as a copy
+/// (the one difference: the append is not seen through the struct).
+fn thawed<'v>(v: Value<'v>, heap: Heap<'v>) -> Value<'v> {
+    if v.unpack_frozen().is_none() {
+        return v;
+    }
+    match starlark::values::list::ListRef::from_value(v) {
+        Some(list) => heap.alloc(starlark::values::list::AllocList(
+            list.content().iter().copied(),
+        )),
+        None => v,
+    }
+}
+
 #[starlark_value(type = "struct")]
 impl<'v, V: ValueLike<'v>> StarlarkValue<'v> for YttStructGen<V>
 where
     Self: ProvidesStaticType<'v>,
 {
-    fn get_attr(&self, attribute: &str, _heap: Heap<'v>) -> Option<Value<'v>> {
-        self.fields.get(attribute).map(|v| v.to_value())
+    fn get_attr(&self, attribute: &str, heap: Heap<'v>) -> Option<Value<'v>> {
+        self.fields
+            .get(attribute)
+            .map(|v| thawed(v.to_value(), heap))
     }
 
     fn has_attr(&self, attribute: &str, _heap: Heap<'v>) -> bool {
@@ -69,7 +88,7 @@ where
         self.fields.keys().cloned().collect()
     }
 
-    fn at(&self, index: Value<'v>, _heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+    fn at(&self, index: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
         let Some(key) = index.unpack_str() else {
             return Err(starlark::Error::new_other(anyhow::anyhow!(
                 "expected a string, but was {}",
@@ -77,7 +96,7 @@ where
             )));
         };
         match self.fields.get(key) {
-            Some(v) => Ok(v.to_value()),
+            Some(v) => Ok(thawed(v.to_value(), heap)),
             None => Err(starlark::Error::new_other(anyhow::anyhow!(
                 "key \"{key}\" not in struct"
             ))),

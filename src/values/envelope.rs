@@ -110,9 +110,31 @@ pub struct Envelope {
     pub after_library_module: bool,
     pub lib_ref: Vec<LibRef>,
     pub original_ref: Vec<LibRef>,
+    /// Set once a library took this envelope (shared by clones: a clone is
+    /// the same envelope; [`Envelope::used_in_library`] makes a new one).
+    pub used: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Envelope {
+    /// Whether a library has taken this envelope.
+    pub fn is_used(&self) -> bool {
+        self.used.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// ytt's `UsedInLibrary`: the envelope as library `expected` sees it (one
+    /// step of its `@library/ref` path consumed), marking it used; `None`
+    /// when it is addressed to another library.
+    pub fn used_in_library(&self, expected: &LibRef) -> Option<Envelope> {
+        let mut copy = if self.lib_ref.is_empty() {
+            self.clone()
+        } else {
+            self.for_child(expected)?
+        };
+        self.used.store(true, std::sync::atomic::Ordering::Relaxed);
+        copy.used = Default::default();
+        Some(copy)
+    }
+
     /// From a document, reading `@library/ref` and `@data/values` kwargs.
     pub fn new(doc: Document) -> Result<Envelope, String> {
         let (lib_ref, after) = parse_annotations(&doc, ANN_DATA_VALUES)?;
@@ -121,6 +143,7 @@ impl Envelope {
             after_library_module: after,
             original_ref: lib_ref.clone(),
             lib_ref,
+            used: Default::default(),
         })
     }
 
@@ -136,6 +159,7 @@ impl Envelope {
             after_library_module: after,
             original_ref: refs.clone(),
             lib_ref: refs,
+            used: Default::default(),
         })
     }
 
@@ -157,9 +181,18 @@ impl Envelope {
 
     /// ytt's description of an envelope (for "unused" messages).
     pub fn describe(&self) -> String {
+        self.describe_as("Data Value")
+    }
+
+    /// ytt's description of a schema envelope.
+    pub fn describe_schema(&self) -> String {
+        self.describe_as("Schema")
+    }
+
+    fn describe_as(&self, what: &str) -> String {
         let desc: Vec<String> = self.original_ref.iter().map(|r| r.as_string()).collect();
         format!(
-            "Data Value belonging to library '@{}' on {}",
+            "{what} belonging to library '@{}' on {}",
             desc.join("@"),
             self.doc.pos.as_line_string()
         )

@@ -22,7 +22,7 @@ pub struct LibrarySchema {
     pub files: Vec<String>,
 }
 
-fn schema_envelope(doc: Document) -> Result<Envelope, String> {
+pub fn schema_envelope(doc: Document) -> Result<Envelope, String> {
     let mut lib_ref = Vec::new();
     if let Some(ann) = doc.meta.annotation(ANN_LIBRARY_REF) {
         if ann.args.len() != 1 {
@@ -43,6 +43,7 @@ fn schema_envelope(doc: Document) -> Result<Envelope, String> {
         after_library_module: false,
         original_ref: lib_ref.clone(),
         lib_ref,
+        used: Default::default(),
     })
 }
 

@@ -14,6 +14,7 @@ pub mod assert;
 pub mod codec;
 pub mod data;
 pub mod ip;
+pub mod library;
 pub mod math;
 pub mod object;
 pub mod overlay;
@@ -59,10 +60,11 @@ pub fn module(name: &str, session: &EvalSession) -> Result<FrozenModule, Templat
         "version" => version::version_module(),
         "template" => template::template_module(),
         "overlay" => overlay::module(),
+        "library" if session.libraries.is_some() => library::module(),
         "library" => {
             return Err(TemplateError::new(
                 TemplateErrorKind::Load,
-                "@ytt:library is only available when rendering templates, which yttcheck does not do (data values, schemas and validations do not need it)",
+                "@ytt:library is only available when rendering templates (`yttcheck render`, `check --render`); data values, schemas and validations do not need it",
                 None,
             ))
         }

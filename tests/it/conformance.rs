@@ -43,16 +43,20 @@ fn expected_passes(list: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Runs `../shared/<name>/run.py` on `yttcheck inspect` and returns its JSON
+/// Runs `../shared/<name>/run.py` on `yttcheck inspect` and `yttcheck
+/// render` and returns its JSON
 /// results (the runner exits 1 when anything fails: new failures that were
 /// never passing are allowed, regressions are not).
 fn run_corpus(dir: &Path, name: &str) -> serde_json::Value {
     let results = tempfile::NamedTempFile::new().expect("temp file");
     let tool = format!("{} inspect", env!("CARGO_BIN_EXE_yttcheck"));
+    let render = format!("{} render", env!("CARGO_BIN_EXE_yttcheck"));
     let status = Command::new("python3")
         .arg(dir.join("run.py"))
         .arg("--tool")
         .arg(&tool)
+        .arg("--render-tool")
+        .arg(&render)
         .arg("--json")
         .arg(results.path())
         .stdout(Stdio::inherit())
@@ -112,7 +116,7 @@ fn ytt_conformance_cases_keep_passing() {
         "tests/conformance/expected-pass.txt",
         &passed,
         &present,
-        "python3 ../shared/conformance/run.py --tool 'target/release/yttcheck inspect' -v --only <name>",
+        "python3 ../shared/conformance/run.py --tool 'target/release/yttcheck inspect' --render-tool 'target/release/yttcheck render' -v --only <name>",
     );
 }
 
@@ -138,6 +142,6 @@ fn real_configurations_keep_matching_ytt() {
         "tests/realworld/expected-pass.txt",
         &passed,
         &present,
-        "python3 ../shared/realworld/run.py --only <case> -v",
+        "python3 ../shared/realworld/run.py --render-tool 'target/release/yttcheck render' --only <case> -v",
     );
 }

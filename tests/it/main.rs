@@ -20,6 +20,7 @@ mod install;
 mod json_schema;
 mod private_libraries;
 mod properties;
+mod render;
 mod schema_errors;
 mod validation_rules;
 mod values_errors;

@@ -1,0 +1,142 @@
+//! `yttcheck render`: what `ytt -f ...` prints (or, with `--output-files`,
+//! writes), with ytt's flags and error texts.
+
+use std::io::Write;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::files::LibraryTree;
+use crate::render::{OutputContent, Rendered, Renderer};
+use crate::source::worktree::WorkTree;
+use crate::source::{collect_inputs, Stdin};
+use crate::template::{multi_line_error, CompileCache};
+use crate::yaml::print::print_docset;
+
+use super::inspect::YttInputs;
+
+/// ytt-compatible flags of a full render.
+#[derive(Args, Debug, Default)]
+pub struct RenderArgs {
+    #[command(flatten)]
+    pub input: YttInputs,
+
+    /// Output: yaml (the default) or json
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "TYPE",
+        value_delimiter = ','
+    )]
+    pub output: Vec<String>,
+
+    /// Write every output file (YAML and text templates) under DIR instead of
+    /// printing the documents (ytt's --output-files)
+    #[arg(long = "output-files", value_name = "DIR")]
+    pub output_files: Option<PathBuf>,
+}
+
+/// Runs `render`; returns the process exit code.
+pub fn run(args: &RenderArgs) -> i32 {
+    let cwd = match std::env::current_dir() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("yttcheck: Error: {e}");
+            return 1;
+        }
+    };
+    let result = render_in(
+        &WorkTree::new(cwd),
+        &Stdin::default(),
+        &crate::values::flags::environ(),
+        args,
+    )
+    .and_then(|r| deliver(&r, args));
+    match result {
+        Ok(()) => 0,
+        Err(msg) => {
+            eprintln!("yttcheck: Error: {}", multi_line_error(&msg));
+            1
+        }
+    }
+}
+
+/// Renders the files `args` names from `snap`.
+pub fn render_in(
+    snap: &dyn crate::source::Snapshot,
+    stdin: &Stdin,
+    environ: &[(String, String)],
+    args: &RenderArgs,
+) -> Result<Rendered, String> {
+    let input = &args.input;
+    for t in &args.output {
+        if !["yaml", "json"].contains(&t.as_str()) {
+            return Err(format!(
+                "Unknown output type '{t}' (render prints yaml or json)"
+            ));
+        }
+    }
+    let files = collect_inputs(snap, &input.files, stdin)?;
+    let tree = Arc::new(LibraryTree::new(files));
+    let overlays = input
+        .flags()
+        .as_overlays(snap, stdin, environ, input.strict)
+        .map_err(|e| e.message)?;
+    let opts = input.eval_opts()?;
+    let cache = Arc::new(CompileCache::new(crate::ytt::stdlib()));
+    Renderer::new(tree, cache, input.skip_validation)
+        .render_root(&opts, &overlays)
+        .map_err(|e| e.message().to_string())
+}
+
+/// Prints the documents, or writes the output files.
+fn deliver(r: &Rendered, args: &RenderArgs) -> Result<(), String> {
+    if let Some(dir) = &args.output_files {
+        return write_files(r, dir);
+    }
+    let out = if args.output.iter().any(|t| t == "json") {
+        let mut out = String::new();
+        for d in r.docs.docs.iter().filter(|d| !d.is_empty()) {
+            out.push_str(
+                &crate::ytt::codec::json_encode(&d.value, 0, true).map_err(|e| e.to_string())?,
+            );
+        }
+        out
+    } else {
+        print_docset(&r.docs)
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(out.as_bytes());
+    let _ = stdout.flush();
+    Ok(())
+}
+
+/// ytt's `--output-files`: each output file under `dir` (created when
+/// missing), announced with `creating: <path>`. A path that would leave
+/// `dir` (an absolute name or `..` given with `-f name=path`) is refused.
+fn write_files(r: &Rendered, dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("Creating '{}': {e}", dir.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    for f in &r.files {
+        let rel = Path::new(&f.path);
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(format!(
+                "Expected output file path '{}' to stay inside the output directory",
+                f.path
+            ));
+        }
+        let path = dir.join(rel);
+        let bytes = match &f.content {
+            OutputContent::Yaml(ds) => print_docset(ds),
+            OutputContent::Text(t) => t.clone(),
+        };
+        let _ = writeln!(stdout, "creating: {}", path.display());
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("Creating '{}': {e}", parent.display()))?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| format!("Writing '{}': {e}", path.display()))?;
+    }
+    Ok(())
+}

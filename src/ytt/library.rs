@@ -1,0 +1,278 @@
+//! `@ytt:library`: `library.get(name, ...)` and the library value's
+//! `with_data_values`, `with_data_values_schema`, `eval`, `data_values` and
+//! `export`.
+//!
+//! The values here only describe a request ([`LibraryRequest`]); running it
+//! (schemas, data values, templates, overlays of the private library) is the
+//! host's job, reached through the template runtime ([`Host::library`]), so
+//! this module stays below the data values pipeline.
+//!
+//! [`Host::library`]: crate::template::Host::library
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+use allocative::Allocative;
+use starlark::any::ProvidesStaticType;
+use starlark::environment::{FrozenModule, GlobalsBuilder};
+use starlark::eval::{Arguments, Evaluator};
+use starlark::starlark_module;
+use starlark::starlark_simple_value;
+use starlark::values::starlark_value;
+use starlark::values::{Heap, NoSerialize, StarlarkValue, Value};
+
+use crate::template::convert::{from_yaml, to_yaml, MapAs};
+use crate::template::eval::{LibraryAnswer, LibraryOp, LibraryRequest};
+use crate::template::runtime::{current_store, runtime};
+use crate::template::values::{FragmentTree, YamlFragment};
+
+use super::{err, static_module};
+
+#[starlark_module]
+fn library_funcs(builder: &mut GlobalsBuilder) {
+    fn get<'v>(
+        #[starlark(args)] args: starlark::values::tuple::UnpackTuple<Value<'v>>,
+        #[starlark(kwargs)] kwargs: starlark::values::dict::DictRef<'v>,
+    ) -> starlark::Result<LibraryValue> {
+        if args.items.len() != 1 {
+            return Err(err("library.get: expected exactly one argument"));
+        }
+        let path = args.items[0].unpack_str().ok_or_else(|| {
+            err(format!(
+                "library.get: expected a string, but was {}",
+                crate::template::go::go_type_name(args.items[0])
+            ))
+        })?;
+        if path.starts_with('@') {
+            return Err(err(format!(
+                "library.get: Expected library '{path}' to be specified without '@'"
+            )));
+        }
+        let mut req = LibraryRequest {
+            path: path.to_string(),
+            ..LibraryRequest::default()
+        };
+        for (k, v) in kwargs.iter() {
+            let name = k.unpack_str().unwrap_or_default();
+            let flag = || {
+                v.unpack_bool().ok_or_else(|| {
+                    err(format!(
+                        "library.get: expected a bool for '{name}', but was {}",
+                        crate::template::go::go_type_name(v)
+                    ))
+                })
+            };
+            match name {
+                "alias" => {
+                    req.alias = v
+                        .unpack_str()
+                        .ok_or_else(|| {
+                            err(format!(
+                                "library.get: expected a string for 'alias', but was {}",
+                                crate::template::go::go_type_name(v)
+                            ))
+                        })?
+                        .to_string()
+                }
+                "ignore_unknown_comments" => req.ignore_unknown_comments = Some(flag()?),
+                "implicit_map_key_overrides" => req.implicit_map_key_overrides = Some(flag()?),
+                "strict" => req.strict = Some(flag()?),
+                "dangerous_data_values_disable_validation" => req.skip_validation = flag()?,
+                other => return Err(err(format!("library.get: Unexpected kwarg '{other}'"))),
+            }
+        }
+        Ok(LibraryValue { req: Arc::new(req) })
+    }
+}
+
+/// The frozen `@ytt:library` module.
+pub fn module() -> &'static FrozenModule {
+    static CELL: OnceLock<FrozenModule> = OnceLock::new();
+    static_module(&CELL, |b| b.namespace("library", library_funcs))
+}
+
+/// A library as `library.get(...)` returns it.
+#[derive(Debug, Clone, ProvidesStaticType, Allocative, NoSerialize)]
+pub struct LibraryValue {
+    #[allocative(skip)]
+    req: Arc<LibraryRequest>,
+}
+
+starlark_simple_value!(LibraryValue);
+
+const METHODS: &[&str] = &[
+    "with_data_values",
+    "with_data_values_schema",
+    "eval",
+    "export",
+    "data_values",
+];
+
+impl LibraryValue {
+    /// ytt's `path` or `path~alias`.
+    fn describe(&self) -> String {
+        if self.req.alias.is_empty() {
+            self.req.path.clone()
+        } else {
+            format!("{}~{}", self.req.path, self.req.alias)
+        }
+    }
+}
+
+impl fmt::Display for LibraryValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<module \"library\">")
+    }
+}
+
+#[starlark_value(type = "module")]
+impl<'v> StarlarkValue<'v> for LibraryValue {
+    fn get_attr(&self, attribute: &str, heap: Heap<'v>) -> Option<Value<'v>> {
+        let name = METHODS.iter().find(|m| **m == attribute)?;
+        Some(heap.alloc(LibraryMethod {
+            lib: self.clone(),
+            name,
+        }))
+    }
+
+    fn dir_attr(&self) -> Vec<String> {
+        METHODS.iter().map(|s| s.to_string()).collect()
+    }
+}
+
+/// A method of a library value.
+#[derive(Debug, ProvidesStaticType, Allocative, NoSerialize)]
+pub struct LibraryMethod {
+    lib: LibraryValue,
+    name: &'static str,
+}
+
+starlark_simple_value!(LibraryMethod);
+
+impl fmt::Display for LibraryMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<built-in function library.{}>", self.name)
+    }
+}
+
+#[starlark_value(type = "builtin_function_or_method")]
+impl<'v> StarlarkValue<'v> for LibraryMethod {
+    fn invoke(
+        &self,
+        _me: Value<'v>,
+        args: &Arguments<'v, '_>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<Value<'v>> {
+        let heap = eval.heap();
+        let pos: Vec<Value<'v>> = args.positions(heap)?.collect();
+        let named = args.names_map()?;
+        let fname = format!("library.{}", self.name);
+        let mut req = (*self.lib.req).clone();
+        let op = match self.name {
+            "with_data_values" | "with_data_values_schema" => {
+                if pos.len() != 1 {
+                    return Err(err(format!("{fname}: expected exactly one argument")));
+                }
+                let value = to_yaml(pos[0], current_store(eval))
+                    .map_err(|e| err(format!("{fname}: {e}")))?;
+                if self.name == "with_data_values" {
+                    let mut plain = false;
+                    for (k, v) in named.iter() {
+                        match k.as_str() {
+                            "plain" => {
+                                plain = v.unpack_bool().ok_or_else(|| {
+                                    err(format!(
+                                        "{fname}: expected kwarg 'plain' to be a bool, but was {}",
+                                        crate::template::go::go_type_name(*v)
+                                    ))
+                                })?
+                            }
+                            other => {
+                                return Err(err(format!(
+                                    "{fname}: unexpected keyword argument '{other}'"
+                                )))
+                            }
+                        }
+                    }
+                    req.data_values.push((value, plain));
+                } else {
+                    if let Some((k, _)) = named.iter().next() {
+                        return Err(err(format!(
+                            "{fname}: unexpected keyword argument '{}'",
+                            k.as_str()
+                        )));
+                    }
+                    req.schemas.push(value);
+                }
+                return Ok(heap.alloc(LibraryValue { req: Arc::new(req) }));
+            }
+            "eval" | "data_values" => {
+                if !pos.is_empty() || !named.is_empty() {
+                    return Err(err(format!("{fname}: expected no arguments")));
+                }
+                if self.name == "eval" {
+                    LibraryOp::Eval
+                } else {
+                    LibraryOp::DataValues
+                }
+            }
+            _ => {
+                if pos.len() != 1 {
+                    return Err(err(format!("{fname}: expected exactly one argument")));
+                }
+                let symbol = pos[0]
+                    .unpack_str()
+                    .ok_or_else(|| err(format!("{fname}: expected a string")))?
+                    .to_string();
+                let mut path = None;
+                for (k, v) in named.iter() {
+                    match k.as_str() {
+                        "path" => {
+                            path = Some(
+                                v.unpack_str()
+                                    .ok_or_else(|| err(format!("{fname}: expected a string")))?
+                                    .to_string(),
+                            )
+                        }
+                        other => {
+                            return Err(err(format!(
+                                "{fname}: Unexpected keyword argument '{other}'"
+                            )))
+                        }
+                    }
+                }
+                if symbol.starts_with('_') {
+                    return Err(err(format!(
+                        "{fname}: Exporting from library '{}': Symbols starting with '_' are private, and cannot be exported",
+                        self.lib.describe()
+                    )));
+                }
+                LibraryOp::Export { symbol, path }
+            }
+        };
+        let rt = runtime(eval)?;
+        let host = rt
+            .host
+            .as_ref()
+            .ok_or_else(|| err(format!("{fname}: no library context")))?;
+        let what = if matches!(op, LibraryOp::Eval) {
+            "Evaluating"
+        } else {
+            "Exporting from"
+        };
+        let answer = host.library(&req, &op).map_err(|e| {
+            err(format!(
+                "{fname}: {what} library '{}': {e}",
+                self.lib.describe()
+            ))
+        })?;
+        Ok(match answer {
+            LibraryAnswer::Docs(ds) => heap.alloc(YamlFragment {
+                tree: Arc::new(FragmentTree::DocSet(ds)),
+                store: Value::new_none(),
+            }),
+            LibraryAnswer::Values(v) => from_yaml(&v, heap, MapAs::Struct)?,
+            LibraryAnswer::Symbol(v) => heap.access_owned_frozen_value(&v),
+        })
+    }
+}

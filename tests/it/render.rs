@@ -1,0 +1,213 @@
+//! `yttcheck render` through the binary: text templates, output overlays,
+//! `@ytt:library`, `-o json` and `--output-files` (the recorded ytt renders
+//! of `../shared` are run by `conformance.rs`).
+
+use assert_cmd::Command;
+
+use super::common::write;
+
+fn render(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .arg("render")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn text_templated_strings_work_in_templates_values_and_schemas() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "schema.yml",
+        "#@data/values-schema\n---\n#@ name = \"port\"\n#@yaml/text-templated-strings\n(@= name @): 80\n",
+    );
+    write(
+        p,
+        "values.yml",
+        "#@data/values\n---\n#@yaml/text-templated-strings\nport: 8080\n",
+    );
+    write(
+        p,
+        "config.yml",
+        concat!(
+            "#@ load(\"@ytt:data\", \"data\")\n",
+            "#@yaml/text-templated-strings\n",
+            "---\n",
+            "url: http://web:(@= str(data.values.port) @)/\n",
+            "(@= \"a\" + \"b\" @): \"(@ for i in range(3): @)(@= str(i) @)(@ end @)\"\n",
+            "trimmed: \"x   (@- \\\"ignored\\\" -@)   y\"\n",
+            "plain: (@= 'not templated here' @)\n",
+        ),
+    );
+    // the annotation is on the document: every string below it is a template
+    let (code, out, err) = render(p, &["-f", "."]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "url: http://web:8080/\nab: \"012\"\ntrimmed: xy\nplain: not templated here\n"
+    );
+}
+
+#[test]
+fn text_template_files_are_written_with_output_files_and_errors_name_the_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "in/notes.txt",
+        "(@ load(\"@ytt:data\", \"data\") -@)\nhello (@= data.values.who @)!\n(@ for i in range(2): -@)\n- (@= str(i) @)\n(@ end -@)\n",
+    );
+    write(p, "in/values.yml", "#@data/values\n---\nwho: world\n");
+    write(p, "in/config.yml", "a: 1\n");
+    let (code, out, err) = render(p, &["-f", "in", "--output-files", "out"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("creating: out/notes.txt"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("out/notes.txt")).unwrap(),
+        "hello world!\n- 0\n- 1\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("out/config.yml")).unwrap(),
+        "a: 1\n"
+    );
+    // the values file is not an output
+    assert!(!p.join("out/values.yml").exists());
+
+    write(p, "bad/broken.txt", "line one\n(@= 1 + \"x\" @)\n");
+    let (code, _, err) = render(p, &["-f", "bad"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Evaluating text template"), "{err}");
+    assert!(err.contains("broken.txt:2"), "{err}");
+
+    write(p, "open/unclosed.txt", "a\n(@ x = 1\n");
+    let (code, _, err) = render(p, &["-f", "open"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Missing code closing '@)' at line 3"), "{err}");
+}
+
+#[test]
+fn output_overlays_apply_to_every_file_in_file_order() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "a.yml",
+        "kind: Deployment\nmetadata:\n  name: web\n---\nkind: Service\nmetadata:\n  name: web\n",
+    );
+    write(
+        p,
+        "b.yml",
+        concat!(
+            "#@ load(\"@ytt:overlay\", \"overlay\")\n",
+            "#@overlay/match by=overlay.all, expects=\"1+\"\n",
+            "---\nmetadata:\n  #@overlay/match missing_ok=True\n  labels:\n    team: a\n",
+        ),
+    );
+    write(
+        p,
+        "c.yml",
+        concat!(
+            "#@ load(\"@ytt:overlay\", \"overlay\")\n",
+            "#@overlay/match by=overlay.subset({\"kind\": \"Service\"})\n",
+            "---\nmetadata:\n  labels:\n    #@overlay/match missing_ok=True\n    exposed: \"yes\"\n",
+        ),
+    );
+    let (code, out, err) = render(p, &["-f", "."]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "kind: Deployment\nmetadata:\n  name: web\n  labels:\n    team: a\n---\nkind: Service\nmetadata:\n  name: web\n  labels:\n    team: a\n    exposed: \"yes\"\n"
+    );
+    let (code, out, _) = render(p, &["-f", ".", "-o", "json"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("{\"kind\":\"Deployment\""), "{out}");
+
+    write(
+        p,
+        "d.yml",
+        "#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by=overlay.subset({\"kind\": \"Job\"})\n---\nx: 1\n",
+    );
+    let (code, _, err) = render(p, &["-f", "."]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Overlaying (in following order: b.yml, c.yml, d.yml)"),
+        "{err}"
+    );
+    assert!(err.contains("d.yml:3"), "{err}");
+}
+
+#[test]
+fn library_module_evaluates_private_libraries_with_values_and_exports() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "config.yml",
+        concat!(
+            "#@ load(\"@ytt:library\", \"library\")\n",
+            "#@ load(\"@ytt:template\", \"template\")\n",
+            "#@ app = library.get(\"app\").with_data_values({\"name\": \"api\"})\n",
+            "--- #@ template.replace(app.eval())\n",
+            "---\n",
+            "greeting: #@ app.export(\"greet\")(\"ops\")\n",
+            "values: #@ app.data_values()\n",
+        ),
+    );
+    write(
+        p,
+        "_ytt_lib/app/values.yml",
+        "#@data/values-schema\n---\nname: default\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "_ytt_lib/app/app.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nname: #@ data.values.name\nreplicas: #@ data.values.replicas\n",
+    );
+    write(
+        p,
+        "_ytt_lib/app/helpers.star",
+        "load(\"@ytt:data\", \"data\")\ndef greet(who):\n  return \"hello \" + who + \" from \" + data.values.name\nend\n",
+    );
+    let (code, out, err) = render(p, &["-f", "."]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "name: api\nreplicas: 1\n---\ngreeting: hello ops from api\nvalues:\n  name: api\n  replicas: 1\n"
+    );
+
+    // values addressed to a library that nothing evaluates are an error (as in ytt)
+    write(
+        p,
+        "more.yml",
+        "#@library/ref \"@other\"\n#@data/values\n---\nx: 1\n",
+    );
+    let (code, _, err) = render(p, &["-f", "."]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Expected all provided library data values documents to be used but found unused:\n  Data Value belonging to library '@other' on line more.yml:3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn output_files_never_leave_the_output_directory() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "src/a.yml", "a: 1\n");
+    let (code, _, err) = render(
+        p,
+        &["-f", "../escape.yml=src/a.yml", "--output-files", "out"],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("to stay inside the output directory"), "{err}");
+    assert!(!d.path().join("escape.yml").exists());
+}
