@@ -67,6 +67,17 @@ pub fn from_values_error(e: &ValuesError, stage: Stage, who: &Subject) -> Vec<Fi
     }
 }
 
+/// Rendering a pair's templates failed (`check --render`).
+pub fn from_render_error(e: &crate::render::RenderError, who: &Subject) -> Vec<Finding> {
+    use crate::render::RenderError;
+    match e {
+        RenderError::Values(v) => from_values_error(v, Stage::Values, who),
+        RenderError::Template(te) => vec![from_template_error(te, who)],
+        RenderError::Overlay { message, pos } => vec![overlay(message, pos.as_ref(), &[], who)],
+        RenderError::Unused(m) => vec![other(RuleId::ValuesError, m, None, Stage::Values, who)],
+    }
+}
+
 /// A template failed to parse, compile or evaluate.
 pub fn from_template_error(te: &TemplateError, who: &Subject) -> Finding {
     let text = te.message.trim_matches('\n');

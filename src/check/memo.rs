@@ -39,7 +39,7 @@ pub struct Memo {
     /// Whether results are kept for later runs (a one-off check keeps
     /// nothing, and so computes no content keys).
     remember: bool,
-    pub(super) compile: CompileCache,
+    pub(super) compile: Arc<CompileCache>,
     pool: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>>,
     libraries: Mutex<HashMap<u64, Arc<LibraryStart>>>,
     pairs: Mutex<HashMap<u64, PairOutcome>>,
@@ -60,7 +60,7 @@ impl Memo {
     pub fn new() -> Memo {
         Memo {
             remember: false,
-            compile: CompileCache::new(crate::ytt::stdlib()),
+            compile: Arc::new(CompileCache::new(crate::ytt::stdlib())),
             pool: Mutex::default(),
             libraries: Mutex::default(),
             pairs: Mutex::default(),
@@ -178,6 +178,7 @@ impl<'a> Keys<'a> {
             format!("{:?}", opts.eval),
             opts.skip_validation,
             opts.keep_values,
+            opts.render,
             plan.private_libraries,
         )
             .hash(&mut h);

@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::diagnostics::Severity;
 use crate::files::{FileInLibrary, InputFile, LibraryCtx, LibraryTree};
+use crate::render::Renderer;
 use crate::schema::{DocType, Type};
 use crate::source::{EntryKind, RepoPath, Snapshot, SourceCache, SourceError, Stdin};
 use crate::template::{CompileCache, EvalOpts, EvalSession};
@@ -49,6 +51,9 @@ pub struct CheckOptions {
     /// Keep each pair's final data values and each library's schema (for
     /// `diff`).
     pub keep_values: bool,
+    /// Render each pair's templates (`check --render`): a template that
+    /// fails for an environment is a finding.
+    pub render: bool,
 }
 
 /// What happened to one pair.
@@ -281,7 +286,7 @@ fn library_base(
 /// Evaluates one pair; returns its findings and final values.
 fn run_pair(
     sources: &SourceCache,
-    cache: &CompileCache,
+    cache: &Arc<CompileCache>,
     opts: &CheckOptions,
     plan: &Plan,
     pair: &Pair,
@@ -325,7 +330,7 @@ fn run_pair(
 #[allow(clippy::too_many_arguments)] // one pair: what it reads, its shared start, where warnings go
 fn evaluate_pair(
     sources: &SourceCache,
-    cache: &CompileCache,
+    cache: &Arc<CompileCache>,
     opts: &CheckOptions,
     plan: &Plan,
     pair: &Pair,
@@ -437,6 +442,22 @@ fn evaluate_pair(
             ) {
                 findings.extend(from_values_error(&e, Stage::Values, &private));
             }
+        }
+    }
+    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    if opts.render && !failed {
+        // ytt renders only with valid values; a pair whose values fail has
+        // its findings already
+        let renderer = Renderer::new(session.tree.clone(), cache.clone(), opts.skip_validation);
+        let mut for_libraries = merged.for_libraries.clone();
+        for_libraries.extend(overlays.libraries.iter().cloned());
+        if let Err(e) = renderer.render_root_with_values(
+            &opts.eval,
+            merged.doc.clone(),
+            for_libraries,
+            schema.for_libraries.clone(),
+        ) {
+            findings.extend(super::from_errors::from_render_error(&e, who));
         }
     }
     Ok((findings, merged.doc))

@@ -178,6 +178,10 @@ pub struct CheckArgs {
     #[arg(long = "dangerous-data-values-disable-validation")]
     pub skip_validation: bool,
 
+    /// Check data values only: do not render each pair's templates
+    #[arg(long = "no-render")]
+    pub no_render: bool,
+
     /// No progress bar
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -520,6 +524,7 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         skip_validation: args.skip_validation,
         progress: ctx.progress,
         keep_values: false,
+        render: !args.no_render,
     };
     let hook_mode = selection.staged || selection.changed_since.is_some();
     let full_check = !hook_mode

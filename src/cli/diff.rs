@@ -165,6 +165,8 @@ pub fn compute(args: &DiffArgs) -> Result<crate::diff::DiffReport, UsageError> {
         skip_validation: false,
         progress: false,
         keep_values: true,
+        // final values are all these need
+        render: false,
     };
     let before = crate::check::run(&base_cache, &base_plan, &opts);
     let after = crate::check::run(&head_cache, &head_plan, &opts);

@@ -227,6 +227,8 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
         skip_validation: args.input.skip_validation,
         progress: false,
         keep_values: true,
+        // final values are all these need
+        render: false,
     };
     let result = crate::check::run(&cache, &plan, &opts);
     let errors: Vec<&crate::diagnostics::Finding> = result

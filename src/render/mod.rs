@@ -20,7 +20,9 @@ use crate::template::eval::{
     call_in_fresh_evaluator, Libraries, LibraryAnswer, LibraryOp, LibraryRequest,
 };
 use crate::template::{CompileCache, EvalOpts, EvalSession, TemplateError};
+use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::flags::{as_plain_merge_overlay, Overlays};
+use crate::values::pipeline::files_with_annotation;
 use crate::values::schema_pipeline::schema_envelope;
 use crate::values::{library_schema, library_values, Envelope, LibRef, ValuesError};
 use crate::yaml::{DocSet, Document, Meta, Pos, Value};
@@ -109,6 +111,42 @@ impl Renderer {
             &[],
             &overlays.root,
             &overlays.libraries,
+        )
+    }
+
+    /// Renders the root library with final data values computed elsewhere
+    /// (`check` computes them once per pair, sharing each library's start):
+    /// ytt's `Eval` step alone. `values_for_libraries` and
+    /// `schemas_for_libraries` are what the root addresses to its private
+    /// libraries.
+    pub fn render_root_with_values(
+        &self,
+        opts: &EvalOpts,
+        values: Document,
+        values_for_libraries: Vec<Envelope>,
+        schemas_for_libraries: Vec<Envelope>,
+    ) -> Result<Rendered, RenderError> {
+        let session = EvalSession::new(
+            self.tree.clone(),
+            opts,
+            &self.cache,
+            Value::new_map(Default::default()),
+        );
+        let mut not_for_output = HashSet::new();
+        for ann in [ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA] {
+            for f in files_with_annotation(&session, LibraryCtx::ROOT, ann)
+                .map_err(RenderError::Values)?
+            {
+                not_for_output.insert(f.rel_path);
+            }
+        }
+        self.eval(
+            LibraryCtx::ROOT,
+            opts,
+            values,
+            values_for_libraries,
+            schemas_for_libraries,
+            &not_for_output,
         )
     }
 

@@ -211,3 +211,64 @@ fn output_files_never_leave_the_output_directory() {
     assert!(err.contains("to stay inside the output directory"), "{err}");
     assert!(!d.path().join("escape.yml").exists());
 }
+
+/// A library whose template breaks in one environment only: `check` renders
+/// every pair and reports the template line and the pair.
+fn library_with_templates() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "app/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n#@schema/nullable\nimage: \"\"\n",
+    );
+    write(
+        p,
+        "app/deployment.yml",
+        concat!(
+            "#@ load(\"@ytt:data\", \"data\")\n",
+            "---\n",
+            "kind: Deployment\n",
+            "spec:\n",
+            "  replicas: #@ data.values.replicas\n",
+            "  image: #@ data.values.image + \":latest\"\n",
+        ),
+    );
+    write(p, "envs/dev/values.yml", "image: web\n");
+    write(p, "envs/prod/values.yml", "replicas: 3\n");
+    d
+}
+
+#[test]
+fn check_renders_every_pair_and_reports_template_failures_per_environment() {
+    let d = library_with_templates();
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["check", "--daemon", "never", "-q", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{json:#}");
+    let f = &findings[0];
+    assert_eq!(f["rule"], "template/error");
+    assert_eq!(f["location"]["path"], "app/deployment.yml");
+    assert_eq!(f["location"]["line"], 6);
+    assert_eq!(f["environments"], serde_json::json!(["prod"]));
+    assert!(f["message"].as_str().unwrap().contains("NoneType"), "{f:#}");
+
+    // values only: the template is not rendered
+    Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["check", "--daemon", "never", "-q", "--no-render"])
+        .assert()
+        .code(0);
+}

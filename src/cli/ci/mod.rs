@@ -36,6 +36,10 @@ use github::{Change, Event, Github};
 
 #[derive(Args, Debug)]
 pub struct CiArgs {
+    /// Check data values only: do not render each pair's templates
+    #[arg(long = "no-render")]
+    pub no_render: bool,
+
     /// Only pairs that read one of these files or folders
     #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
@@ -223,6 +227,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         skip_validation: false,
         progress: false,
         keep_values: false,
+        render: !args.no_render,
     };
     let mut result = crate::check::run(&cache, &plan, &opts);
     crate::check::suppress::apply(&mut result, &plan, &cache, baseline.as_ref(), whole);
