@@ -13,6 +13,7 @@ pub mod memo;
 pub mod progress;
 pub mod runner;
 pub mod suppress;
+pub mod usage;
 
 pub use finding::{dedupe, Finding, Location, Related, Severity};
 pub use memo::Memo;

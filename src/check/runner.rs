@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::usage::ValueUsage;
 use crate::diagnostics::Severity;
 use crate::files::{FileInLibrary, InputFile, LibraryCtx, LibraryTree};
-use crate::render::Renderer;
 use crate::schema::{DocType, Type};
 use crate::source::{EntryKind, RepoPath, Snapshot, SourceCache, SourceError, Stdin};
 use crate::template::{CompileCache, EvalOpts, EvalSession};
@@ -54,6 +54,10 @@ pub struct CheckOptions {
     /// Render each pair's templates (`check --render`): a template that
     /// fails for an environment is a finding.
     pub render: bool,
+    /// Report `schema/unused-value` (with `render`): only when every pair
+    /// of each library checked is in the run (no environment filter, shard,
+    /// or change selection), or the reads seen would be partial.
+    pub unused_values: bool,
 }
 
 /// What happened to one pair.
@@ -67,6 +71,8 @@ pub struct PairOutcome {
     pub duration: Duration,
     /// The final data values (with `keep_values`, when they could be computed).
     pub values: Option<Document>,
+    /// What the pair's templates read (when they rendered).
+    pub usage: Option<Arc<ValueUsage>>,
 }
 
 /// The result of a check.
@@ -113,7 +119,9 @@ impl Snapshot for CachedSnapshot<'_> {
 const ENV_FILE_ORDER: usize = 1_000_000;
 
 /// `annotation/unknown`: annotations in ytt's namespaces that ytt does not
-/// know. ytt ignores them, so the check warns and evaluates on.
+/// know, and `annotation/not-template`: code written as `#@code` (no
+/// space), which ytt reads as an annotation. ytt ignores both, so the check
+/// reports them and evaluates on.
 fn unknown_annotations(
     cache: &CompileCache,
     opts: &CheckOptions,
@@ -139,6 +147,15 @@ fn unknown_annotations(
                 RuleId::AnnotationUnknown,
                 message,
                 crate::yaml::Pos::location(&u.pos),
+            ));
+        }
+        for (name, pos) in crate::template::metas::code_like_annotations(ds) {
+            out.push(who.finding(
+                RuleId::AnnotationNotTemplate,
+                format!(
+                    "'#@{name}' is read as an annotation named '{name}', which ytt ignores (the node gets no value from it); write '#@ {name}' to make it code"
+                ),
+                crate::yaml::Pos::location(&pos),
             ));
         }
     }
@@ -291,7 +308,7 @@ fn run_pair(
     plan: &Plan,
     pair: &Pair,
     start: &LibraryStart,
-) -> (Vec<Finding>, Option<Document>) {
+) -> (Vec<Finding>, Option<Document>, Option<Arc<ValueUsage>>) {
     let lib = &plan.libraries[pair.library];
     let who = Subject {
         library: lib.name.clone(),
@@ -312,20 +329,23 @@ fn run_pair(
         Ok(b) => b,
         Err(problems) => {
             findings.extend(for_this_pair(problems));
-            return (findings, None);
+            return (findings, None, None);
         }
     };
     match evaluate_pair(sources, cache, opts, plan, pair, base, &who, &mut findings) {
-        Ok((more, values)) => {
+        Ok((more, values, usage)) => {
             findings.extend(more);
-            (findings, Some(values))
+            (findings, Some(values), usage)
         }
         Err(more) => {
             findings.extend(more);
-            (findings, None)
+            (findings, None, None)
         }
     }
 }
+
+/// A pair's findings, final values and what its templates read.
+type Evaluated = (Vec<Finding>, Document, Option<Arc<ValueUsage>>);
 
 #[allow(clippy::too_many_arguments)] // one pair: what it reads, its shared start, where warnings go
 fn evaluate_pair(
@@ -337,7 +357,7 @@ fn evaluate_pair(
     base: &LibraryBase,
     who: &Subject,
     warnings: &mut Vec<Finding>,
-) -> Result<(Vec<Finding>, Document), Vec<Finding>> {
+) -> Result<Evaluated, Vec<Finding>> {
     let values_err = |e: ValuesError| from_values_error(&e, Stage::Values, who);
     let env_inputs: Vec<(RepoPath, String, usize)> = pair
         .inputs
@@ -445,22 +465,29 @@ fn evaluate_pair(
         }
     }
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    let mut usage = None;
     if opts.render && !failed {
         // ytt renders only with valid values; a pair whose values fail has
         // its findings already
-        let renderer = Renderer::new(session.tree.clone(), cache.clone(), opts.skip_validation);
-        let mut for_libraries = merged.for_libraries.clone();
-        for_libraries.extend(overlays.libraries.iter().cloned());
-        if let Err(e) = renderer.render_root_with_values(
-            &opts.eval,
-            merged.doc.clone(),
-            for_libraries,
-            schema.for_libraries.clone(),
-        ) {
-            findings.extend(super::from_errors::from_render_error(&e, who));
-        }
+        let mut values_for_libraries = merged.for_libraries.clone();
+        values_for_libraries.extend(overlays.libraries.iter().cloned());
+        let (more, used) = super::usage::render_pair(
+            super::usage::PairRender {
+                tree: session.tree.clone(),
+                cache,
+                eval: &opts.eval,
+                skip_validation: opts.skip_validation,
+                values: &merged.doc,
+                values_for_libraries,
+                schemas_for_libraries: schema.for_libraries.clone(),
+                schema: schema.schema.doc_type.as_ref(),
+            },
+            who,
+        );
+        findings.extend(more);
+        usage = used;
     }
-    Ok((findings, merged.doc))
+    Ok((findings, merged.doc, usage))
 }
 
 /// `values/deprecated` and `values/removed`: a value given (not a schema
@@ -645,7 +672,7 @@ pub fn run_with(
                 let start = bases[pair.library]
                     .as_ref()
                     .expect("a library with a pair to run is started");
-                let (findings, values) = run_pair(sources, cache, opts, plan, pair, start);
+                let (findings, values, usage) = run_pair(sources, cache, opts, plan, pair, start);
                 progress.tick();
                 let outcome = PairOutcome {
                     name: pair.name(plan),
@@ -654,6 +681,7 @@ pub fn run_with(
                     findings,
                     duration: t.elapsed(),
                     values: if opts.keep_values { values } else { None },
+                    usage,
                 };
                 if keys.is_some() {
                     memo.keep_pair(*key, &outcome);
@@ -682,6 +710,9 @@ pub fn run_with(
         .iter()
         .flat_map(|o| o.findings.iter().cloned())
         .collect();
+    if opts.render && opts.unused_values {
+        all.extend(super::usage::unused_values(&outcomes));
+    }
     for p in &plan.problems {
         let who = Subject {
             library: String::new(),

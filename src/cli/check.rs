@@ -525,6 +525,11 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         progress: ctx.progress,
         keep_values: false,
         render: !args.no_render,
+        unused_values: selection.environments.is_empty()
+            && selection.paths.is_empty()
+            && selection.shard.is_none()
+            && !selection.staged
+            && selection.changed_since.is_none(),
     };
     let hook_mode = selection.staged || selection.changed_since.is_some();
     let full_check = !hook_mode

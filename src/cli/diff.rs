@@ -167,6 +167,7 @@ pub fn compute(args: &DiffArgs) -> Result<crate::diff::DiffReport, UsageError> {
         keep_values: true,
         // final values are all these need
         render: false,
+        unused_values: false,
     };
     let before = crate::check::run(&base_cache, &base_plan, &opts);
     let after = crate::check::run(&head_cache, &head_plan, &opts);

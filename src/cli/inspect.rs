@@ -229,6 +229,7 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
         keep_values: true,
         // final values are all these need
         render: false,
+        unused_values: false,
     };
     let result = crate::check::run(&cache, &plan, &opts);
     let errors: Vec<&crate::diagnostics::Finding> = result

@@ -137,6 +137,37 @@ rules! {
         example: "#@schema/nulable\ntag: \"\"",
         fix: "#@schema/nullable\ntag: \"\"",
     },
+    /// A `#@` comment that ytt reads as an annotation but that looks like code (`#@data.values.x`): ytt ignores it.
+    AnnotationNotTemplate {
+        id: "annotation/not-template",
+        severity: Error,
+        summary: "A `#@` comment that ytt reads as an annotation but that looks like code (`#@data.values.x`): ytt ignores it.",
+        why: "Without a space after `#@`, ytt takes the comment for an annotation named `data.values.x`, keeps it and ignores it: the node silently renders `null` (carvel-dev/ytt#621).",
+        example: "replicas: #@data.values.replicas",
+        fix: "replicas: #@ data.values.replicas",
+    },
+    /// A template reads a data value the library does not declare (its schema, or its values when it has no schema).
+    TemplateUndeclaredValue {
+        id: "template/undeclared-value",
+        severity: Error,
+        summary: "A template reads a data value the library does not declare (its schema, or its values when it has no schema).",
+        why: "ytt fails on the read with `struct has no .x field or method`, and only when the line runs, so a value renamed in the schema breaks the one environment that takes that branch, at deploy time.",
+        example: "# schema: replica_count: 1
+replicas: #@ data.values.replicas",
+        fix: "replicas: #@ data.values.replica_count",
+    },
+    /// A declared data value that no template, helper or private library reads, in any environment (a yttcheck extension; needs rendering).
+    SchemaUnusedValue {
+        id: "schema/unused-value",
+        severity: Warning,
+        summary: "A declared data value that no template, helper or private library reads, in any environment (a yttcheck extension; needs rendering).",
+        why: "A value nothing reads is dead configuration: environments set it and nothing changes (carvel-dev/ytt#253). It is only reported when every pair of the library rendered, so the reads seen are complete.",
+        example: "#@data/values-schema
+---
+replicas: 1
+legacy_port: 8080  # no template reads it",
+        fix: "Remove the value from the schema (or mark it `@schema/deprecated` first), or read it where it was meant to be used.",
+    },
     /// The schema itself is wrong: a misused annotation, a null default without `@schema/nullable`, an array without exactly one item, a default of the wrong type.
     SchemaInvalid {
         id: "schema/invalid",

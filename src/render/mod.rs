@@ -19,6 +19,7 @@ use crate::overlay::{expects::Expects, Op, OverlayError};
 use crate::template::eval::{
     call_in_fresh_evaluator, Libraries, LibraryAnswer, LibraryOp, LibraryRequest,
 };
+use crate::template::values::ReadLog;
 use crate::template::{CompileCache, EvalOpts, EvalSession, TemplateError};
 use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::flags::{as_plain_merge_overlay, Overlays};
@@ -86,6 +87,9 @@ pub struct Renderer {
     tree: Arc<LibraryTree>,
     cache: Arc<CompileCache>,
     skip_validation: bool,
+    /// Where the library's templates' reads of `data.values` go (not those
+    /// of its private libraries, which have data values of their own).
+    reads: Option<Arc<ReadLog>>,
 }
 
 impl Renderer {
@@ -94,7 +98,14 @@ impl Renderer {
             tree,
             cache,
             skip_validation,
+            reads: None,
         }
+    }
+
+    /// The renderer, recording which data values the templates read.
+    pub fn with_reads(mut self, reads: Arc<ReadLog>) -> Self {
+        self.reads = Some(reads);
+        self
     }
 
     /// Renders the root library with the data values given on the command
@@ -213,13 +224,18 @@ impl Renderer {
         not_for_output: &HashSet<String>,
     ) -> Result<Rendered, RenderError> {
         let runner = Arc::new(LibraryRunner {
-            renderer: self.clone(),
+            renderer: Renderer {
+                reads: None,
+                ..self.clone()
+            },
             opts: opts.clone(),
             values: values_for_libraries.clone(),
             schemas: schemas_for_libraries.clone(),
         });
-        let session = EvalSession::new(self.tree.clone(), opts, &self.cache, values.value.clone())
-            .with_libraries(runner);
+        let mut session =
+            EvalSession::new(self.tree.clone(), opts, &self.cache, values.value.clone())
+                .with_libraries(runner);
+        session.reads = self.reads.clone();
         let mut docsets: Vec<(usize, String, DocSet)> = Vec::new();
         let mut rendered = Rendered {
             values,

@@ -64,8 +64,13 @@ pub struct CompileCache {
 pub trait StdLib: Send + Sync {
     /// `load("@ytt:<name>", ...)` (all but `data`).
     fn module(&self, name: &str, session: &EvalSession) -> Result<FrozenModule, TemplateError>;
-    /// `@ytt:data` for a session whose `data.values` are `values`.
-    fn data_module(&self, values: &Value) -> Result<FrozenModule, String>;
+    /// `@ytt:data` for a session whose `data.values` are `values` (whose
+    /// reads go to `reads`, when given).
+    fn data_module(
+        &self,
+        values: &Value,
+        reads: Option<&Arc<super::values::ReadLog>>,
+    ) -> Result<FrozenModule, String>;
 }
 
 impl CompileCache {

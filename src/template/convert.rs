@@ -117,6 +117,7 @@ fn to_yaml_depth<'v>(
         return Ok(YValue::Map(Box::new(map)));
     }
     if let Some(s) = YttStruct::from_value(v) {
+        s.tracked.whole();
         let mut map = Map::default();
         for (k, val) in &s.fields {
             let value = to_yaml_depth(val.to_value(), store, depth + 1)?;
@@ -290,6 +291,42 @@ pub enum MapAs {
 }
 
 /// Converts YAML to plain Starlark values (dicts or structs, lists).
+/// [`from_yaml`] for `data.values` whose reads go to `log`: each map becomes
+/// a struct that records the paths read under `path`.
+pub fn from_yaml_tracked<'v>(
+    v: &YValue,
+    heap: Heap<'v>,
+    log: &Arc<super::values::ReadLog>,
+    path: &str,
+) -> starlark::Result<Value<'v>> {
+    let YValue::Map(m) = v else {
+        return from_yaml(v, heap, MapAs::Struct);
+    };
+    let mut fields = SmallMap::with_capacity(m.items.len());
+    for it in &m.items {
+        let YValue::Str(k) = &it.key else {
+            return Err(err(format!(
+                "expected struct key {} to be string",
+                it.key.scalar_display()
+            )));
+        };
+        let child = if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        };
+        fields.insert(
+            k.to_string(),
+            from_yaml_tracked(&it.value, heap, log, &child)?,
+        );
+    }
+    Ok(YttStruct::alloc_tracked(
+        fields,
+        super::values::Tracked::at(log, path.to_string()),
+        heap,
+    ))
+}
+
 pub fn from_yaml<'v>(v: &YValue, heap: Heap<'v>, maps: MapAs) -> starlark::Result<Value<'v>> {
     Ok(match v {
         YValue::Null => Value::new_none(),

@@ -186,6 +186,8 @@ pub struct EvalSession<'a> {
     pub data_values: Value,
     /// `@ytt:library`, when the host renders.
     pub libraries: Option<Arc<dyn Libraries>>,
+    /// Where reads of `data.values` are recorded, when the host asks.
+    pub reads: Option<Arc<super::values::ReadLog>>,
     state: RefCell<SessionState>,
 }
 
@@ -217,6 +219,7 @@ impl<'a> EvalSession<'a> {
             cache,
             data_values,
             libraries: None,
+            reads: None,
             state: RefCell::new(SessionState::default()),
         }
     }
@@ -456,7 +459,7 @@ impl<'a> EvalSession<'a> {
         let m = self
             .cache
             .stdlib()?
-            .data_module(&self.data_values)
+            .data_module(&self.data_values, self.reads.as_ref())
             .map_err(|e| TemplateError::new(TemplateErrorKind::Starlark, e, None))?;
         self.state.borrow_mut().data_module = Some(m.clone());
         Ok(m)

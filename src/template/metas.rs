@@ -164,24 +164,19 @@ pub struct UnknownAnnotation {
     pub suggestion: Option<&'static str>,
 }
 
-/// Every unknown annotation of a parsed file, in source order. Walks the
-/// comments attached to every node, as the template compiler reads them.
-pub fn unknown_annotations(ds: &crate::yaml::DocSet) -> Vec<UnknownAnnotation> {
+/// Every annotation of a parsed file (name and comment position), in
+/// source order. Walks the comments attached to every node, as the template
+/// compiler reads them.
+fn annotations(ds: &crate::yaml::DocSet) -> Vec<(String, Pos)> {
     use crate::yaml::Value;
-    fn meta(m: &crate::yaml::Meta, out: &mut Vec<UnknownAnnotation>) {
+    fn meta(m: &crate::yaml::Meta, out: &mut Vec<(String, Pos)>) {
         for c in &m.comments {
             if let Ok(MetaKind::Annotation { name, .. }) = classify(c, &Pos::unknown(), true) {
-                if let Some(suggestion) = unknown_in_known_namespace(&name) {
-                    out.push(UnknownAnnotation {
-                        name,
-                        pos: c.pos.clone(),
-                        suggestion,
-                    });
-                }
+                out.push((name, c.pos.clone()));
             }
         }
     }
-    fn value(v: &Value, out: &mut Vec<UnknownAnnotation>) {
+    fn value(v: &Value, out: &mut Vec<(String, Pos)>) {
         match v {
             Value::Map(m) => {
                 meta(&m.meta, out);
@@ -206,11 +201,42 @@ pub fn unknown_annotations(ds: &crate::yaml::DocSet) -> Vec<UnknownAnnotation> {
         meta(&d.meta, &mut out);
         value(&d.value, &mut out);
     }
-    out.sort_by_key(|u| (u.pos.line(), u.pos.col(), u.name.clone()));
-    out.dedup_by(|a, b| {
-        (a.pos.line(), a.pos.col(), &a.name) == (b.pos.line(), b.pos.col(), &b.name)
-    });
+    out.sort_by_key(|(name, pos)| (pos.line(), pos.col(), name.clone()));
+    out.dedup_by(|a, b| (a.1.line(), a.1.col(), &a.0) == (b.1.line(), b.1.col(), &b.0));
     out
+}
+
+/// Every unknown annotation of a parsed file, in source order.
+pub fn unknown_annotations(ds: &crate::yaml::DocSet) -> Vec<UnknownAnnotation> {
+    annotations(ds)
+        .into_iter()
+        .filter_map(|(name, pos)| {
+            let suggestion = unknown_in_known_namespace(&name)?;
+            Some(UnknownAnnotation {
+                name,
+                pos,
+                suggestion,
+            })
+        })
+        .collect()
+}
+
+/// Annotations whose name looks like code (`#@data.values.x`, `#@str(x)`):
+/// a `#@` comment written without the space that makes it code. ytt reads
+/// them as annotations and ignores them (carvel-dev/ytt#621). Returns the
+/// name and the comment's position.
+pub fn code_like_annotations(ds: &crate::yaml::DocSet) -> Vec<(String, Pos)> {
+    annotations(ds)
+        .into_iter()
+        .filter(|(name, _)| looks_like_code(name))
+        .collect()
+}
+
+/// A name with call, index, string or operator syntax, or a dotted name
+/// outside any `namespace/` (annotation names are `namespace/name`).
+fn looks_like_code(name: &str) -> bool {
+    name.contains(['(', ')', '[', ']', '{', '}', '"', '\'', '=', '+', '%'])
+        || (name.contains('.') && !name.contains('/'))
 }
 
 /// Levenshtein distance, for "did you mean" hints.

@@ -638,6 +638,7 @@ pub fn instructions(builder: &mut GlobalsBuilder) {
     ) -> starlark::Result<Value<'v>> {
         let fields: Option<Vec<(String, Value<'v>)>> =
             if let Some(s) = value.downcast_ref::<super::values::YttStruct>() {
+                s.tracked.whole();
                 Some(s.fields.iter().map(|(k, v)| (k.clone(), *v)).collect())
             } else {
                 value

@@ -31,6 +31,112 @@ use super::compile::NodeTable;
 #[repr(C)]
 pub struct YttStructGen<V: starlark::values::ValueLifetimeless> {
     pub fields: SmallMap<String, V>,
+    /// Set on `data.values` when the host records which values templates
+    /// read (`check`'s `template/undeclared-value`, `schema/unused-value`).
+    #[allocative(skip)]
+    pub tracked: Tracked,
+}
+
+// ------------------------------------------------------------------ read tracking
+
+/// The data values paths one evaluation read (`db.host`), and those it
+/// asked for that do not exist. A struct consumed whole (converted to YAML,
+/// iterated, compared, passed to a library) counts as reading its path.
+#[derive(Debug, Default)]
+pub struct ReadLog {
+    inner: std::sync::Mutex<ReadLogInner>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct ReadLogInner {
+    /// Paths read, each covering what is below it (a value, or a struct
+    /// consumed whole).
+    pub read: std::collections::BTreeSet<String>,
+    /// Paths read that held null: they cover nothing below them (`db` was
+    /// looked at, but `db.port` could not be read).
+    pub null: std::collections::BTreeSet<String>,
+    /// Missing paths, in the order they were asked for.
+    pub missing: Vec<String>,
+}
+
+impl ReadLog {
+    fn read(&self, path: String) {
+        if let Ok(mut l) = self.inner.lock() {
+            l.read.insert(path);
+        }
+    }
+
+    fn null(&self, path: String) {
+        if let Ok(mut l) = self.inner.lock() {
+            l.null.insert(path);
+        }
+    }
+
+    fn missing(&self, path: String) {
+        if let Ok(mut l) = self.inner.lock() {
+            if !l.missing.contains(&path) {
+                l.missing.push(path);
+            }
+        }
+    }
+
+    /// What was recorded so far.
+    pub fn snapshot(&self) -> ReadLogInner {
+        self.inner.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+}
+
+/// Where a tracked struct sits in `data.values` (empty for the root).
+#[derive(Debug, Clone, Default)]
+pub struct Tracked(pub Option<Arc<(Arc<ReadLog>, String)>>);
+
+// SAFETY: `Tracked` holds no Starlark values, so it coerces to itself and
+// has nothing for the garbage collector to trace.
+unsafe impl Coerce<Tracked> for Tracked {}
+unsafe impl<'v> Trace<'v> for Tracked {
+    fn trace(&mut self, _tracer: &Tracer<'v>) {}
+}
+
+impl Tracked {
+    fn child(&self, key: &str) -> String {
+        match &self.0 {
+            Some(t) if t.1.is_empty() => key.to_string(),
+            Some(t) => format!("{}.{key}", t.1),
+            None => String::new(),
+        }
+    }
+
+    /// A tracked struct for `path` in `log`.
+    pub fn at(log: &Arc<ReadLog>, path: String) -> Tracked {
+        Tracked(Some(Arc::new((log.clone(), path))))
+    }
+
+    /// Records that the struct was consumed whole.
+    pub fn whole(&self) {
+        if let Some(t) = &self.0 {
+            t.0.read(t.1.clone());
+        }
+    }
+
+    /// Records an attribute read (`found`: the struct has it). A read of a
+    /// nested struct is only navigation: the nested struct records what is
+    /// done with it.
+    fn attr<'v>(&self, key: &str, found: Option<Value<'v>>) {
+        let Some(t) = &self.0 else { return };
+        match found {
+            None => t.0.missing(self.child(key)),
+            Some(v) => {
+                let nested = YttStruct::from_value(v).is_some_and(|s| s.tracked.0.is_some())
+                    || v.downcast_ref::<FrozenYttStruct>()
+                        .is_some_and(|s| s.tracked.0.is_some());
+                if v.is_none() {
+                    t.0.null(self.child(key));
+                } else if !nested {
+                    t.0.read(self.child(key));
+                }
+            }
+        }
+    }
 }
 
 starlark_complex_value!(pub YttStruct);
@@ -42,7 +148,10 @@ impl<'v> Freeze for YttStructGen<Value<'v>> {
         for (k, v) in self.fields {
             fields.insert(k, v.freeze(freezer)?);
         }
-        Ok(YttStructGen { fields })
+        Ok(YttStructGen {
+            fields,
+            tracked: self.tracked,
+        })
     }
 }
 
@@ -75,15 +184,24 @@ where
     Self: ProvidesStaticType<'v>,
 {
     fn get_attr(&self, attribute: &str, heap: Heap<'v>) -> Option<Value<'v>> {
-        self.fields
+        let found = self
+            .fields
             .get(attribute)
-            .map(|v| thawed(v.to_value(), heap))
+            .map(|v| thawed(v.to_value(), heap));
+        self.tracked.attr(attribute, found);
+        found
     }
 
     fn has_attr(&self, attribute: &str, _heap: Heap<'v>) -> bool {
-        self.fields.contains_key(attribute)
+        // `hasattr(data.values, "x")` asks about x: a use of it when it exists
+        let found = self.fields.get(attribute).map(|v| v.to_value());
+        if found.is_some() {
+            self.tracked.attr(attribute, found);
+        }
+        found.is_some()
     }
 
+    // not a read: starlark-rust lists attributes for "did you mean" hints
     fn dir_attr(&self) -> Vec<String> {
         self.fields.keys().cloned().collect()
     }
@@ -95,8 +213,10 @@ where
                 index.get_type()
             )));
         };
-        match self.fields.get(key) {
-            Some(v) => Ok(thawed(v.to_value(), heap)),
+        let found = self.fields.get(key).map(|v| thawed(v.to_value(), heap));
+        self.tracked.attr(key, found);
+        match found {
+            Some(v) => Ok(v),
             None => Err(starlark::Error::new_other(anyhow::anyhow!(
                 "key \"{key}\" not in struct"
             ))),
@@ -104,13 +224,18 @@ where
     }
 
     fn is_in(&self, other: Value<'v>) -> starlark::Result<bool> {
-        Ok(other
-            .unpack_str()
-            .map(|k| self.fields.contains_key(k))
-            .unwrap_or(false))
+        let Some(k) = other.unpack_str() else {
+            return Ok(false);
+        };
+        let found = self.fields.get(k).map(|v| v.to_value());
+        if found.is_some() {
+            self.tracked.attr(k, found);
+        }
+        Ok(found.is_some())
     }
 
     fn length(&self) -> starlark::Result<i32> {
+        self.tracked.whole();
         Ok(self.fields.len() as i32)
     }
 
@@ -119,6 +244,7 @@ where
     }
 
     fn iterate_collect(&self, heap: Heap<'v>) -> starlark::Result<Vec<Value<'v>>> {
+        self.tracked.whole();
         Ok(self
             .fields
             .keys()
@@ -127,6 +253,7 @@ where
     }
 
     fn equals(&self, other: Value<'v>) -> starlark::Result<bool> {
+        self.tracked.whole();
         let Some(o) = YttStruct::from_value(other) else {
             return Ok(false);
         };
@@ -144,7 +271,19 @@ where
 
 impl<'v> YttStruct<'v> {
     pub fn alloc(fields: SmallMap<String, Value<'v>>, heap: Heap<'v>) -> Value<'v> {
-        heap.alloc(YttStruct { fields })
+        heap.alloc(YttStruct {
+            fields,
+            tracked: Tracked::default(),
+        })
+    }
+
+    /// A struct whose reads go to a [`ReadLog`].
+    pub fn alloc_tracked(
+        fields: SmallMap<String, Value<'v>>,
+        tracked: Tracked,
+        heap: Heap<'v>,
+    ) -> Value<'v> {
+        heap.alloc(YttStruct { fields, tracked })
     }
 }
 

@@ -79,11 +79,18 @@ fn funcs() -> &'static FrozenModule {
 }
 
 /// Builds `@ytt:data` for the given data values.
-pub fn module(values: &YValue) -> Result<FrozenModule, String> {
+pub fn module(
+    values: &YValue,
+    reads: Option<&std::sync::Arc<crate::template::values::ReadLog>>,
+) -> Result<FrozenModule, String> {
     let funcs = funcs();
     Module::with_temp_heap(|m| {
         let heap = m.heap();
-        let values = from_yaml(values, heap, MapAs::Struct).map_err(|e| e.to_string())?;
+        let values = match reads {
+            Some(log) => crate::template::convert::from_yaml_tracked(values, heap, log, ""),
+            None => from_yaml(values, heap, MapAs::Struct),
+        }
+        .map_err(|e| e.to_string())?;
         let mut members = SmallMap::new();
         members.insert("values".to_string(), values);
         for name in ["list", "read"] {

@@ -32,8 +32,12 @@ impl crate::template::eval::StdLib for YttStdLib {
         module(name, session)
     }
 
-    fn data_module(&self, values: &crate::yaml::Value) -> Result<FrozenModule, String> {
-        data::module(values)
+    fn data_module(
+        &self,
+        values: &crate::yaml::Value,
+        reads: Option<&std::sync::Arc<crate::template::values::ReadLog>>,
+    ) -> Result<FrozenModule, String> {
+        data::module(values, reads)
     }
 }
 

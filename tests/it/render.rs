@@ -272,3 +272,195 @@ fn check_renders_every_pair_and_reports_template_failures_per_environment() {
         .assert()
         .code(0);
 }
+
+fn check_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .args(["check", "--daemon", "never", "-q", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn rules_of(json: &serde_json::Value) -> Vec<(String, String, u64, Vec<String>)> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["location"]["path"].as_str().unwrap_or("").to_string(),
+                f["location"]["line"].as_u64().unwrap_or(0),
+                f["environments"]
+                    .as_array()
+                    .map(|a| a.iter().map(|e| e.as_str().unwrap().to_string()).collect())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn code_written_as_an_annotation_is_reported_and_real_code_is_not() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "app/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "app/deployment.yml",
+        concat!(
+            "#@ load(\"@ytt:data\", \"data\")\n",
+            "#@ load(\"@ytt:overlay\", \"overlay\")\n",
+            "---\n",
+            "spec:\n",
+            "  replicas: #@data.values.replicas\n",
+            "  #@overlay/match missing_ok=True\n",
+            "  good: #@ data.values.replicas\n",
+        ),
+    );
+    write(p, "envs/dev/values.yml", "replicas: 2\n");
+    let json = check_json(p, &[]);
+    let rules = rules_of(&json);
+    assert_eq!(
+        rules,
+        vec![(
+            "annotation/not-template".to_string(),
+            "app/deployment.yml".to_string(),
+            5,
+            vec!["dev".to_string()]
+        )],
+        "{json:#}"
+    );
+    assert!(json["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("write '#@ data.values.replicas'"));
+}
+
+/// A library whose prod branch reads a value the schema renamed.
+fn renamed_value_library() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "app/schema.yml",
+        "#@data/values-schema\n---\nenv: dev\nreplica_count: 1\nimage: web\nlegacy_port: 8080\n#@schema/nullable\ndb:\n  host: db\n  port: 5432\n",
+    );
+    write(
+        p,
+        "app/deployment.yml",
+        concat!(
+            "#@ load(\"@ytt:data\", \"data\")\n",
+            "#@ load(\"helpers.star\", \"describe\")\n",
+            "---\n",
+            "image: #@ data.values.image\n",
+            "#@ if data.values.env == \"prod\":\n",
+            "replicas: #@ data.values.replicas\n",
+            "#@ end\n",
+            "#@ if hasattr(data.values, \"db\") and data.values.db:\n",
+            "db: #@ describe(data.values.db)\n",
+            "#@ end\n",
+        ),
+    );
+    write(
+        p,
+        "app/helpers.star",
+        "def describe(db):\n  return db.host\nend\n",
+    );
+    write(p, "envs/dev/values.yml", "env: dev\n");
+    write(
+        p,
+        "envs/prod/values.yml",
+        "env: prod\nreplica_count: 3\ndb:\n  host: pg\n  port: 5433\n",
+    );
+    d
+}
+
+#[test]
+fn a_renamed_value_read_in_one_branch_is_undeclared_in_that_environment_only() {
+    let d = renamed_value_library();
+    let json = check_json(d.path(), &[]);
+    let findings = json["findings"].as_array().unwrap();
+    let undeclared: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| f["rule"] == "template/undeclared-value")
+        .collect();
+    assert_eq!(undeclared.len(), 1, "{json:#}");
+    let f = undeclared[0];
+    assert_eq!(f["location"]["path"], "app/deployment.yml");
+    assert_eq!(f["location"]["line"], 6);
+    assert_eq!(f["environments"], serde_json::json!(["prod"]));
+    assert_eq!(
+        f["message"],
+        "the template reads data.values.replicas, which the library does not declare (did you mean data.values.replica_count?)"
+    );
+    // prod failed to render, so the library's reads are incomplete: no
+    // unused-value guesses
+    assert!(
+        !findings.iter().any(|f| f["rule"] == "schema/unused-value"),
+        "{json:#}"
+    );
+}
+
+#[test]
+fn values_no_template_reads_are_unused_in_complete_runs_only() {
+    let d = renamed_value_library();
+    // fix the template: now every pair renders
+    let p = d.path();
+    let t = std::fs::read_to_string(p.join("app/deployment.yml")).unwrap();
+    write(
+        p,
+        "app/deployment.yml",
+        t.replace("data.values.replicas", "data.values.replica_count"),
+    );
+    let json = check_json(p, &[]);
+    let rules = rules_of(&json);
+    // legacy_port and db.port are read by nothing; db.host is read by the
+    // helper through the struct the template passes it; env, image and
+    // replica_count are read
+    assert_eq!(
+        rules,
+        vec![
+            (
+                "schema/unused-value".to_string(),
+                "app/schema.yml".to_string(),
+                6,
+                vec!["dev".to_string(), "prod".to_string()]
+            ),
+            (
+                "schema/unused-value".to_string(),
+                "app/schema.yml".to_string(),
+                10,
+                vec!["dev".to_string(), "prod".to_string()]
+            ),
+        ],
+        "{json:#}"
+    );
+    assert!(json["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("'legacy_port'"));
+    assert_eq!(json["summary"]["failed"], false, "a warning does not fail");
+
+    // one environment only: the reads of the others are unknown
+    let json = check_json(p, &["--env", "dev"]);
+    assert!(rules_of(&json).is_empty(), "{json:#}");
+
+    // a library without templates (values consumed elsewhere): nothing to say
+    std::fs::remove_file(p.join("app/deployment.yml")).unwrap();
+    let json = check_json(p, &[]);
+    assert!(rules_of(&json).is_empty(), "{json:#}");
+}

@@ -1,0 +1,260 @@
+//! Which data values a library's templates read, from rendering each pair
+//! with `data.values` recording its reads (`template::values::ReadLog`):
+//!
+//! * `template/undeclared-value`: a render failed reading a value the
+//!   library does not declare; the finding names the path and the nearest
+//!   declared one;
+//! * `schema/unused-value`: a declared value no template read in any pair
+//!   (reported only when every pair of the library rendered and something
+//!   read `data.values`, so the reads seen are the whole story).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use crate::diagnostics::{Finding, Location, RuleId};
+use crate::render::{RenderError, Renderer};
+use crate::schema::{DocType, Type};
+use crate::template::metas::strsim;
+use crate::template::values::ReadLog;
+use crate::template::{CompileCache, EvalOpts, TemplateErrorKind};
+use crate::values::Envelope;
+use crate::yaml::{Document, Value};
+
+use super::from_errors::{from_render_error, Subject};
+use super::PairOutcome;
+
+/// What one rendered pair read, and what its library declares.
+#[derive(Debug, Clone, Default)]
+pub struct ValueUsage {
+    /// Declared paths (`db.host`), with where each is declared.
+    pub declared: Vec<(String, Option<Location>)>,
+    /// Paths read (a struct consumed whole counts as its own path); each
+    /// covers the paths below it.
+    pub read: BTreeSet<String>,
+    /// Paths read that held null (they cover only themselves).
+    pub null: BTreeSet<String>,
+}
+
+/// What rendering one pair needs.
+pub(super) struct PairRender<'a> {
+    pub tree: Arc<crate::files::LibraryTree>,
+    pub cache: &'a Arc<CompileCache>,
+    pub eval: &'a EvalOpts,
+    pub skip_validation: bool,
+    pub values: &'a Document,
+    pub values_for_libraries: Vec<Envelope>,
+    pub schemas_for_libraries: Vec<Envelope>,
+    pub schema: Option<&'a DocType>,
+}
+
+/// Renders a pair's templates: findings for a failure, and what the
+/// templates read when it succeeded.
+pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option<Arc<ValueUsage>>) {
+    let log = Arc::new(ReadLog::default());
+    let renderer =
+        Renderer::new(r.tree, r.cache.clone(), r.skip_validation).with_reads(log.clone());
+    let declared = match r.schema {
+        Some(dt) => declared_in_schema(&dt.value_type),
+        None => declared_in_values(&r.values.value),
+    };
+    match renderer.render_root_with_values(
+        r.eval,
+        r.values.clone(),
+        r.values_for_libraries,
+        r.schemas_for_libraries,
+    ) {
+        Ok(_) => {
+            let log = log.snapshot();
+            (
+                Vec::new(),
+                Some(Arc::new(ValueUsage {
+                    declared,
+                    read: log.read,
+                    null: log.null,
+                })),
+            )
+        }
+        Err(e) => {
+            let mut findings = from_render_error(&e, who);
+            if let Some(f) = undeclared(&e, &log, &declared, who) {
+                findings = vec![f];
+            }
+            (findings, None)
+        }
+    }
+}
+
+/// A render that failed reading a value nothing declares.
+fn undeclared(
+    e: &RenderError,
+    log: &ReadLog,
+    declared: &[(String, Option<Location>)],
+    who: &Subject,
+) -> Option<Finding> {
+    let RenderError::Template(te) = e else {
+        return None;
+    };
+    if te.kind != TemplateErrorKind::Starlark {
+        return None;
+    }
+    let missing = log.snapshot().missing;
+    // the read that failed is the last missing one the message names
+    let path = missing.iter().rev().find(|p| {
+        let attr = p.rsplit('.').next().unwrap_or(p);
+        te.message.contains(&format!("`{attr}`")) || te.message.contains(&format!(".{attr} "))
+    })?;
+    let parent = path.rsplit_once('.').map(|(p, _)| p).unwrap_or("");
+    let siblings: Vec<&str> = declared
+        .iter()
+        .map(|(d, _)| d.as_str())
+        .filter(|d| d.rsplit_once('.').map(|(p, _)| p).unwrap_or("") == parent)
+        .collect();
+    let best = nearest(path, &siblings);
+    let mut message =
+        format!("the template reads data.values.{path}, which the library does not declare");
+    if let Some(b) = best {
+        message.push_str(&format!(" (did you mean data.values.{b}?)"));
+    }
+    let mut f = who.finding(
+        RuleId::TemplateUndeclaredValue,
+        message,
+        te.pos.as_ref().and_then(crate::yaml::Pos::location),
+    );
+    f.detail = te
+        .message
+        .trim_matches('\n')
+        .lines()
+        .map(|l| l.to_string())
+        .collect();
+    Some(f)
+}
+
+/// The declared path nearest to `path`: a small edit away, or sharing all
+/// but the last character of the shorter name (`replicas` ~ `replica_count`).
+fn nearest<'a>(path: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let last = |p: &str| p.rsplit('.').next().unwrap_or(p).to_string();
+    let want = last(path);
+    candidates
+        .iter()
+        .filter_map(|c| {
+            let name = last(c);
+            let dist = strsim(&want, &name);
+            let common = want
+                .chars()
+                .zip(name.chars())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let shorter = want.chars().count().min(name.chars().count());
+            let close = dist <= 3 || (common >= 4 && common + 1 >= shorter);
+            close.then_some((dist, *c))
+        })
+        .min_by_key(|(dist, _)| *dist)
+        .map(|(_, c)| c)
+}
+
+fn declared_in_schema(t: &Type) -> Vec<(String, Option<Location>)> {
+    fn walk(t: &Type, path: &str, out: &mut Vec<(String, Option<Location>)>) {
+        if let Type::Map(mt) = crate::schema::check::resolve(t) {
+            for it in &mt.items {
+                let key = it.key.scalar_display();
+                let p = if path.is_empty() {
+                    key
+                } else {
+                    format!("{path}.{key}")
+                };
+                let before = out.len();
+                walk(&it.value_type, &p, out);
+                if out.len() == before {
+                    out.push((p, it.pos.location()));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(t, "", &mut out);
+    out
+}
+
+fn declared_in_values(v: &Value) -> Vec<(String, Option<Location>)> {
+    fn walk(v: &Value, path: &str, out: &mut Vec<(String, Option<Location>)>) {
+        if let Value::Map(m) = v {
+            for it in &m.items {
+                let key = it.key.scalar_display();
+                let p = if path.is_empty() {
+                    key
+                } else {
+                    format!("{path}.{key}")
+                };
+                let before = out.len();
+                walk(&it.value, &p, out);
+                if out.len() == before {
+                    out.push((p, it.pos.location()));
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, "", &mut out);
+    out
+}
+
+/// `schema/unused-value` for each library all of whose pairs rendered.
+pub(super) fn unused_values(outcomes: &[PairOutcome]) -> Vec<Finding> {
+    let mut by_library: BTreeMap<&str, Vec<&PairOutcome>> = BTreeMap::new();
+    for o in outcomes {
+        by_library.entry(&o.library).or_default().push(o);
+    }
+    let mut out = Vec::new();
+    for (library, pairs) in by_library {
+        let Some(usages) = pairs
+            .iter()
+            .map(|p| p.usage.as_deref())
+            .collect::<Option<Vec<&ValueUsage>>>()
+        else {
+            continue;
+        };
+        let read: BTreeSet<&str> = usages
+            .iter()
+            .flat_map(|u| u.read.iter().map(String::as_str))
+            .collect();
+        let null: BTreeSet<&str> = usages
+            .iter()
+            .flat_map(|u| u.null.iter().map(String::as_str))
+            .collect();
+        if (read.is_empty() && null.is_empty()) || read.contains("") {
+            // nothing reads data.values (a values-only library), or the
+            // whole of it is consumed
+            continue;
+        }
+        let mut declared: BTreeMap<&str, &Option<Location>> = BTreeMap::new();
+        for u in &usages {
+            for (p, l) in &u.declared {
+                declared.entry(p.as_str()).or_insert(l);
+            }
+        }
+        let environments: Vec<String> = pairs.iter().map(|p| p.environment.clone()).collect();
+        let who = Subject {
+            library: library.to_string(),
+            environments: environments.clone(),
+        };
+        for (path, location) in declared {
+            let used = null.contains(path)
+                || read.iter().any(|r| {
+                    *r == path
+                        || path.starts_with(&format!("{r}."))
+                        || r.starts_with(&format!("{path}."))
+                });
+            if !used {
+                out.push(who.finding(
+                    RuleId::SchemaUnusedValue,
+                    format!(
+                        "data value '{path}' is declared, but no template of library '{library}' reads it in any environment ({})",
+                        environments.join(", ")
+                    ),
+                    location.clone(),
+                ));
+            }
+        }
+    }
+    out
+}
