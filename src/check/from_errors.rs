@@ -180,6 +180,18 @@ fn schema_violation(v: &schema::Violation, stage: Stage, summary: &str, who: &Su
     f
 }
 
+/// `@assert/validate` rules on rendered documents that failed (a yttcheck
+/// extension: ytt checks them on data values only).
+pub fn from_output_invalidations(invs: &[Invalidation], who: &Subject) -> Vec<Finding> {
+    invs.iter()
+        .flat_map(|i| validation(i, who))
+        .map(|mut f| {
+            f.message = format!("rendered output: {}", f.message);
+            f
+        })
+        .collect()
+}
+
 fn validation(inv: &Invalidation, who: &Subject) -> Vec<Finding> {
     inv.violations
         .iter()

@@ -20,7 +20,7 @@ use crate::template::{CompileCache, EvalOpts, TemplateErrorKind};
 use crate::values::Envelope;
 use crate::yaml::{Document, Value};
 
-use super::from_errors::{from_render_error, Subject};
+use super::from_errors::{from_output_invalidations, from_render_error, Subject};
 use super::PairOutcome;
 
 /// What one rendered pair read, and what its library declares.
@@ -63,10 +63,11 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
         r.values_for_libraries,
         r.schemas_for_libraries,
     ) {
-        Ok(_) => {
+        Ok(rendered) => {
+            let findings = validate_outputs(&rendered.docs.docs, r.eval, who);
             let log = log.snapshot();
             (
-                Vec::new(),
+                findings,
                 Some(Arc::new(ValueUsage {
                     declared,
                     read: log.read,
@@ -82,6 +83,42 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
             (findings, None)
         }
     }
+}
+
+/// `@assert/validate` on rendered documents (ytt ignores them there; the
+/// validations proposal asks for them, so `check` runs them).
+fn validate_outputs(docs: &[Document], eval: &EvalOpts, who: &Subject) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for doc in docs.iter().filter(|d| has_validations(d)) {
+        match crate::validation::run(doc, None, eval) {
+            Ok(invs) => out.extend(from_output_invalidations(&invs, who)),
+            Err(e) => out.push(who.finding(
+                e.rule,
+                format!(
+                    "rendered output: {}",
+                    e.message.lines().next().unwrap_or("")
+                ),
+                e.pos.as_ref().and_then(crate::yaml::Pos::location),
+            )),
+        }
+    }
+    out
+}
+
+fn has_validations(doc: &Document) -> bool {
+    const ANN: &str = "assert/validate";
+    fn value(v: &Value) -> bool {
+        match v {
+            Value::Map(m) => {
+                m.meta.has(ANN) || m.items.iter().any(|i| i.meta.has(ANN) || value(&i.value))
+            }
+            Value::Array(a) => {
+                a.meta.has(ANN) || a.items.iter().any(|i| i.meta.has(ANN) || value(&i.value))
+            }
+            _ => false,
+        }
+    }
+    doc.meta.has(ANN) || value(&doc.value)
 }
 
 /// A render that failed reading a value nothing declares.

@@ -464,3 +464,47 @@ fn values_no_template_reads_are_unused_in_complete_runs_only() {
     let json = check_json(p, &[]);
     assert!(rules_of(&json).is_empty(), "{json:#}");
 }
+
+#[test]
+fn assert_validate_on_rendered_documents_is_checked_by_check_and_ignored_by_render() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "app/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "app/deployment.yml",
+        concat!(
+            "#@ load(\"@ytt:data\", \"data\")\n",
+            "---\n",
+            "kind: Deployment\n",
+            "spec:\n",
+            "  #@assert/validate (\"at least 3 replicas\", lambda v: v >= 3)\n",
+            "  replicas: #@ data.values.replicas\n",
+        ),
+    );
+    write(p, "envs/dev/values.yml", "replicas: 1\n");
+    write(p, "envs/prod/values.yml", "replicas: 3\n");
+    let json = check_json(p, &[]);
+    let findings = json["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{json:#}");
+    let f = &findings[0];
+    assert_eq!(f["rule"], "validation/custom");
+    assert_eq!(f["environments"], serde_json::json!(["dev"]));
+    assert_eq!(f["location"]["path"], "app/deployment.yml");
+    assert_eq!(f["location"]["line"], 6);
+    assert_eq!(
+        f["message"],
+        "rendered output: spec.replicas: must be at least 3 replicas"
+    );
+    // ytt does not check output documents: neither does `render`
+    let (code, out, err) = render(
+        p,
+        &["-f", "app", "--data-values-file", "envs/dev/values.yml"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "kind: Deployment\nspec:\n  replicas: 1\n");
+}
