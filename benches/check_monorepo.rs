@@ -63,6 +63,10 @@ fn schema(lib: usize) -> String {
 
 const HELPERS: &str = "def is_dns_label(v):\n  return len(v) <= 63 and v == v.lower() and not v.startswith(\"-\")\nend\nmax_replicas = 50\n";
 
+/// The templates `check` renders for each pair: a Deployment and a
+/// ConfigMap holding the whole configuration.
+const DEPLOYMENT: &str = "#@ load(\"@ytt:data\", \"data\")\n#@ load(\"@ytt:yaml\", \"yaml\")\n---\nkind: Deployment\nmetadata:\n  name: #@ data.values.section0.label3\nspec:\n  replicas: #@ data.values.replicas\n  template:\n    spec:\n      containers:\n      #@ for s in data.values.sidecars:\n      - name: #@ s.name\n        image: #@ s.image\n        ports: #@ [p.port for p in data.values.ports]\n      #@ end\n---\nkind: ConfigMap\ndata:\n  config.yml: #@ yaml.encode(data.values)\n";
+
 const DEFAULTS: &str = "#@data/values\n---\nsection0:\n  nested:\n    host: defaults.internal\n";
 
 fn env_values(lib: usize, env: usize) -> String {
@@ -91,11 +95,7 @@ fn generate(root: &Path, libraries: usize, envs: usize) {
         std::fs::write(dir.join("schema.yml"), schema(lib)).unwrap();
         std::fs::write(dir.join("helpers.star"), HELPERS).unwrap();
         std::fs::write(dir.join("defaults.yml"), DEFAULTS).unwrap();
-        std::fs::write(
-            dir.join("deployment.yml"),
-            "#@ load(\"@ytt:data\", \"data\")\nkind: Deployment\nspec:\n  replicas: #@ data.values.replicas\n",
-        )
-        .unwrap();
+        std::fs::write(dir.join("deployment.yml"), DEPLOYMENT).unwrap();
     }
     for env in 0..envs {
         let dir = root.join(format!("envs/env{env}"));
@@ -105,6 +105,48 @@ fn generate(root: &Path, libraries: usize, envs: usize) {
             std::fs::write(dir.join(format!("lib{lib}.yml")), env_values(lib, env)).unwrap();
         }
     }
+}
+
+/// CPU time (user + system) of all children waited for so far.
+fn children_cpu() -> Duration {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct we own
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Runs `command` once per pair (two at a time, as `xargs -P2` would):
+/// `ytt -f libs/libN --data-values-file envs/envM/...` or the same with
+/// `yttcheck render`. Returns the wall time.
+fn per_pair_loop(root: &Path, command: &[String], libraries: usize, envs: usize) -> Duration {
+    let jobs: Vec<(usize, usize)> = (0..libraries)
+        .flat_map(|l| (0..envs).map(move |e| (l, e)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((l, e)) = jobs.get(i) else { break };
+                let out = Command::new(&command[0])
+                    .args(&command[1..])
+                    .current_dir(root)
+                    .args(["-f", &format!("libs/lib{l}")])
+                    .args(["--data-values-file", &format!("envs/env{e}/common.yml")])
+                    .args(["--data-values-file", &format!("envs/env{e}/lib{l}.yml")])
+                    .output()
+                    .expect("run the per-pair command");
+                assert!(
+                    out.status.success(),
+                    "{command:?} on lib{l} x env{e}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            });
+        }
+    });
+    started.elapsed()
 }
 
 /// Peak resident memory of the largest child waited for so far, in MiB.
@@ -179,12 +221,21 @@ fn main() {
     assert!(json.contains(&format!("\"pairs\": {pairs}")), "{json}");
 
     let runs = if benching { RUNS } else { 1 };
-    let full = median(
+    let cpu_before = children_cpu();
+    let mut fulls: Vec<Duration> = (0..runs)
+        .map(|_| run(dir.path(), &["check", "--quiet"]).0)
+        .collect();
+    let full_cpu = (children_cpu() - cpu_before) / runs as u32;
+    let peak = children_peak_mib();
+    fulls.sort();
+    let full = median(fulls.clone());
+    let cpu_before = children_cpu();
+    let values_only = median(
         (0..runs)
-            .map(|_| run(dir.path(), &["check", "--quiet"]).0)
+            .map(|_| run(dir.path(), &["check", "--quiet", "--no-render"]).0)
             .collect(),
     );
-    let peak = children_peak_mib();
+    let values_only_cpu = (children_cpu() - cpu_before) / runs as u32;
     // one values file changed: only its pair runs, by path and by git
     let changed = "envs/env0/lib0.yml";
     let one = median(
@@ -210,11 +261,53 @@ fn main() {
 
     println!("yttcheck check on {libraries} libraries x {envs} environments = {pairs} pairs");
     println!(
-        "  full check: {:.3} s wall (median of {runs}), {:.0} pairs/s, peak memory {:.0} MiB",
+        "  full check (values, validations, render): {:.3} s wall (median of {runs}; min {:.3}, max {:.3}), {:.3} s CPU, {:.0} pairs/s, peak memory {:.0} MiB",
         full.as_secs_f64(),
+        fulls[0].as_secs_f64(),
+        fulls[fulls.len() - 1].as_secs_f64(),
+        full_cpu.as_secs_f64(),
         pairs as f64 / full.as_secs_f64(),
         peak
     );
+    println!(
+        "  check --no-render (values and validations only): {:.3} s wall, {:.3} s CPU",
+        values_only.as_secs_f64(),
+        values_only_cpu.as_secs_f64()
+    );
+    // one process per pair, two at a time: ytt when there is one, and
+    // yttcheck render (the same loop, to show what one process per pair costs)
+    let ytt = std::env::var("YTT").ok().or_else(|| {
+        Command::new("ytt")
+            .arg("version")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|_| "ytt".to_string())
+    });
+    if benching {
+        let render = per_pair_loop(
+            dir.path(),
+            &[env!("CARGO_BIN_EXE_yttcheck").to_string(), "render".to_string()],
+            libraries,
+            envs,
+        );
+        println!(
+            "  loop of `yttcheck render -f lib --data-values-file env` per pair (2 at a time): {:.2} s wall ({:.1}x the full check)",
+            render.as_secs_f64(),
+            render.as_secs_f64() / full.as_secs_f64()
+        );
+        match ytt {
+            Some(ytt) => {
+                let t = per_pair_loop(dir.path(), &[ytt], libraries, envs);
+                println!(
+                    "  loop of `ytt -f lib --data-values-file env` per pair (2 at a time): {:.2} s wall ({:.1}x the full check)",
+                    t.as_secs_f64(),
+                    t.as_secs_f64() / full.as_secs_f64()
+                );
+            }
+            None => println!("  ytt: not found (set YTT=/path/to/ytt to time the ytt loop too)"),
+        }
+    }
     println!(
         "  check {changed} (1 pair): {:.3} s wall",
         one.as_secs_f64()
