@@ -2,13 +2,15 @@
 //! pipeline, with the budgets on: up to three files of one library (a
 //! template, a Starlark module it may load, a values or overlay file), cut
 //! from the input at NUL bytes, inspected as `ytt -f config
-//! --data-values-inspect` would.
+//! --data-values-inspect` would, then rendered as `ytt -f config` would
+//! (templates, text templates, output overlays).
 #![no_main]
 use std::collections::BTreeMap;
 
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use yttcheck::cli::inspect::{inspect_in, InspectArgs};
+use yttcheck::cli::render::{render_in, RenderArgs};
 use yttcheck::source::Stdin;
 
 #[path = "mem.rs"]
@@ -18,6 +20,12 @@ mod mem;
 struct Line {
     #[command(flatten)]
     args: InspectArgs,
+}
+
+#[derive(Parser)]
+struct RenderLine {
+    #[command(flatten)]
+    args: RenderArgs,
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -46,4 +54,16 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let _ = inspect_in(&snap, &Stdin::closed(), &[], &line.args);
+    let Ok(render) = RenderLine::try_parse_from([
+        "render",
+        "-f",
+        "config",
+        "--max-steps",
+        "200000",
+        "--timeout",
+        "2",
+    ]) else {
+        return;
+    };
+    let _ = render_in(&snap, &Stdin::closed(), &[], &render.args);
 });
