@@ -287,7 +287,10 @@ fn main() {
     if benching {
         let render = per_pair_loop(
             dir.path(),
-            &[env!("CARGO_BIN_EXE_yttcheck").to_string(), "render".to_string()],
+            &[
+                env!("CARGO_BIN_EXE_yttcheck").to_string(),
+                "render".to_string(),
+            ],
             libraries,
             envs,
         );

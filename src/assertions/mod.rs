@@ -232,6 +232,27 @@ fn roundtrip_members(builder: &mut GlobalsBuilder) {
         if unchanged {
             return Ok(v);
         }
+        // a list or tuple of such values (`one_of=["a", "b"]`) decodes to a
+        // list of the same values
+        let items: Option<Vec<Value<'v>>> = starlark::values::list::ListRef::from_value(v)
+            .map(|l| l.content().to_vec())
+            .or_else(|| {
+                starlark::values::tuple::TupleRef::from_value(v).map(|t| t.content().to_vec())
+            });
+        if let Some(items) = items {
+            let plain = items.iter().all(|x| {
+                x.is_none()
+                    || x.unpack_bool().is_some()
+                    || x.unpack_str().is_some()
+                    || matches!(
+                        <i64 as starlark::values::UnpackValue>::unpack_value(*x),
+                        Ok(Some(_))
+                    )
+            });
+            if plain {
+                return Ok(eval.heap().alloc(starlark::values::list::AllocList(items)));
+            }
+        }
         // `yaml.decode(yaml.encode(v))`, with those functions' messages
         let text = yaml_encode(v, eval).map_err(|e| err(format!("yaml.encode: {e}")))?;
         yaml_decode(&text, eval.heap()).map_err(|e| err(format!("yaml.decode: {e}")))

@@ -167,6 +167,8 @@ struct LibraryBase {
     files: Vec<Arc<InputFile>>,
     schema: LibrarySchema,
     merged: Merged,
+    /// The paths the schema declares (`schema/unused-value`).
+    declared: std::sync::OnceLock<super::usage::Declared>,
 }
 
 /// A file read failure as a finding.
@@ -293,10 +295,24 @@ fn library_base(
     }
     envelopes.extend(collect_envelopes(&session, LibraryCtx::ROOT, &dv_files).map_err(values_err)?);
     let merged = merge_envelopes(&session, None, envelopes, &schema.schema).map_err(values_err)?;
+    // the schema and values files were evaluated for the last time (pairs
+    // start from `merged`): their programs need not stay in memory
+    let done: std::collections::HashSet<&str> = schema
+        .files
+        .iter()
+        .map(String::as_str)
+        .chain(dv_files.iter().map(|f| f.rel_path.as_str()))
+        .collect();
+    for f in &files {
+        if done.contains(f.rel_path.as_str()) {
+            cache.forget(f);
+        }
+    }
     Ok(LibraryBase {
         files,
         schema,
         merged,
+        declared: Default::default(),
     })
 }
 
@@ -480,7 +496,14 @@ fn evaluate_pair(
                 values: &merged.doc,
                 values_for_libraries,
                 schemas_for_libraries: schema.for_libraries.clone(),
-                schema: schema.schema.doc_type.as_ref(),
+                declared: match (&schema.schema.doc_type, env_has_schema) {
+                    // the library's own schema: computed once for its pairs
+                    (Some(dt), false) => base
+                        .declared
+                        .get_or_init(|| super::usage::declared(Some(dt), &merged.doc.value))
+                        .clone(),
+                    (dt, _) => super::usage::declared(dt.as_ref(), &merged.doc.value),
+                },
             },
             who,
         );

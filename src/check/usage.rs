@@ -26,13 +26,25 @@ use super::PairOutcome;
 /// What one rendered pair read, and what its library declares.
 #[derive(Debug, Clone, Default)]
 pub struct ValueUsage {
-    /// Declared paths (`db.host`), with where each is declared.
-    pub declared: Vec<(String, Option<Location>)>,
+    /// Declared paths (`db.host`), with where each is declared (shared by
+    /// the pairs of a library when its schema declares them).
+    pub declared: Declared,
     /// Paths read (a struct consumed whole counts as its own path); each
     /// covers the paths below it.
     pub read: BTreeSet<String>,
     /// Paths read that held null (they cover only themselves).
     pub null: BTreeSet<String>,
+}
+
+/// A library's declared data values paths, with where each is declared.
+pub type Declared = Arc<Vec<(String, Option<Location>)>>;
+
+/// The paths a schema declares, or (without a schema) the pair's values.
+pub fn declared(schema: Option<&DocType>, values: &Value) -> Declared {
+    Arc::new(match schema {
+        Some(dt) => declared_in_schema(&dt.value_type),
+        None => declared_in_values(values),
+    })
 }
 
 /// What rendering one pair needs.
@@ -44,7 +56,7 @@ pub(super) struct PairRender<'a> {
     pub values: &'a Document,
     pub values_for_libraries: Vec<Envelope>,
     pub schemas_for_libraries: Vec<Envelope>,
-    pub schema: Option<&'a DocType>,
+    pub declared: Declared,
 }
 
 /// Renders a pair's templates: findings for a failure, and what the
@@ -53,10 +65,7 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
     let log = Arc::new(ReadLog::default());
     let renderer =
         Renderer::new(r.tree, r.cache.clone(), r.skip_validation).with_reads(log.clone());
-    let declared = match r.schema {
-        Some(dt) => declared_in_schema(&dt.value_type),
-        None => declared_in_values(&r.values.value),
-    };
+    let declared = r.declared;
     match renderer.render_root_with_values(
         r.eval,
         r.values.clone(),
@@ -265,7 +274,7 @@ pub(super) fn unused_values(outcomes: &[PairOutcome]) -> Vec<Finding> {
         }
         let mut declared: BTreeMap<&str, &Option<Location>> = BTreeMap::new();
         for u in &usages {
-            for (p, l) in &u.declared {
+            for (p, l) in u.declared.iter() {
                 declared.entry(p.as_str()).or_insert(l);
             }
         }

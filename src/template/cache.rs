@@ -93,6 +93,16 @@ impl CompileCache {
         self.len() == 0
     }
 
+    /// Forgets one file's compiled program (a file evaluated once, such as
+    /// a library's schema, need not keep its syntax tree for the rest of the
+    /// run; if it is evaluated again it is compiled again).
+    pub fn forget(&self, file: &Arc<InputFile>) {
+        let key = Arc::as_ptr(file) as usize;
+        if let Ok(mut e) = self.entries.lock() {
+            e.remove(&key);
+        }
+    }
+
     /// Forgets everything (a long-lived process bounding its memory; what
     /// is still needed is compiled again).
     pub fn clear(&self) {
