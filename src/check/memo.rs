@@ -232,6 +232,15 @@ impl<'a> Keys<'a> {
         for f in pair.inputs.files_read() {
             self.file(&f).hash(&mut h);
         }
+        // the policies applied to it, by name, severity and content
+        for &i in &pair.policies {
+            if let Some(p) = plan.policies.get(i) {
+                format!("{p:?}").hash(&mut h);
+                for f in std::iter::once(&p.file).chain(p.helpers.iter()) {
+                    self.file(f).hash(&mut h);
+                }
+            }
+        }
         h.finish()
     }
 }

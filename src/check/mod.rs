@@ -10,6 +10,7 @@
 pub mod finding;
 pub mod from_errors;
 pub mod memo;
+pub mod policy;
 pub mod progress;
 pub mod runner;
 pub mod suppress;

@@ -185,7 +185,7 @@ fn unreadable(e: &SourceError, who: &Subject) -> Finding {
     who.finding(RuleId::FileUnreadable, e.message.clone(), Some(location))
 }
 
-fn input_files(
+pub(super) fn input_files(
     sources: &SourceCache,
     paths: impl IntoIterator<Item = (RepoPath, String, usize)>,
     who: &Subject,
@@ -317,6 +317,7 @@ fn library_base(
 }
 
 /// Evaluates one pair; returns its findings and final values.
+#[allow(clippy::too_many_arguments)] // one pair: what it reads, its shared start, the policies
 fn run_pair(
     sources: &SourceCache,
     cache: &Arc<CompileCache>,
@@ -324,6 +325,7 @@ fn run_pair(
     plan: &Plan,
     pair: &Pair,
     start: &LibraryStart,
+    policies: &[Option<Arc<super::policy::LoadedPolicy>>],
 ) -> (Vec<Finding>, Option<Document>, Option<Arc<ValueUsage>>) {
     let lib = &plan.libraries[pair.library];
     let who = Subject {
@@ -348,7 +350,17 @@ fn run_pair(
             return (findings, None, None);
         }
     };
-    match evaluate_pair(sources, cache, opts, plan, pair, base, &who, &mut findings) {
+    match evaluate_pair(
+        sources,
+        cache,
+        opts,
+        plan,
+        pair,
+        base,
+        &who,
+        &mut findings,
+        policies,
+    ) {
         Ok((more, values, usage)) => {
             findings.extend(more);
             (findings, Some(values), usage)
@@ -373,6 +385,7 @@ fn evaluate_pair(
     base: &LibraryBase,
     who: &Subject,
     warnings: &mut Vec<Finding>,
+    policies: &[Option<Arc<super::policy::LoadedPolicy>>],
 ) -> Result<Evaluated, Vec<Finding>> {
     let values_err = |e: ValuesError| from_values_error(&e, Stage::Values, who);
     let env_inputs: Vec<(RepoPath, String, usize)> = pair
@@ -481,6 +494,11 @@ fn evaluate_pair(
         }
     }
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    for &i in &pair.policies {
+        if let Some(Some(policy)) = policies.get(i) {
+            findings.extend(super::policy::apply(policy, &merged.doc, &opts.eval, who));
+        }
+    }
     let mut usage = None;
     if opts.render && !failed {
         // ytt renders only with valid values; a pair whose values fail has
@@ -613,6 +631,7 @@ pub fn run_with(
         .remembers()
         .then(|| super::memo::Keys::new(sources, plan, opts));
 
+    let (policies, policy_problems) = super::policy::load(sources, plan, cache, &opts.eval);
     let (bases, outcomes) = pool.install(|| {
         let environments: Vec<Vec<String>> = (0..plan.libraries.len())
             .map(|i| {
@@ -695,7 +714,8 @@ pub fn run_with(
                 let start = bases[pair.library]
                     .as_ref()
                     .expect("a library with a pair to run is started");
-                let (findings, values, usage) = run_pair(sources, cache, opts, plan, pair, start);
+                let (findings, values, usage) =
+                    run_pair(sources, cache, opts, plan, pair, start, &policies);
                 progress.tick();
                 let outcome = PairOutcome {
                     name: pair.name(plan),
@@ -735,6 +755,36 @@ pub fn run_with(
         .collect();
     if opts.render && opts.unused_values {
         all.extend(super::usage::unused_values(&outcomes));
+    }
+    all.extend(policy_problems);
+    if opts.unused_values {
+        // a complete run: a policy no pair took selects nothing
+        for (i, p) in plan.policies.iter().enumerate() {
+            if plan.pairs.iter().any(|pair| pair.policies.contains(&i)) {
+                continue;
+            }
+            let who = Subject {
+                library: String::new(),
+                environments: Vec::new(),
+            };
+            let location = plan.config.as_ref().map(|c| {
+                let mut l = Location::file(c.as_str());
+                if let Some(line) = line_of_value(sources, c, &format!("name: {}", p.name))
+                    .or_else(|| line_of_value(sources, c, p.file.as_str()))
+                {
+                    l.line = line;
+                }
+                l
+            });
+            all.push(who.finding(
+                RuleId::PolicyUnused,
+                format!(
+                    "policy '{}' ({}) applies to no library x environment pair",
+                    p.name, p.file
+                ),
+                location,
+            ));
+        }
     }
     for p in &plan.problems {
         let who = Subject {

@@ -168,6 +168,24 @@ replicas: 1
 legacy_port: 8080  # no template reads it",
         fix: "Remove the value from the schema (or mark it `@schema/deprecated` first), or read it where it was meant to be used.",
     },
+    /// A pair's final data values break a rule of a policy of `.yttcheck.yml` (its severity is the policy's).
+    PolicyViolation {
+        id: "policy/violation",
+        severity: Error,
+        summary: "A pair's final data values break a rule of a policy of `.yttcheck.yml` (its severity is the policy's).",
+        why: "Policies are an organisation's rules on where a value may run (at least 3 replicas in prod, no `latest` image outside dev), written in ytt's own `@assert/validate` language next to the configuration they govern.",
+        example: "# policies/prod.yml, for environments [prod]\n#@assert/validate (\"at least 3 replicas in prod\", lambda v: v >= 3)\nreplicas: 0\n# envs/prod/web.yml\nreplicas: 1",
+        fix: "replicas: 3",
+    },
+    /// A policy of `.yttcheck.yml` selects no pair (its globs match no library x environment).
+    PolicyUnused {
+        id: "policy/unused",
+        severity: Note,
+        summary: "A policy of `.yttcheck.yml` selects no pair (its globs match no library x environment).",
+        why: "A rule that applies nowhere protects nothing, usually because an environment was renamed.",
+        example: "policies:\n- path: policies/prod.yml\n  environments: [production]   # the environment is `prod`",
+        fix: "policies:\n- path: policies/prod.yml\n  environments: [prod]",
+    },
     /// The schema itself is wrong: a misused annotation, a null default without `@schema/nullable`, an array without exactly one item, a default of the wrong type.
     SchemaInvalid {
         id: "schema/invalid",

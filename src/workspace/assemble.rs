@@ -13,7 +13,7 @@ use super::discover::{
     discover_libraries, env_files, expand, find_envs, glob, globbed_envs, in_private_lib,
     inputs_for, library_files, library_names, named_env, RepoFiles,
 };
-use super::plan::{EnvInputs, FileArg, Library, Pair, Plan, PlanProblem, DEFAULTS_ENV};
+use super::plan::{EnvInputs, FileArg, Library, Pair, Plan, PlanProblem, Policy, DEFAULTS_ENV};
 
 /// Problems found while planning, reported at the config file unless they
 /// name a file of their own.
@@ -45,7 +45,9 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
         config_path: config.map(|(p, _)| p.clone()).unwrap_or_default(),
         list: files.problems.clone(),
     };
-    let (found_envs, claimed) = find_envs(files);
+    let (found_envs, mut claimed) = find_envs(files);
+    // policy files are neither libraries nor environments
+    claimed.extend(cfg.policies.iter().filter_map(|p| RepoPath::new(&p.path)));
     let (libraries, ambiguous) = libraries(files, &cfg, &claimed, &mut problems);
     let mut per_lib = environments(
         files,
@@ -56,8 +58,9 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
         &mut problems,
     );
     let matrix = matrix(&cfg, &libraries, &per_lib, &mut problems);
-    let pairs = pairs(&libraries, &mut per_lib, &matrix);
-    let unused_files = unread_yaml(files, config, &libraries, &pairs, &mut problems);
+    let mut pairs = pairs(&libraries, &mut per_lib, &matrix);
+    let policies = policies(files, &cfg, &libraries, &mut pairs, &mut problems);
+    let unused_files = unread_yaml(files, config, &libraries, &pairs, &policies, &mut problems);
     Plan {
         libraries,
         pairs,
@@ -70,7 +73,113 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
         unused_files,
         rules: cfg.rules.clone(),
         ignore: cfg.ignore.clone(),
+        policies,
     }
+}
+
+/// `policies:`: each policy file (a folder is a pack: its YAML files), the
+/// files beside it that it may load, and the pairs it applies to.
+fn policies(
+    files: &RepoFiles,
+    cfg: &Config,
+    libraries: &[Library],
+    pairs: &mut [Pair],
+    problems: &mut Problems,
+) -> Vec<Policy> {
+    let mut out = Vec::new();
+    for spec in &cfg.policies {
+        let Some(path) = RepoPath::new(&spec.path) else {
+            problems.config_about(
+                Some(&spec.path),
+                format!(
+                    "policy path '{}' is not a path inside the repository",
+                    spec.path
+                ),
+            );
+            continue;
+        };
+        let severity = spec.severity.clone().unwrap_or_else(|| "error".to_string());
+        if !["error", "warning", "note"].contains(&severity.as_str()) {
+            problems.config_about(
+                Some(&severity),
+                format!("policy severity '{severity}' must be error, warning or note"),
+            );
+            continue;
+        }
+        let matchers = |globs: &[String], problems: &mut Problems| -> Option<Vec<_>> {
+            let mut ms = Vec::new();
+            for g in globs {
+                match glob(g) {
+                    Ok(m) => ms.push(m),
+                    Err(e) => {
+                        problems.config_about(Some(g), e);
+                        return None;
+                    }
+                }
+            }
+            Some(ms)
+        };
+        let (Some(envs), Some(libs)) = (
+            matchers(&spec.environments, problems),
+            matchers(&spec.libraries, problems),
+        ) else {
+            continue;
+        };
+        let (policy_files, dir): (Vec<RepoPath>, RepoPath) = if files.is_file(&path) {
+            (
+                vec![path.clone()],
+                path.parent().unwrap_or_else(RepoPath::root),
+            )
+        } else if files.is_dir(&path) {
+            let yaml: Vec<RepoPath> = files
+                .under(&path)
+                .iter()
+                .filter(|f| f.is_yaml() && !f.file_name().ends_with(".lib.yml"))
+                .cloned()
+                .collect();
+            if yaml.is_empty() {
+                problems.config_about(
+                    Some(&spec.path),
+                    format!("policy folder '{path}' holds no policy file (*.yml)"),
+                );
+                continue;
+            }
+            (yaml, path.clone())
+        } else {
+            problems.config_about(Some(&spec.path), format!("policy '{path}' does not exist"));
+            continue;
+        };
+        let helpers: Vec<RepoPath> = files
+            .under(&dir)
+            .iter()
+            .filter(|f| f.as_str().ends_with(".star") || f.file_name().ends_with(".lib.yml"))
+            .cloned()
+            .collect();
+        for file in policy_files {
+            let name = match (&spec.name, files.is_dir(&path)) {
+                (Some(n), false) => n.clone(),
+                (Some(n), true) => format!("{n}/{}", file.stem()),
+                (None, false) => file.stem().to_string(),
+                (None, true) => format!("{}/{}", path.file_name(), file.stem()),
+            };
+            let index = out.len();
+            for pair in pairs.iter_mut() {
+                let lib = &libraries[pair.library].name;
+                let lib_ok = libs.is_empty() || libs.iter().any(|m| m.is_match(lib));
+                let env_ok = envs.is_empty() || envs.iter().any(|m| m.is_match(&pair.environment));
+                if lib_ok && env_ok {
+                    pair.policies.push(index);
+                }
+            }
+            out.push(Policy {
+                name,
+                file,
+                helpers: helpers.clone(),
+                severity: severity.clone(),
+            });
+        }
+    }
+    out
 }
 
 /// The libraries (declared, or discovered), sorted by name, and the folder
@@ -333,6 +442,7 @@ fn pairs(
                 environment: name,
                 inputs,
                 sources,
+                policies: Vec::new(),
             });
         }
     }
@@ -347,9 +457,14 @@ fn unread_yaml(
     config: Option<(&RepoPath, &Config)>,
     libraries: &[Library],
     pairs: &[Pair],
+    policies: &[Policy],
     problems: &mut Problems,
 ) -> Vec<RepoPath> {
     let mut read: BTreeSet<&RepoPath> = BTreeSet::new();
+    for p in policies {
+        read.insert(&p.file);
+        read.extend(p.helpers.iter());
+    }
     for l in libraries {
         read.extend(l.files.iter());
         read.extend(l.extra_files.iter().map(|f| &f.path));

@@ -48,6 +48,31 @@ pub struct Config {
     /// Findings of a rule in some paths that are not reported.
     #[serde(default)]
     pub ignore: Vec<IgnoreSpec>,
+    /// Policies: rules on final data values, selected by library and
+    /// environment.
+    #[serde(default)]
+    pub policies: Vec<PolicySpec>,
+}
+
+/// `policies: [{path: policies/prod.yml, environments: [prod*]}]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicySpec {
+    /// A policy file, or a folder of them (a policy pack).
+    pub path: String,
+    /// Globs of the environments it applies to (default: all).
+    #[serde(default)]
+    pub environments: Vec<String>,
+    /// Globs of the libraries it applies to (default: all).
+    #[serde(default)]
+    pub libraries: Vec<String>,
+    /// `error` (default), `warning` or `note`.
+    #[serde(default)]
+    pub severity: Option<String>,
+    /// The policy's name in findings (default: the file's name without
+    /// `.yml`; a pack's files are `<pack>/<file>`).
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 /// `ignore: [{rule: schema/undeclared-key, paths: ["envs/legacy/**"]}]`.

@@ -95,6 +95,21 @@ pub struct Pair {
     /// The environment folders and files this pair's inputs come from (so a
     /// file deleted from them still selects the pair).
     pub sources: Vec<RepoPath>,
+    /// Indexes into [`Plan::policies`] of the policies applied to it.
+    pub policies: Vec<usize>,
+}
+
+/// One policy file of `.yttcheck.yml`'s `policies:`.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Its name in findings (`prod`, `pack/replicas`).
+    pub name: String,
+    /// The policy file.
+    pub file: RepoPath,
+    /// The other files of its folder it may `load()` (`.star`, `.lib.yml`).
+    pub helpers: Vec<RepoPath>,
+    /// `error`, `warning` or `note`.
+    pub severity: String,
 }
 
 impl Pair {
@@ -135,6 +150,8 @@ pub struct Plan {
     /// `.yttcheck.yml`'s per-rule severities and per-path ignores.
     pub rules: indexmap::IndexMap<String, String>,
     pub ignore: Vec<super::config::IgnoreSpec>,
+    /// `policies:` of the config file, one per policy file.
+    pub policies: Vec<Policy>,
 }
 
 impl Plan {
@@ -144,6 +161,12 @@ impl Plan {
         let mut out = lib.files.clone();
         out.extend(lib.extra_files.iter().map(|f| f.path.clone()));
         out.extend(pair.inputs.files_read());
+        for &i in &pair.policies {
+            if let Some(p) = self.policies.get(i) {
+                out.push(p.file.clone());
+                out.extend(p.helpers.iter().cloned());
+            }
+        }
         out
     }
 

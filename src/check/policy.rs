@@ -1,0 +1,295 @@
+//! Policies: organisation rules on final data values, written in ytt's own
+//! validation language. A policy file is shaped like data values; its nodes
+//! carry `@assert/validate` rules (named rules, custom `(description,
+//! lambda)` rules, `when=`, `not_null=`), and `@policy/required` on a key
+//! that every selected pair must set. It may `load()` Starlark helpers
+//! beside it. The values under the rules are placeholders, never used.
+//!
+//! A policy is applied to a pair's final values after the schema's own
+//! validations: its rules are attached to the values at the same key paths
+//! (an array with one item applies that item's rules to every item) and run
+//! as ytt runs `@assert/validate` on data values. A key the policy names
+//! that the library does not have is skipped, unless `@policy/required`.
+
+use std::sync::Arc;
+
+use crate::diagnostics::{Finding, Location, Related, RuleId, Severity};
+use crate::files::{LibraryCtx, LibraryTree};
+use crate::source::cache::SourceCache;
+use crate::template::{CompileCache, EvalOpts, EvalSession};
+use crate::workspace::plan::{Plan, Policy};
+use crate::yaml::{Document, Meta, Value};
+
+use super::from_errors::Subject;
+
+/// The annotation that makes a key mandatory.
+pub const REQUIRED: &str = "policy/required";
+const VALIDATE: &str = "assert/validate";
+
+/// A policy file, evaluated.
+pub struct LoadedPolicy {
+    pub name: String,
+    pub severity: Severity,
+    pub docs: Vec<Document>,
+}
+
+/// Evaluates every policy of the plan once: a policy that does not parse or
+/// evaluate is a `config/invalid` finding at its line, never ignored.
+pub(super) fn load(
+    sources: &SourceCache,
+    plan: &Plan,
+    cache: &CompileCache,
+    eval: &EvalOpts,
+) -> (Vec<Option<Arc<LoadedPolicy>>>, Vec<Finding>) {
+    let mut loaded = Vec::new();
+    let mut problems = Vec::new();
+    for p in &plan.policies {
+        match load_one(sources, p, cache, eval) {
+            Ok(l) => loaded.push(Some(Arc::new(l))),
+            Err(f) => {
+                loaded.push(None);
+                problems.extend(f);
+            }
+        }
+    }
+    (loaded, problems)
+}
+
+fn who() -> Subject {
+    Subject {
+        library: String::new(),
+        environments: Vec::new(),
+    }
+}
+
+fn load_one(
+    sources: &SourceCache,
+    p: &Policy,
+    cache: &CompileCache,
+    eval: &EvalOpts,
+) -> Result<LoadedPolicy, Vec<Finding>> {
+    let dir = p
+        .file
+        .parent()
+        .unwrap_or_else(crate::source::RepoPath::root);
+    let rel = |f: &crate::source::RepoPath| {
+        f.strip_prefix(&dir)
+            .unwrap_or(f.as_str())
+            .trim_start_matches('/')
+            .to_string()
+    };
+    let mut inputs = vec![(p.file.clone(), rel(&p.file), 0)];
+    inputs.extend(
+        p.helpers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.clone(), rel(h), i + 1)),
+    );
+    let files = super::runner::input_files(sources, inputs, &who())?;
+    let tree = Arc::new(LibraryTree::new(files));
+    let session = EvalSession::new(
+        tree.clone(),
+        eval,
+        cache,
+        Value::new_map(Default::default()),
+    );
+    let failed = |message: String, pos: Option<&crate::yaml::Pos>| {
+        let location = pos
+            .and_then(crate::yaml::Pos::location)
+            .map(|mut l| {
+                l.path = p.file.as_str().to_string();
+                l
+            })
+            .or_else(|| Some(Location::file(p.file.as_str())));
+        vec![who().finding(
+            RuleId::ConfigInvalid,
+            format!("policy '{}' cannot be used: {message}", p.name),
+            location,
+        )]
+    };
+    let file = tree
+        .find_file(LibraryCtx::ROOT.current, &rel(&p.file))
+        .map_err(|e| failed(e, None))?;
+    let result = session.eval_yaml(&file, LibraryCtx::ROOT).map_err(|e| {
+        let text = e.message.trim_matches('\n');
+        let head = text
+            .lines()
+            .find(|l| l.starts_with("- "))
+            .map(|l| l[2..].to_string())
+            .unwrap_or_else(|| text.lines().next().unwrap_or("").to_string());
+        failed(head, e.pos.as_ref())
+    })?;
+    let docs: Vec<Document> = result
+        .docset
+        .docs
+        .into_iter()
+        .filter(|d| {
+            let empty = d.value.is_null() && d.meta.annotations.is_empty();
+            !(d.injected || empty)
+        })
+        .collect();
+    for d in &docs {
+        if !matches!(d.value, Value::Map(_)) {
+            return Err(failed(
+                "a policy document must be a map shaped like the data values it checks".into(),
+                Some(&d.pos),
+            ));
+        }
+    }
+    let severity = match p.severity.as_str() {
+        "warning" => Severity::Warning,
+        "note" => Severity::Note,
+        _ => Severity::Error,
+    };
+    Ok(LoadedPolicy {
+        name: p.name.clone(),
+        severity,
+        docs,
+    })
+}
+
+/// Applies a policy to a pair's final values.
+pub(super) fn apply(
+    policy: &LoadedPolicy,
+    values: &Document,
+    eval: &EvalOpts,
+    who: &Subject,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for pdoc in &policy.docs {
+        let mut target = values.clone();
+        strip_rules(&mut target.value);
+        target.meta.annotations.clear();
+        copy_rules(&pdoc.meta, &mut target.meta);
+        let mut missing = Vec::new();
+        attach(&pdoc.value, &mut target.value, "", &mut missing);
+        for (path, pos) in missing {
+            let mut f = who.finding(
+                RuleId::PolicyViolation,
+                format!(
+                    "policy '{}': {path} is required, but this environment does not set it",
+                    policy.name
+                ),
+                pos.location(),
+            );
+            f.severity = policy.severity;
+            f.key_path = Some(path);
+            out.push(f);
+        }
+        match crate::validation::run(&target, None, eval) {
+            Ok(invs) => {
+                for inv in invs {
+                    for v in &inv.violations {
+                        let mut message = format!(
+                            "policy '{}': {}: must be {}",
+                            policy.name, inv.path, v.description
+                        );
+                        if !v.result.is_empty() {
+                            message.push_str(&format!(" (found: {})", v.result));
+                        }
+                        let mut f =
+                            who.finding(RuleId::PolicyViolation, message, inv.value_pos.location());
+                        f.severity = policy.severity;
+                        f.key_path = Some(inv.path.clone());
+                        if let Some(l) = v.rule_pos.location() {
+                            f.related.push(Related {
+                                location: l,
+                                message: format!("rule of policy '{}'", policy.name),
+                            });
+                        }
+                        out.push(f);
+                    }
+                }
+            }
+            Err(e) => {
+                let mut f = who.finding(
+                    RuleId::ConfigInvalid,
+                    format!(
+                        "policy '{}' cannot be used: {}",
+                        policy.name,
+                        e.message.lines().next().unwrap_or("")
+                    ),
+                    e.pos.as_ref().and_then(crate::yaml::Pos::location),
+                );
+                f.detail = e.message.lines().skip(1).map(str::to_string).collect();
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+/// The values' own `@assert/validate` rules were checked already.
+fn strip_rules(v: &mut Value) {
+    match v {
+        Value::Map(m) => {
+            m.meta.annotations.clear();
+            for i in &mut m.items {
+                i.meta.annotations.clear();
+                strip_rules(&mut i.value);
+            }
+        }
+        Value::Array(a) => {
+            a.meta.annotations.clear();
+            for i in &mut a.items {
+                i.meta.annotations.clear();
+                strip_rules(&mut i.value);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn copy_rules(from: &Meta, to: &mut Meta) {
+    to.annotations.extend(
+        from.annotations
+            .iter()
+            .filter(|a| a.name == VALIDATE)
+            .cloned(),
+    );
+}
+
+/// Attaches the policy's rules to the values at the same paths; records the
+/// `@policy/required` keys the values lack.
+fn attach(
+    policy: &Value,
+    target: &mut Value,
+    path: &str,
+    missing: &mut Vec<(String, crate::yaml::Pos)>,
+) {
+    match (policy, target) {
+        (Value::Map(pm), Value::Map(tm)) => {
+            copy_rules(&pm.meta, &mut tm.meta);
+            for pi in &pm.items {
+                let key = pi.key.scalar_display();
+                let here = if path.is_empty() {
+                    key
+                } else {
+                    format!("{path}.{key}")
+                };
+                match tm.items.iter_mut().find(|ti| ti.key.scalar_eq(&pi.key)) {
+                    Some(ti) => {
+                        copy_rules(&pi.meta, &mut ti.meta);
+                        attach(&pi.value, &mut ti.value, &here, missing);
+                    }
+                    None => {
+                        if pi.meta.has(REQUIRED) {
+                            missing.push((here, pi.pos.clone()));
+                        }
+                    }
+                }
+            }
+        }
+        (Value::Array(pa), Value::Array(ta)) => {
+            copy_rules(&pa.meta, &mut ta.meta);
+            // one item: its rules for every item of the values' array
+            if let [pi] = pa.items.as_slice() {
+                for (n, ti) in ta.items.iter_mut().enumerate() {
+                    copy_rules(&pi.meta, &mut ti.meta);
+                    attach(&pi.value, &mut ti.value, &format!("{path}[{n}]"), missing);
+                }
+            }
+        }
+        _ => {}
+    }
+}

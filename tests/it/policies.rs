@@ -1,0 +1,299 @@
+//! Policies of `.yttcheck.yml` through the binary: rules on final values in
+//! ytt's validation language, selected by library and environment globs.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+use super::common::write;
+
+fn check(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .args(["check", "--daemon", "never", "-q", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}
+
+/// (rule, severity, path:line, environments, message) of each finding.
+fn summary(json: &serde_json::Value) -> Vec<String> {
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {} {}:{} [{}] {}",
+                f["rule"].as_str().unwrap(),
+                f["severity"].as_str().unwrap(),
+                f["location"]["path"].as_str().unwrap_or(""),
+                f["location"]["line"].as_u64().unwrap_or(0),
+                f["environments"]
+                    .as_array()
+                    .map(|a| a
+                        .iter()
+                        .map(|e| e.as_str().unwrap())
+                        .collect::<Vec<_>>()
+                        .join(","))
+                    .unwrap_or_default(),
+                f["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// Two libraries, three environments.
+fn repository() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\nimage:\n  tag: latest\ningress:\n  enabled: false\n  tls: false\n#@schema/nullable\nowner: \"\"\n",
+    );
+    write(
+        p,
+        "libs/api/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\nlog_level: info\n",
+    );
+    write(p, "envs/dev/web.yml", "replicas: 1\n");
+    write(p, "envs/dev/api.yml", "log_level: debug\n");
+    write(
+        p,
+        "envs/prod/web.yml",
+        "replicas: 2\nimage:\n  tag: 1.4.2\ningress:\n  enabled: true\n",
+    );
+    write(p, "envs/prod/api.yml", "replicas: 4\nlog_level: debug\n");
+    write(p, "envs/prod-eu/api.yml", "replicas: 1\n");
+    d
+}
+
+#[test]
+fn the_simplest_policy_works_as_written_in_the_issue() {
+    let d = repository();
+    let p = d.path();
+    write(
+        p,
+        "policies/prod.yml",
+        "#@ load(\"@ytt:assert\", \"assert\")\n---\n#@assert/validate (\"at least 3 replicas in prod\", lambda v: v >= 3)\nreplicas: 0\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies: [{path: policies/prod.yml, environments: [prod]}]\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        summary(&json),
+        vec!["policy/violation error envs/prod/web.yml:1 [prod] policy 'prod': replicas: must be at least 3 replicas in prod"],
+        "{json:#}"
+    );
+    let f = &json["findings"][0];
+    assert_eq!(f["library"], "web");
+    assert_eq!(f["related"][0]["location"]["path"], "policies/prod.yml");
+    assert_eq!(f["related"][0]["location"]["line"], 3);
+}
+
+#[test]
+fn named_and_custom_rules_when_not_null_globs_and_missing_keys() {
+    let d = repository();
+    let p = d.path();
+    write(
+        p,
+        "policies/prod.yml",
+        concat!(
+            "#@ load(\"helpers.star\", \"pinned\")\n",
+            "---\n",
+            "#@assert/validate min=3\n",
+            "replicas: 0\n",
+            "image:\n",
+            "  #@assert/validate (\"a pinned tag\", pinned)\n",
+            "  tag: \"\"\n",
+            "ingress:\n",
+            "  #@assert/validate (\"TLS on\", lambda t: t), when=lambda v, ctx: ctx.root[\"ingress\"][\"enabled\"]\n",
+            "  tls: true\n",
+            "#@assert/validate not_null=True\n",
+            "owner: \"\"\n",
+            "#@assert/validate (\"no debug logging\", lambda l: l != \"debug\")\n",
+            "log_level: \"\"\n",
+            "#! no library has it, and it is not required: skipped\n",
+            "#@assert/validate min=1\n",
+            "budget: 0\n",
+        ),
+    );
+    write(
+        p,
+        "policies/helpers.star",
+        "def pinned(tag):\n  return tag != \"latest\"\nend\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies:\n- path: policies/prod.yml\n  environments: [\"prod*\"]\n  libraries: [\"*\"]\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary(&json),
+        vec![
+            "policy/violation error envs/prod-eu/api.yml:1 [prod-eu] policy 'prod': replicas: must be a value >= 3 (found: value < 3)",
+            "policy/violation error envs/prod/api.yml:2 [prod] policy 'prod': log_level: must be no debug logging",
+            "policy/violation error envs/prod/web.yml:1 [prod] policy 'prod': replicas: must be a value >= 3 (found: value < 3)",
+            // the value is the schema's default; `when=` saw ingress enabled
+            "policy/violation error libs/web/schema.yml:8 [prod] policy 'prod': ingress.tls: must be TLS on",
+            "policy/violation error libs/web/schema.yml:10 [prod] policy 'prod': owner: must be not null (found: value is null)",
+        ],
+        "{json:#}"
+    );
+
+    // one library only, as a warning: reported, not failing
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies:\n- path: policies/prod.yml\n  environments: [prod]\n  libraries: [\"ap*\"]\n  severity: warning\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        summary(&json),
+        vec!["policy/violation warning envs/prod/api.yml:2 [prod] policy 'prod': log_level: must be no debug logging"],
+        "{json:#}"
+    );
+}
+
+#[test]
+fn required_keys_broken_policies_and_policies_that_select_nothing() {
+    let d = repository();
+    let p = d.path();
+    write(
+        p,
+        "policies/owner.yml",
+        "---\n#@policy/required\nteam: \"\"\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies:\n- path: policies/owner.yml\n  libraries: [api]\n- path: policies/owner.yml\n  name: renamed\n  environments: [production]\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        summary(&json),
+        vec![
+            "policy/violation error policies/owner.yml:3 [dev,prod,prod-eu] policy 'owner': team is required, but this environment does not set it",
+            "policy/unused note .yttcheck.yml:5 [] policy 'renamed' (policies/owner.yml) applies to no library x environment pair",
+        ],
+        "{json:#}"
+    );
+    // only part of the pairs: whether a policy selects nothing is unknown
+    let (_, json) = check(p, &["--env", "dev"]);
+    assert!(
+        !summary(&json)
+            .iter()
+            .any(|s| s.starts_with("policy/unused")),
+        "{json:#}"
+    );
+
+    // a policy that does not evaluate is a configuration error at its line
+    write(
+        p,
+        "policies/owner.yml",
+        "---\n#@assert/validate (\"x\", lambda v: v >\nteam: \"\"\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 2, "{json:#}");
+    let s = summary(&json);
+    assert!(
+        s[0].starts_with(
+            "config/invalid error policies/owner.yml:2 [] policy 'owner' cannot be used:"
+        ),
+        "{s:#?}"
+    );
+
+    // a path that does not exist
+    std::fs::remove_file(p.join("policies/owner.yml")).unwrap();
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies: [{path: policies/nope.yml}]\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 2);
+    assert_eq!(
+        summary(&json),
+        vec!["config/invalid error .yttcheck.yml:1 [] policy 'policies/nope.yml' does not exist"],
+    );
+}
+
+#[test]
+fn a_policy_is_an_input_of_the_pairs_it_applies_to() {
+    let d = repository();
+    let p = d.path();
+    write(
+        p,
+        "policies/prod.yml",
+        "---\n#@assert/validate min=3\nreplicas: 0\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies: [{path: policies/prod.yml, environments: [prod]}]\n",
+    );
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .args(["list", "--names", "policies/prod.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "api@prod\nweb@prod\n");
+}
+
+#[test]
+fn the_example_prod_pack_on_the_example_monorepo() {
+    let d = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    copy_dir(&root.join("monorepo"), d.path());
+    copy_dir(&root.join("policies"), &d.path().join("policies"));
+    write(
+        d.path(),
+        ".yttcheck.yml",
+        "policies:\n- path: policies/prod\n  environments: [prod*]\n",
+    );
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["check", "--daemon", "never", "-q", "--color", "never"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let text = text
+        .lines()
+        .filter(|l| !l.starts_with("yttcheck: "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("example_prod_pack", text);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
