@@ -24,13 +24,20 @@ use super::from_errors::Subject;
 
 /// The annotation that makes a key mandatory.
 pub const REQUIRED: &str = "policy/required";
+/// The document annotation that makes a policy document apply to rendered
+/// documents (`#@policy/output match={"kind": "Deployment"}`).
+pub const OUTPUT: &str = "policy/output";
 const VALIDATE: &str = "assert/validate";
 
 /// A policy file, evaluated.
 pub struct LoadedPolicy {
     pub name: String,
     pub severity: Severity,
+    /// Documents checked against the final data values.
     pub docs: Vec<Document>,
+    /// Documents checked against rendered documents, each with the fields a
+    /// rendered document must have for it to apply (`kind: Deployment`).
+    pub outputs: Vec<(Value, Document)>,
 }
 
 /// Evaluates every policy of the plan once: a policy that does not parse or
@@ -128,14 +135,43 @@ fn load_one(
             !(d.injected || empty)
         })
         .collect();
-    for d in &docs {
+    let mut values_docs = Vec::new();
+    let mut outputs = Vec::new();
+    for d in docs {
         if !matches!(d.value, Value::Map(_)) {
             return Err(failed(
                 "a policy document must be a map shaped like the data values it checks".into(),
                 Some(&d.pos),
             ));
         }
+        match d.meta.annotation(OUTPUT) {
+            None => values_docs.push(d),
+            Some(ann) => {
+                let matcher = ann
+                    .kwargs
+                    .iter()
+                    .find(|(k, _)| k == "match")
+                    .map(|(_, v)| v)
+                    .or(ann.args.first());
+                let matcher = match matcher {
+                    None => Value::new_map(Default::default()),
+                    Some(crate::yaml::AnnValue::Frozen(f)) => {
+                        crate::template::convert::to_yaml(f.value(), None)
+                            .map_err(|e| failed(format!("@{OUTPUT} match=: {e}"), Some(&ann.pos)))?
+                    }
+                    Some(_) => Value::Null,
+                };
+                if !matches!(matcher, Value::Map(_)) {
+                    return Err(failed(
+                        format!("@{OUTPUT} takes match= a dict of the fields a rendered document must have (match={{\"kind\": \"Deployment\"}})"),
+                        Some(&ann.pos),
+                    ));
+                }
+                outputs.push((matcher, d));
+            }
+        }
     }
+    let docs = values_docs;
     let severity = match p.severity.as_str() {
         "warning" => Severity::Warning,
         "note" => Severity::Note,
@@ -145,6 +181,7 @@ fn load_one(
         name: p.name.clone(),
         severity,
         docs,
+        outputs,
     })
 }
 
@@ -155,65 +192,140 @@ pub(super) fn apply(
     eval: &EvalOpts,
     who: &Subject,
 ) -> Vec<Finding> {
+    policy
+        .docs
+        .iter()
+        .flat_map(|pdoc| check_doc(policy, pdoc, values, "", eval, who))
+        .collect()
+}
+
+/// Applies a policy's output documents to the rendered documents whose
+/// fields match theirs.
+pub(super) fn apply_to_outputs(
+    policy: &LoadedPolicy,
+    rendered: &[Document],
+    eval: &EvalOpts,
+    who: &Subject,
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    for pdoc in &policy.docs {
-        let mut target = values.clone();
-        strip_rules(&mut target.value);
-        target.meta.annotations.clear();
-        copy_rules(&pdoc.meta, &mut target.meta);
-        let mut missing = Vec::new();
-        attach(&pdoc.value, &mut target.value, "", &mut missing);
-        for (path, pos) in missing {
-            let mut f = who.finding(
-                RuleId::PolicyViolation,
-                format!(
-                    "policy '{}': {path} is required, but this environment does not set it",
-                    policy.name
-                ),
-                pos.location(),
-            );
-            f.severity = policy.severity;
-            f.key_path = Some(path);
-            out.push(f);
+    for (matcher, pdoc) in &policy.outputs {
+        for doc in rendered {
+            if !crate::overlay::compare::compare(&doc.value, matcher).0 {
+                continue;
+            }
+            let what = describe(&doc.value);
+            out.extend(check_doc(policy, pdoc, doc, &what, eval, who));
         }
-        match crate::validation::run(&target, None, eval) {
-            Ok(invs) => {
-                for inv in invs {
-                    for v in &inv.violations {
-                        let mut message = format!(
-                            "policy '{}': {}: must be {}",
-                            policy.name, inv.path, v.description
-                        );
-                        if !v.result.is_empty() {
-                            message.push_str(&format!(" (found: {})", v.result));
-                        }
-                        let mut f =
-                            who.finding(RuleId::PolicyViolation, message, inv.value_pos.location());
-                        f.severity = policy.severity;
-                        f.key_path = Some(inv.path.clone());
-                        if let Some(l) = v.rule_pos.location() {
-                            f.related.push(Related {
-                                location: l,
-                                message: format!("rule of policy '{}'", policy.name),
-                            });
-                        }
-                        out.push(f);
+    }
+    out
+}
+
+/// `Deployment web` for a rendered document with `kind` and `metadata.name`.
+fn describe(v: &Value) -> String {
+    let field = |m: &Value, k: &str| match m {
+        Value::Map(m) => m
+            .items
+            .iter()
+            .find(|i| i.key.scalar_display() == k)
+            .map(|i| i.value.clone()),
+        _ => None,
+    };
+    let kind = field(v, "kind").map(|k| k.scalar_display());
+    let name = field(v, "metadata")
+        .and_then(|m| field(&m, "name"))
+        .map(|n| n.scalar_display());
+    match (kind, name) {
+        (Some(k), Some(n)) => format!("rendered {k} {n}: "),
+        (Some(k), None) => format!("rendered {k}: "),
+        _ => "rendered document: ".to_string(),
+    }
+}
+
+/// The findings of one policy document on one target document (`what`
+/// prefixes key paths: empty for data values, `rendered Deployment web: `
+/// for outputs).
+fn check_doc(
+    policy: &LoadedPolicy,
+    pdoc: &Document,
+    target: &Document,
+    what: &str,
+    eval: &EvalOpts,
+    who: &Subject,
+) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut target = target.clone();
+    strip_rules(&mut target.value);
+    target.meta.annotations.clear();
+    copy_rules(&pdoc.meta, &mut target.meta);
+    let mut missing = Vec::new();
+    attach(&pdoc.value, &mut target.value, "", &mut missing);
+    for (path, pos) in missing {
+        let mut f = who.finding(
+            RuleId::PolicyViolation,
+            format!(
+                "policy '{}': {what}{path} is required, but {}",
+                policy.name,
+                if what.is_empty() {
+                    "this environment does not set it"
+                } else {
+                    "it is not set"
+                }
+            ),
+            if what.is_empty() {
+                pos.location()
+            } else {
+                target.pos.location().or_else(|| pos.location())
+            },
+        );
+        f.severity = policy.severity;
+        f.key_path = Some(path);
+        if !what.is_empty() {
+            if let Some(l) = pos.location() {
+                f.related.push(Related {
+                    location: l,
+                    message: format!("required by policy '{}'", policy.name),
+                });
+            }
+        }
+        out.push(f);
+    }
+    match crate::validation::run(&target, None, eval) {
+        Ok(invs) => {
+            for inv in invs {
+                for v in &inv.violations {
+                    let mut message = format!(
+                        "policy '{}': {what}{}: must be {}",
+                        policy.name, inv.path, v.description
+                    );
+                    if !v.result.is_empty() {
+                        message.push_str(&format!(" (found: {})", v.result));
                     }
+                    let mut f =
+                        who.finding(RuleId::PolicyViolation, message, inv.value_pos.location());
+                    f.severity = policy.severity;
+                    f.key_path = Some(inv.path.clone());
+                    if let Some(l) = v.rule_pos.location() {
+                        f.related.push(Related {
+                            location: l,
+                            message: format!("rule of policy '{}'", policy.name),
+                        });
+                    }
+                    out.push(f);
                 }
             }
-            Err(e) => {
-                let mut f = who.finding(
-                    RuleId::ConfigInvalid,
-                    format!(
-                        "policy '{}' cannot be used: {}",
-                        policy.name,
-                        e.message.lines().next().unwrap_or("")
-                    ),
-                    e.pos.as_ref().and_then(crate::yaml::Pos::location),
-                );
-                f.detail = e.message.lines().skip(1).map(str::to_string).collect();
-                out.push(f);
-            }
+        }
+        Err(e) => {
+            let mut f = who.finding(
+                RuleId::ConfigInvalid,
+                format!(
+                    "policy '{}' cannot be used: {}",
+                    policy.name,
+                    e.message.lines().next().unwrap_or("")
+                ),
+                e.pos.as_ref().and_then(crate::yaml::Pos::location),
+            );
+            f.detail = e.message.lines().skip(1).map(str::to_string).collect();
+            out.push(f);
         }
     }
     out

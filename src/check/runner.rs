@@ -522,6 +522,12 @@ fn evaluate_pair(
                         .clone(),
                     (dt, _) => super::usage::declared(dt.as_ref(), &merged.doc.value),
                 },
+                policies: pair
+                    .policies
+                    .iter()
+                    .filter_map(|&i| policies.get(i).cloned().flatten())
+                    .filter(|p| !p.outputs.is_empty())
+                    .collect(),
             },
             who,
         );

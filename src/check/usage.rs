@@ -57,6 +57,8 @@ pub(super) struct PairRender<'a> {
     pub values_for_libraries: Vec<Envelope>,
     pub schemas_for_libraries: Vec<Envelope>,
     pub declared: Declared,
+    /// The pair's policies (their output documents apply to the render).
+    pub policies: Vec<Arc<super::policy::LoadedPolicy>>,
 }
 
 /// Renders a pair's templates: findings for a failure, and what the
@@ -73,7 +75,15 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
         r.schemas_for_libraries,
     ) {
         Ok(rendered) => {
-            let findings = validate_outputs(&rendered.docs.docs, r.eval, who);
+            let mut findings = validate_outputs(&rendered.docs.docs, r.eval, who);
+            for p in &r.policies {
+                findings.extend(super::policy::apply_to_outputs(
+                    p,
+                    &rendered.docs.docs,
+                    r.eval,
+                    who,
+                ));
+            }
             let log = log.snapshot();
             (
                 findings,

@@ -297,3 +297,75 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn output_policies_check_rendered_documents_selected_by_their_fields() {
+    let d = repository();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/deployment.yml",
+        concat!(
+            "#@ load(\"@ytt:data\", \"data\")\n",
+            "---\n",
+            "kind: Deployment\n",
+            "metadata:\n",
+            "  name: web\n",
+            "spec:\n",
+            "  template:\n",
+            "    spec:\n",
+            "      containers:\n",
+            "      - name: web\n",
+            "        image: #@ \"web:\" + data.values.image.tag\n",
+            "      - name: proxy\n",
+            "        resources:\n",
+            "          requests: {cpu: 100m}\n",
+            "      - name: cache\n",
+            "        resources:\n",
+            "          limits: {memory: 64Mi}\n",
+            "---\n",
+            "kind: Service\n",
+            "metadata:\n",
+            "  name: web\n",
+        ),
+    );
+    // "every container has limits", in ten lines
+    write(
+        p,
+        "policies/limits.yml",
+        concat!(
+            "#@policy/output match={\"kind\": \"Deployment\"}\n",
+            "---\n",
+            "spec:\n",
+            "  template:\n",
+            "    spec:\n",
+            "      containers:\n",
+            "      #@assert/validate (\"a container with resources\", lambda c: \"resources\" in c)\n",
+            "      - resources:\n",
+            "          #@policy/required\n",
+            "          limits: {}\n",
+        ),
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies: [{path: policies/limits.yml, environments: [prod]}]\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 1);
+    // (the template reads one value of the schema: the others are
+    // schema/unused-value warnings, not this test's business)
+    let policy: Vec<String> = summary(&json)
+        .into_iter()
+        .filter(|s| s.starts_with("policy/"))
+        .collect();
+    assert_eq!(
+        policy,
+        vec![
+            "policy/violation error libs/web/deployment.yml:2 [prod] policy 'limits': rendered Deployment web: spec.template.spec.containers[1].resources.limits is required, but it is not set",
+            "policy/violation error libs/web/deployment.yml:10 [prod] policy 'limits': rendered Deployment web: spec.template.spec.containers[0]: must be a container with resources",
+        ],
+        "{json:#}"
+    );
+    // the Service matched nothing; api renders nothing: no findings there
+}
