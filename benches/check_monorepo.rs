@@ -67,6 +67,9 @@ const HELPERS: &str = "def is_dns_label(v):\n  return len(v) <= 63 and v == v.lo
 /// ConfigMap holding the whole configuration.
 const DEPLOYMENT: &str = "#@ load(\"@ytt:data\", \"data\")\n#@ load(\"@ytt:yaml\", \"yaml\")\n---\nkind: Deployment\nmetadata:\n  name: #@ data.values.section0.label3\nspec:\n  replicas: #@ data.values.replicas\n  template:\n    spec:\n      containers:\n      #@ for s in data.values.sidecars:\n      - name: #@ s.name\n        image: #@ s.image\n        ports: #@ [p.port for p in data.values.ports]\n      #@ end\n---\nkind: ConfigMap\ndata:\n  config.yml: #@ yaml.encode(data.values)\n";
 
+/// A pack of 10 rules on every pair's final values (`policies:`).
+const POLICY: &str = "---\n#@assert/validate min=1, max=50\nreplicas: 0\nsection0:\n  #@assert/validate min=0\n  count0: 0\n  #@assert/validate one_of=[\"low\", \"medium\", \"high\"]\n  level1: \"\"\n  #@assert/validate min_len=1\n  label3: \"\"\nsection1:\n  #@assert/validate (\"a non-negative count\", lambda c: c >= 0)\n  count0: 0\nsection2:\n  #@assert/validate max_len=64\n  label3: \"\"\nports:\n-\n  #@assert/validate min=1, max=65535\n  port: 0\n  #@assert/validate min_len=1\n  name: \"\"\nsidecars:\n-\n  #@assert/validate (\"a pinned image\", lambda i: not i.endswith(\":latest\"))\n  image: \"\"\n#@assert/validate (\"an environment name\", lambda e: e.startswith(\"env\"))\nenvironment: \"\"\n";
+
 const DEFAULTS: &str = "#@data/values\n---\nsection0:\n  nested:\n    host: defaults.internal\n";
 
 fn env_values(lib: usize, env: usize) -> String {
@@ -236,6 +239,23 @@ fn main() {
             .collect(),
     );
     let values_only_cpu = (children_cpu() - cpu_before) / runs as u32;
+    // the same with a 10-rule policy pack on every pair
+    std::fs::create_dir_all(dir.path().join("policies")).unwrap();
+    std::fs::write(dir.path().join("policies/pack.yml"), POLICY).unwrap();
+    std::fs::write(
+        dir.path().join(".yttcheck.yml"),
+        "policies: [{path: policies/pack.yml}]\n",
+    )
+    .unwrap();
+    let cpu_before = children_cpu();
+    let with_policy = median(
+        (0..runs)
+            .map(|_| run(dir.path(), &["check", "--quiet"]).0)
+            .collect(),
+    );
+    let with_policy_cpu = (children_cpu() - cpu_before) / runs as u32;
+    std::fs::remove_file(dir.path().join(".yttcheck.yml")).unwrap();
+    std::fs::remove_dir_all(dir.path().join("policies")).unwrap();
     // one values file changed: only its pair runs, by path and by git
     let changed = "envs/env0/lib0.yml";
     let one = median(
@@ -273,6 +293,13 @@ fn main() {
         "  check --no-render (values and validations only): {:.3} s wall, {:.3} s CPU",
         values_only.as_secs_f64(),
         values_only_cpu.as_secs_f64()
+    );
+    println!(
+        "  check with a 10-rule policy pack on every pair: {:.3} s wall, {:.3} s CPU ({:+.0}% wall, {:+.0}% CPU)",
+        with_policy.as_secs_f64(),
+        with_policy_cpu.as_secs_f64(),
+        (with_policy.as_secs_f64() / full.as_secs_f64() - 1.0) * 100.0,
+        (with_policy_cpu.as_secs_f64() / full_cpu.as_secs_f64() - 1.0) * 100.0
     );
     // one process per pair, two at a time: ytt when there is one, and
     // yttcheck render (the same loop, to show what one process per pair costs)

@@ -26,6 +26,58 @@ fn find(id: &str) -> Option<RuleId> {
     })
 }
 
+/// The policies `.yttcheck.yml` in the current folder declares, one line
+/// each (what `policy/violation` findings come from).
+fn policies() -> Vec<String> {
+    use crate::workspace::config::{Config, CONFIG_FILE};
+    let Ok(text) = std::fs::read_to_string(CONFIG_FILE) else {
+        return Vec::new();
+    };
+    let Some(path) = crate::source::RepoPath::new(CONFIG_FILE) else {
+        return Vec::new();
+    };
+    let Ok(config) = Config::parse(&path, &text) else {
+        return Vec::new();
+    };
+    config
+        .policies
+        .iter()
+        .map(|p| {
+            let globs = |g: &[String]| {
+                if g.is_empty() {
+                    "*".to_string()
+                } else {
+                    g.join(", ")
+                }
+            };
+            format!(
+                "{:<30} {:<8} libraries: {}; environments: {}",
+                p.name.clone().unwrap_or_else(|| p.path.clone()),
+                p.severity.as_deref().unwrap_or("error"),
+                globs(&p.libraries),
+                globs(&p.environments)
+            ) + &if p.name.is_some() {
+                format!(" ({})", p.path)
+            } else {
+                String::new()
+            }
+        })
+        .collect()
+}
+
+fn print_policies() {
+    let list = policies();
+    if !list.is_empty() {
+        println!(
+            "\npolicies of {} (policy/violation):",
+            crate::workspace::config::CONFIG_FILE
+        );
+        for l in list {
+            println!("{l}");
+        }
+    }
+}
+
 pub fn run(args: &ExplainArgs) -> i32 {
     match &args.rule {
         None => {
@@ -33,11 +85,15 @@ pub fn run(args: &ExplainArgs) -> i32 {
                 let d = r.doc();
                 println!("{:<30} {:<8} {}", d.id, d.severity.as_str(), d.summary);
             }
+            print_policies();
             0
         }
         Some(id) => match find(id) {
             Some(r) => {
                 print!("{}", explain(r));
+                if r == RuleId::PolicyViolation {
+                    print_policies();
+                }
                 0
             }
             None => {

@@ -369,3 +369,30 @@ fn output_policies_check_rendered_documents_selected_by_their_fields() {
     );
     // the Service matched nothing; api renders nothing: no findings there
 }
+
+#[test]
+fn explain_lists_the_policies_of_the_repository() {
+    let d = repository();
+    let p = d.path();
+    write(
+        p,
+        "policies/prod.yml",
+        "---\n#@assert/validate min=3\nreplicas: 0\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies:\n- path: policies/prod.yml\n  environments: [prod]\n  severity: warning\n",
+    );
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .args(["explain", "policy/violation"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.ends_with("policies of .yttcheck.yml (policy/violation):\npolicies/prod.yml              warning  libraries: *; environments: prod\n"),
+        "{text}"
+    );
+}
