@@ -208,50 +208,56 @@ fn nearest<'a>(path: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .map(|(_, c)| c)
 }
 
-fn declared_in_schema(t: &Type) -> Vec<(String, Option<Location>)> {
-    fn walk(t: &Type, path: &str, out: &mut Vec<(String, Option<Location>)>) {
-        if let Type::Map(mt) = crate::schema::check::resolve(t) {
-            for it in &mt.items {
-                let key = it.key.scalar_display();
-                let p = if path.is_empty() {
-                    key
-                } else {
-                    format!("{path}.{key}")
-                };
-                let before = out.len();
-                walk(&it.value_type, &p, out);
-                if out.len() == before {
-                    out.push((p, it.pos.location()));
-                }
+/// The leaf paths below a node: `children` gives a node's map items (key,
+/// child, position), or nothing for a leaf.
+fn leaf_paths<'n, N: 'n>(
+    root: &'n N,
+    children: &dyn Fn(&'n N) -> Vec<(String, &'n N, &'n crate::yaml::Pos)>,
+) -> Vec<(String, Option<Location>)> {
+    fn walk<'n, N>(
+        node: &'n N,
+        path: &str,
+        children: &dyn Fn(&'n N) -> Vec<(String, &'n N, &'n crate::yaml::Pos)>,
+        out: &mut Vec<(String, Option<Location>)>,
+    ) {
+        for (key, child, pos) in children(node) {
+            let p = if path.is_empty() {
+                key
+            } else {
+                format!("{path}.{key}")
+            };
+            let before = out.len();
+            walk(child, &p, children, out);
+            if out.len() == before {
+                out.push((p, pos.location()));
             }
         }
     }
     let mut out = Vec::new();
-    walk(t, "", &mut out);
+    walk(root, "", children, &mut out);
     out
 }
 
+fn declared_in_schema(t: &Type) -> Vec<(String, Option<Location>)> {
+    leaf_paths(t, &|t: &Type| match crate::schema::check::resolve(t) {
+        Type::Map(mt) => mt
+            .items
+            .iter()
+            .map(|it| (it.key.scalar_display(), &it.value_type, &it.pos))
+            .collect(),
+        _ => Vec::new(),
+    })
+}
+
 fn declared_in_values(v: &Value) -> Vec<(String, Option<Location>)> {
-    fn walk(v: &Value, path: &str, out: &mut Vec<(String, Option<Location>)>) {
-        if let Value::Map(m) = v {
-            for it in &m.items {
-                let key = it.key.scalar_display();
-                let p = if path.is_empty() {
-                    key
-                } else {
-                    format!("{path}.{key}")
-                };
-                let before = out.len();
-                walk(&it.value, &p, out);
-                if out.len() == before {
-                    out.push((p, it.pos.location()));
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(v, "", &mut out);
-    out
+    leaf_paths(v, &|v: &Value| match v {
+        Value::Map(m) => m
+            .items
+            .iter()
+            .map(|it| (it.key.scalar_display(), &it.value, &it.pos))
+            .collect(),
+        _ => Vec::new(),
+    })
 }
 
 /// `schema/unused-value` for each library all of whose pairs rendered.

@@ -117,6 +117,23 @@ impl YttInputs {
         }
     }
 
+    /// The library tree of the `-f` files, the data values the flags give,
+    /// and the evaluation options: what `inspect` and `render` start from.
+    pub fn prepare(
+        &self,
+        snap: &dyn crate::source::Snapshot,
+        stdin: &Stdin,
+        environ: &[(String, String)],
+    ) -> Result<(Arc<LibraryTree>, crate::values::flags::Overlays, EvalOpts), String> {
+        let files = collect_inputs(snap, &self.files, stdin)?;
+        let tree = Arc::new(LibraryTree::new(files));
+        let overlays = self
+            .flags()
+            .as_overlays(snap, stdin, environ, self.strict)
+            .map_err(|e| e.message)?;
+        Ok((tree, overlays, self.eval_opts()?))
+    }
+
     /// Evaluation options from the flags.
     pub fn eval_opts(&self) -> Result<EvalOpts, String> {
         let mut opts = EvalOpts {
@@ -309,13 +326,7 @@ pub fn inspect_in(
     args: &InspectArgs,
 ) -> Result<String, String> {
     let input = &args.input;
-    let files = collect_inputs(snap, &input.files, stdin)?;
-    let tree = Arc::new(LibraryTree::new(files));
-    let overlays = input
-        .flags()
-        .as_overlays(snap, stdin, environ, input.strict)
-        .map_err(|e| e.message)?;
-    let opts = input.eval_opts()?;
+    let (tree, overlays, opts) = input.prepare(snap, stdin, environ)?;
     let cache = CompileCache::new(crate::ytt::stdlib());
     let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
     let schema = library_schema(&session, LibraryCtx::ROOT, &[]).map_err(|e| e.message)?;

@@ -7,10 +7,9 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use crate::files::LibraryTree;
 use crate::render::{OutputContent, Rendered, Renderer};
 use crate::source::worktree::WorkTree;
-use crate::source::{collect_inputs, Stdin};
+use crate::source::Stdin;
 use crate::template::{multi_line_error, CompileCache};
 use crate::yaml::print::print_docset;
 
@@ -77,13 +76,7 @@ pub fn render_in(
             ));
         }
     }
-    let files = collect_inputs(snap, &input.files, stdin)?;
-    let tree = Arc::new(LibraryTree::new(files));
-    let overlays = input
-        .flags()
-        .as_overlays(snap, stdin, environ, input.strict)
-        .map_err(|e| e.message)?;
-    let opts = input.eval_opts()?;
+    let (tree, overlays, opts) = input.prepare(snap, stdin, environ)?;
     let cache = Arc::new(CompileCache::new(crate::ytt::stdlib()));
     Renderer::new(tree, cache, input.skip_validation)
         .render_root(&opts, &overlays)
