@@ -253,6 +253,17 @@ fn apply(
     Ok((merged.doc, merged.for_libraries))
 }
 
+/// Where a document's `@library/ref` (or else `@data/values`, or else the
+/// document itself) is written: the place of an error about its arguments.
+pub fn annotations_pos(d: &Document) -> Pos {
+    ["library/ref", ANN_DATA_VALUES, "data/values-schema"]
+        .iter()
+        .find_map(|a| d.meta.annotation(a))
+        .map(|a| a.pos.clone())
+        .filter(Pos::is_known)
+        .unwrap_or_else(|| d.pos.clone())
+}
+
 /// Evaluates data values files (templates, with empty `data.values`) into
 /// their `@data/values` documents, in order.
 pub fn collect_envelopes(
@@ -293,7 +304,9 @@ pub fn collect_envelopes(
             ));
         }
         for d in docs {
-            all.push(Envelope::new(d).map_err(|e| ValuesError::other(e, None))?);
+            // a bad `@library/ref` or `@data/values` argument: at its line
+            let at = annotations_pos(&d);
+            all.push(Envelope::new(d).map_err(|e| ValuesError::other(e, Some(at)))?);
         }
     }
     Ok(all)

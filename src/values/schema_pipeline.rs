@@ -99,7 +99,8 @@ pub fn library_schema(
             )));
         }
         for d in docs {
-            all.push(schema_envelope(d).map_err(|e| wrap(ValuesError::other(e, None)))?);
+            let at = super::pipeline::annotations_pos(&d);
+            all.push(schema_envelope(d).map_err(|e| wrap(ValuesError::other(e, Some(at))))?);
         }
     }
     all.extend(overlays.iter().cloned());

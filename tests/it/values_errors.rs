@@ -435,3 +435,31 @@ fn a_schema_annotation_twice_on_a_document_is_refused() {
         "yttcheck: Error: data/values-schema annotation may only be used once per document\n",
     );
 }
+
+/// ytt names no line for a bad `@library/ref` argument; `check` puts the
+/// finding at the annotation (issue: errors without a place).
+#[test]
+fn a_bad_library_ref_is_a_finding_at_its_annotation() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "app/schema.yml", "#@data/values-schema\n---\na: 1\n");
+    write(
+        p,
+        "envs/dev/values.yml",
+        "#@data/values\n#@library/ref \"no-at-sign\"\n---\na: 1\n",
+    );
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .args(["check", "--daemon", "never", "-q", "--format", "json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &json["findings"][0];
+    assert_eq!(
+        f["message"],
+        "Annotation library/ref: Expected library ref to start with '@'"
+    );
+    assert_eq!(f["location"]["path"], "envs/dev/values.yml");
+    assert_eq!(f["location"]["line"], 2);
+}
