@@ -131,3 +131,23 @@ impl Drop for DaemonStopper {
             .output();
     }
 }
+
+/// `yttcheck check --format json` in `dir` (no daemon, no progress bar):
+/// the exit code and the report.
+pub fn check_json(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
+    let out = assert_cmd::Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .args(["check", "--daemon", "never", "-q", "--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), json)
+}

@@ -5,25 +5,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-use super::common::write;
-
-fn check(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(dir)
-        .args(["check", "--daemon", "never", "-q", "--format", "json"])
-        .args(extra)
-        .output()
-        .unwrap();
-    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code().unwrap_or(-1), json)
-}
+use super::common::{check_json as check, write};
 
 /// (rule, severity, path:line, environments, message) of each finding.
 fn summary(json: &serde_json::Value) -> Vec<String> {

@@ -274,20 +274,7 @@ fn check_renders_every_pair_and_reports_template_failures_per_environment() {
 }
 
 fn check_json(dir: &std::path::Path, extra: &[&str]) -> serde_json::Value {
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(dir)
-        .args(["check", "--daemon", "never", "-q", "--format", "json"])
-        .args(extra)
-        .output()
-        .unwrap();
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    super::common::check_json(dir, extra).1
 }
 
 fn rules_of(json: &serde_json::Value) -> Vec<(String, String, u64, Vec<String>)> {
