@@ -482,10 +482,14 @@ fn evaluate_pair(
                 library: format!("{}/_ytt_lib/{name}", who.library),
                 environments: who.environments.clone(),
             };
+            let me = crate::values::LibRef {
+                path: name.clone(),
+                alias: String::new(),
+            };
             if let Err(e) = private_library_values(
                 &session,
                 LibraryCtx::ROOT,
-                &name,
+                &me,
                 &from_root,
                 opts.skip_validation,
             ) {

@@ -25,7 +25,10 @@ use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::flags::{as_plain_merge_overlay, Overlays};
 use crate::values::pipeline::files_with_annotation;
 use crate::values::schema_pipeline::schema_envelope;
-use crate::values::{library_schema, library_values, Envelope, LibRef, ValuesError};
+use crate::values::{
+    library_schema, library_values, private_library_values, Envelope, LibRef, ParentEnvelopes,
+    ValuesError,
+};
 use crate::yaml::{DocSet, Document, Meta, Pos, Value};
 
 /// Why a render failed. `message()` is ytt's text.
@@ -409,12 +412,6 @@ impl Libraries for LibraryRunner {
         req: &LibraryRequest,
         op: &LibraryOp,
     ) -> Result<LibraryAnswer, String> {
-        let tree = &self.renderer.tree;
-        let dir = tree.find_accessible_library(caller.current, &req.path)?;
-        let ctx = LibraryCtx {
-            current: dir,
-            root: dir,
-        };
         let me = LibRef {
             path: req.path.clone(),
             alias: req.alias.clone(),
@@ -429,73 +426,53 @@ impl Libraries for LibraryRunner {
         if let Some(b) = req.strict {
             opts.strict = b;
         }
-
-        // schemas: those for this library, and those passing through it
-        let mut all_schemas = self.schemas.clone();
+        // what this library sends, then what the template adds
+        let mut from_parent = ParentEnvelopes {
+            values: self.values.clone(),
+            schemas: self.schemas.clone(),
+        };
         for s in &req.schemas {
-            all_schemas.push(schema_envelope(programmatic(s.clone()))?);
+            from_parent
+                .schemas
+                .push(schema_envelope(programmatic(s.clone()))?);
         }
-        let (mut schemas_here, mut schemas_below) = (Vec::new(), Vec::new());
-        for s in &all_schemas {
-            if let Some(copy) = s.used_in_library(&me) {
-                if copy.intended_for_another_library() {
-                    schemas_below.push(copy);
-                } else {
-                    schemas_here.push(copy);
-                }
-            }
-        }
-
-        // data values: before and after the library module's, and for below
-        let mut all_values = self.values.clone();
         for (v, plain) in &req.data_values {
             let mut doc = programmatic(v.clone());
             if *plain {
                 doc = as_plain_merge_overlay(doc)?;
             }
-            all_values.push(Envelope::new(doc)?);
+            from_parent.values.push(Envelope::new(doc)?);
         }
-        let (mut before, mut after, mut values_below) = (Vec::new(), Vec::new(), Vec::new());
-        for v in &all_values {
-            if let Some(copy) = v.used_in_library(&me) {
-                if copy.intended_for_another_library() {
-                    values_below.push(copy);
-                } else if copy.after_library_module {
-                    after.push(copy);
-                } else {
-                    before.push(copy);
-                }
-            }
-        }
-        before.extend(after);
-
-        let skip = req.skip_validation || self.renderer.skip_validation;
         let r = &self.renderer;
-        let (schema, values) = r
-            .values(ctx, &opts, skip, &schemas_here, &before)
-            .map_err(|e| e.message().to_string())?;
+        // data values and schema files see empty data values
+        let session = EvalSession::new(
+            r.tree.clone(),
+            &opts,
+            &r.cache,
+            Value::new_map(Default::default()),
+        );
+        let skip = req.skip_validation || r.skip_validation;
+        let lib = private_library_values(&session, caller, &me, &from_parent, skip)
+            .map_err(|e| e.message)?;
         let (symbol, path) = match op {
-            LibraryOp::DataValues => return Ok(LibraryAnswer::Values(values.doc.value)),
+            LibraryOp::DataValues => return Ok(LibraryAnswer::Values(lib.values.doc.value)),
             LibraryOp::Eval => (None, None),
             LibraryOp::Export { symbol, path } => (Some(symbol), path.as_ref()),
         };
-        let mut values_for_libraries = values.for_libraries.clone();
-        values_for_libraries.extend(values_below);
-        let mut schemas_for_libraries = schema.for_libraries.clone();
-        schemas_for_libraries.extend(schemas_below);
-        let not_for_output: HashSet<String> = schema
+        let not_for_output: HashSet<String> = lib
+            .schema
             .files
             .iter()
-            .chain(values.files.iter())
+            .chain(lib.values.files.iter())
             .cloned()
             .collect();
         let rendered = r
             .eval(
-                ctx,
+                lib.ctx,
                 &opts,
-                values.doc,
-                values_for_libraries,
-                schemas_for_libraries,
+                lib.values.doc,
+                lib.values_for_libraries,
+                lib.schemas_for_libraries,
                 &not_for_output,
             )
             .map_err(|e| e.message().to_string())?;

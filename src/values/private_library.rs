@@ -14,8 +14,9 @@
 //! 3. values and schemas for its own private libraries are handed back for
 //!    the next level, parent's after the library's own.
 //!
-//! What a template adds with `.with_data_values(...)` is not known without
-//! rendering templates, so it is not part of these values.
+//! `check` runs it for each private library of a pair; rendering runs it
+//! for `library.get(...)`, adding what the template passes with
+//! `.with_data_values(...)`.
 
 use crate::files::{DirId, LibraryCtx};
 use crate::template::eval::EvalSession;
@@ -51,37 +52,32 @@ pub fn private_libraries(session: &EvalSession, parent: LibraryCtx) -> Vec<(Stri
     session.tree.private_libraries(parent.current)
 }
 
-/// Evaluates private library `name` of `parent` with what the parent sends it.
+/// Evaluates private library `me` (its path under `parent`'s `_ytt_lib`,
+/// and alias) with what the parent sends it, marking what it takes as used
+/// (ytt's `UsedInLibrary`).
 pub fn private_library_values(
     session: &EvalSession,
     parent: LibraryCtx,
-    name: &str,
+    me: &LibRef,
     from_parent: &ParentEnvelopes,
     skip_validation: bool,
 ) -> Result<PrivateLibrary, ValuesError> {
     let dir = session
         .tree
-        .find_accessible_library(parent.current, name)
+        .find_accessible_library(parent.current, &me.path)
         .map_err(|e| ValuesError::other(e, None))?;
     let ctx = LibraryCtx {
         current: dir,
         root: dir,
     };
-    let me = LibRef {
-        path: name.to_string(),
-        alias: String::new(),
-    };
 
-    let mut schemas_here = Vec::new();
-    let mut schemas_below = Vec::new();
+    let (mut schemas_here, mut schemas_below) = (Vec::new(), Vec::new());
     for env in &from_parent.schemas {
-        if !env.intended_for_another_library() {
-            schemas_here.push(env.clone());
-        } else if let Some(child) = env.for_child(&me) {
-            if child.intended_for_another_library() {
-                schemas_below.push(child);
+        if let Some(copy) = env.used_in_library(me) {
+            if copy.intended_for_another_library() {
+                schemas_below.push(copy);
             } else {
-                schemas_here.push(child);
+                schemas_here.push(copy);
             }
         }
     }
@@ -89,20 +85,15 @@ pub fn private_library_values(
 
     let (mut before, mut after, mut values_below) = (Vec::new(), Vec::new(), Vec::new());
     for env in &from_parent.values {
-        let child = if env.intended_for_another_library() {
-            match env.for_child(&me) {
-                Some(c) => c,
-                None => continue,
-            }
-        } else {
-            env.clone()
+        let Some(copy) = env.used_in_library(me) else {
+            continue;
         };
-        if child.intended_for_another_library() {
-            values_below.push(child);
-        } else if child.after_library_module {
-            after.push(child);
+        if copy.intended_for_another_library() {
+            values_below.push(copy);
+        } else if copy.after_library_module {
+            after.push(copy);
         } else {
-            before.push(child);
+            before.push(copy);
         }
     }
     before.extend(after);
@@ -113,7 +104,7 @@ pub fn private_library_values(
     let mut schemas_for_libraries = schema.for_libraries.clone();
     schemas_for_libraries.extend(schemas_below);
     Ok(PrivateLibrary {
-        name: name.to_string(),
+        name: me.path.clone(),
         ctx,
         schema,
         values,

@@ -11,12 +11,20 @@ use yttcheck::source::{collect_inputs, Stdin};
 use yttcheck::template::{CompileCache, EvalOpts, EvalSession};
 use yttcheck::values::{
     library_schema, library_values, private_libraries, private_library_values, DataValuesFlags,
-    ParentEnvelopes,
+    LibRef, ParentEnvelopes,
 };
 use yttcheck::yaml::print::print_docset;
 use yttcheck::yaml::{DocSet, Document, Value};
 
 use super::common::write;
+
+/// A private library by its path, without an alias.
+fn named(path: &str) -> LibRef {
+    LibRef {
+        path: path.to_string(),
+        alias: String::new(),
+    }
+}
 
 fn print(doc: &Document) -> String {
     print_docset(&DocSet {
@@ -131,7 +139,7 @@ fn private_library_values_follow_library_refs_and_flags() {
         ..DataValuesFlags::default()
     };
     let from_root = envelopes_for_libraries(&session, &flags, d.path()).unwrap();
-    let web = private_library_values(&session, LibraryCtx::ROOT, "web", &from_root, false)
+    let web = private_library_values(&session, LibraryCtx::ROOT, &named("web"), &from_root, false)
         .unwrap_or_else(|e| panic!("{}", e.message));
     // schema defaults, web's own values, then the root's (in file order, the
     // flag after the files), `after_library_module=True` last; the root's
@@ -145,7 +153,7 @@ fn private_library_values_follow_library_refs_and_flags() {
         values: web.values_for_libraries.clone(),
         schemas: web.schemas_for_libraries.clone(),
     };
-    let db = private_library_values(&session, web.ctx, "db", &from_web, false)
+    let db = private_library_values(&session, web.ctx, &named("db"), &from_web, false)
         .unwrap_or_else(|e| panic!("{}", e.message));
     assert_eq!(print(&db.values.doc), "size: large\nengine: postgres\n");
 }
@@ -162,7 +170,7 @@ fn private_library_validations_run_on_its_own_schema() {
         ..DataValuesFlags::default()
     };
     let from_root = envelopes_for_libraries(&session, &flags, d.path()).unwrap();
-    let err = private_library_values(&session, LibraryCtx::ROOT, "web", &from_root, false)
+    let err = private_library_values(&session, LibraryCtx::ROOT, &named("web"), &from_root, false)
         .err()
         .expect("replicas=40 breaks max=10");
     assert!(
@@ -183,7 +191,7 @@ fn private_library_validations_run_on_its_own_schema() {
         ..DataValuesFlags::default()
     };
     let from_root = envelopes_for_libraries(&session, &flags, d.path()).unwrap();
-    let err = private_library_values(&session, LibraryCtx::ROOT, "web", &from_root, false)
+    let err = private_library_values(&session, LibraryCtx::ROOT, &named("web"), &from_root, false)
         .err()
         .expect("a string is not an integer");
     assert!(
@@ -204,7 +212,7 @@ fn unknown_private_library_is_an_error() {
     let err = private_library_values(
         &session,
         LibraryCtx::ROOT,
-        "nope",
+        &named("nope"),
         &ParentEnvelopes::default(),
         false,
     )
