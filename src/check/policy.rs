@@ -278,6 +278,7 @@ fn check_doc(
             },
         );
         f.severity = policy.severity;
+        f.specific_rule = Some(rule_id(&policy.name, "required"));
         f.key_path = Some(path);
         if !what.is_empty() {
             if let Some(l) = pos.location() {
@@ -303,6 +304,12 @@ fn check_doc(
                     let mut f =
                         who.finding(RuleId::PolicyViolation, message, inv.value_pos.location());
                     f.severity = policy.severity;
+                    let rule = if v.rule == "custom" {
+                        &v.description
+                    } else {
+                        &v.rule
+                    };
+                    f.specific_rule = Some(rule_id(&policy.name, rule));
                     f.key_path = Some(inv.path.clone());
                     if let Some(l) = v.rule_pos.location() {
                         f.related.push(Related {
@@ -328,6 +335,52 @@ fn check_doc(
             out.push(f);
         }
     }
+    out
+}
+
+/// A policy rule's id: `policy/<policy>/<rule>`, where the rule is a named
+/// rule's name (`min`, `not_null`), `required`, or a custom rule's
+/// description as a slug (`at-least-3-replicas-in-prod`); each piece is
+/// lower case, letters, digits, `_` and `-`, so the id is stable and safe in
+/// every report and in `ignore[...]`.
+pub fn rule_id(policy: &str, rule: &str) -> String {
+    let mut id = policy_id(policy);
+    push_slug(&mut id, rule);
+    id
+}
+
+/// The prefix of a policy's rule ids (`policy/prod/replicas`): what
+/// `ignore:` and `rules:` name to mean every rule of the policy.
+pub fn policy_id(policy: &str) -> String {
+    let mut id = String::from("policy");
+    for piece in policy.split('/') {
+        push_slug(&mut id, piece);
+    }
+    id
+}
+
+fn push_slug(id: &mut String, piece: &str) {
+    let slug = slug(piece);
+    id.push('/');
+    id.push_str(if slug.is_empty() { "rule" } else { &slug });
+}
+
+/// Lower case words joined by `-`, at most 60 bytes (cut at a word).
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for word in s
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+    {
+        if out.len() + word.len() + 1 > 60 && !out.is_empty() {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&word.to_ascii_lowercase());
+    }
+    out.truncate(60);
     out
 }
 
@@ -403,5 +456,23 @@ fn attach(
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rule_id;
+
+    #[test]
+    fn rule_ids_are_slugs() {
+        assert_eq!(rule_id("prod/replicas", "min"), "policy/prod/replicas/min");
+        assert_eq!(
+            rule_id("prod", "At least 3 replicas (in prod)!"),
+            "policy/prod/at-least-3-replicas-in-prod"
+        );
+        assert_eq!(rule_id("Team Rules", "?"), "policy/team-rules/rule");
+        let long = rule_id("p", &"word ".repeat(40));
+        assert!(long.len() <= "policy/p/".len() + 60, "{long}");
+        assert!(!long.ends_with('-'));
     }
 }

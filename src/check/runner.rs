@@ -801,17 +801,17 @@ pub fn run_with(
             library: String::new(),
             environments: Vec::new(),
         };
-        let rule = if Some(&p.path) == plan.config.as_ref() {
+        let rule = if p.in_config || Some(&p.path) == plan.config.as_ref() {
             RuleId::ConfigInvalid
         } else {
             RuleId::FileUnreadable
         };
         let mut location = Location::file(p.path.as_str());
-        if let Some(line) = p
-            .about
-            .as_deref()
-            .and_then(|v| line_of_value(sources, &p.path, v))
-        {
+        if let Some(line) = p.line.or_else(|| {
+            p.about
+                .as_deref()
+                .and_then(|v| line_of_value(sources, &p.path, v))
+        }) {
             location.line = line;
         }
         all.push(who.finding(rule, p.message.clone(), Some(location)));

@@ -135,7 +135,7 @@ pub fn apply(
     baseline: Option<&Baseline>,
     whole: bool,
 ) {
-    let ignores: Vec<(usize, Option<RuleId>, Vec<globset::GlobMatcher>)> = plan
+    let ignores: Vec<(usize, &str, Vec<globset::GlobMatcher>)> = plan
         .ignore
         .iter()
         .enumerate()
@@ -145,7 +145,7 @@ pub fn apply(
                 .iter()
                 .filter_map(|p| crate::workspace::discover::glob(p).ok())
                 .collect();
-            (i, RuleId::from_id(&ig.rule), globs)
+            (i, ig.rule.as_str(), globs)
         })
         .collect();
     let mut used_ignores = BTreeSet::new();
@@ -163,7 +163,7 @@ pub fn apply(
                       used_baseline: &mut BTreeSet<String>|
      -> bool {
         // 1. severity
-        match plan.rules.get(f.rule.id()).map(String::as_str) {
+        match severity_override(plan, f) {
             Some("off") => return true,
             Some(level) => {
                 if let Some(s) = Severity::parse(level) {
@@ -177,7 +177,7 @@ pub fn apply(
         };
         // 2. config ignores
         for (i, rule, globs) in &ignores {
-            let rule_matches = rule.is_none_or(|r| r == f.rule);
+            let rule_matches = f.rule_selected_by(rule);
             if rule_matches && globs.iter().any(|g| g.is_match(&loc.path)) {
                 used_ignores.insert(*i);
                 return true;
@@ -190,9 +190,11 @@ pub fn apply(
                 .or_insert_with(|| inline_in(sources, &path));
             for (line, rules) in found.iter() {
                 if (*line == loc.line || *line + 1 == loc.line)
-                    && rules.iter().any(|r| r == f.rule.id() || r == "*")
+                    && rules.iter().any(|r| f.rule_selected_by(r))
                 {
-                    used_inline.insert((loc.path.clone(), *line, f.rule.id().to_string()));
+                    let r = rules.iter().find(|r| f.rule_selected_by(r));
+                    let r = r.map_or_else(|| f.rule_id().to_string(), String::clone);
+                    used_inline.insert((loc.path.clone(), *line, r));
                     return true;
                 }
             }
@@ -250,6 +252,23 @@ pub fn apply(
     result.findings = dedupe(kept);
 }
 
+/// The severity `rules:` sets for a finding: the most specific entry wins
+/// (`policy/prod/replicas/min`, then `policy/prod/replicas`, `policy/prod`,
+/// then the rule's id `policy/violation`, then its namespace `policy`).
+fn severity_override<'p>(plan: &'p Plan, f: &Finding) -> Option<&'p str> {
+    let mut id = f.rule_id();
+    let mut candidates = Vec::new();
+    while let Some(i) = id.rfind('/') {
+        candidates.push(id);
+        id = &id[..i];
+    }
+    candidates.push(f.rule.id());
+    candidates.push(id);
+    candidates
+        .into_iter()
+        .find_map(|c| plan.rules.get(c).map(String::as_str))
+}
+
 /// `suppression/unused` notes for what silenced nothing.
 fn unused(
     plan: &Plan,
@@ -282,7 +301,7 @@ fn unused(
                 if !used {
                     let mut loc = Location::file(path.as_str());
                     loc.line = line;
-                    let what = if RuleId::from_id(&rule).is_some() || rule == "*" {
+                    let what = if crate::diagnostics::rules::is_rule_pattern(&rule) {
                         format!("`#! yttcheck: ignore[{rule}]` silences no finding here")
                     } else {
                         format!("`#! yttcheck: ignore[{rule}]` names no rule (`yttcheck explain` lists them)")

@@ -26,52 +26,66 @@ fn find(id: &str) -> Option<RuleId> {
     })
 }
 
-/// The policies `.yttcheck.yml` in the current folder declares, one line
-/// each (what `policy/violation` findings come from).
-fn policies() -> Vec<String> {
-    use crate::workspace::config::{Config, CONFIG_FILE};
-    let Ok(text) = std::fs::read_to_string(CONFIG_FILE) else {
+/// The policies of the repository in the current folder, one line each,
+/// with the id prefix of their findings (`policy/prod/replicas`), for the
+/// policies whose id `wanted` starts with (or that start with `wanted`).
+fn policies(wanted: Option<&str>) -> Vec<String> {
+    use super::check::{load_plan, open_source, Selection};
+    let Ok(source) = open_source(&Selection::default()) else {
         return Vec::new();
     };
-    let Some(path) = crate::source::RepoPath::new(CONFIG_FILE) else {
+    let cache = crate::source::cache::SourceCache::new(source.opened.snapshot());
+    let Ok(plan) = load_plan(&cache, &source, &Selection::default()) else {
         return Vec::new();
     };
-    let Ok(config) = Config::parse(&path, &text) else {
-        return Vec::new();
-    };
-    config
-        .policies
-        .iter()
-        .map(|p| {
-            let globs = |g: &[String]| {
-                if g.is_empty() {
-                    "*".to_string()
-                } else {
-                    g.join(", ")
-                }
+    let mut out = Vec::new();
+    for (i, p) in plan.policies.iter().enumerate() {
+        let id = crate::check::policy::policy_id(&p.name);
+        if let Some(w) = wanted {
+            let related = |a: &str, b: &str| {
+                a == b || (a.starts_with(b) && a.as_bytes().get(b.len()) == Some(&b'/'))
             };
-            format!(
-                "{:<30} {:<8} libraries: {}; environments: {}",
-                p.name.clone().unwrap_or_else(|| p.path.clone()),
-                p.severity.as_deref().unwrap_or("error"),
-                globs(&p.libraries),
-                globs(&p.environments)
-            ) + &if p.name.is_some() {
-                format!(" ({})", p.path)
-            } else {
-                String::new()
+            if !related(w, &id) && !related(&id, w) {
+                continue;
             }
-        })
-        .collect()
+        }
+        let pairs = plan
+            .pairs
+            .iter()
+            .filter(|pair| pair.policies.contains(&i))
+            .count();
+        let mut line = format!(
+            "{id:<30} {:<8} {} ({pairs} pair{})",
+            p.severity,
+            p.file,
+            if pairs == 1 { "" } else { "s" }
+        );
+        if let Some(pack) = &p.pack {
+            line.push_str(&format!(
+                "; pack {}{}",
+                pack.name,
+                pack.version
+                    .as_ref()
+                    .map(|v| format!(" {v}"))
+                    .unwrap_or_default()
+            ));
+        }
+        if let Some(d) = p
+            .description
+            .as_ref()
+            .or(p.pack.as_ref().and_then(|k| k.description.as_ref()))
+        {
+            line.push_str(&format!(": {d}"));
+        }
+        out.push(line);
+    }
+    out
 }
 
-fn print_policies() {
-    let list = policies();
+fn print_policies(wanted: Option<&str>) {
+    let list = policies(wanted);
     if !list.is_empty() {
-        println!(
-            "\npolicies of {} (policy/violation):",
-            crate::workspace::config::CONFIG_FILE
-        );
+        println!("\npolicies of this repository (rule ids policy/<policy>/<rule>):");
         for l in list {
             println!("{l}");
         }
@@ -85,15 +99,21 @@ pub fn run(args: &ExplainArgs) -> i32 {
                 let d = r.doc();
                 println!("{:<30} {:<8} {}", d.id, d.severity.as_str(), d.summary);
             }
-            print_policies();
+            print_policies(None);
             0
         }
         Some(id) => match find(id) {
             Some(r) => {
                 print!("{}", explain(r));
                 if r == RuleId::PolicyViolation {
-                    print_policies();
+                    print_policies(None);
                 }
+                0
+            }
+            // a policy's own id: the rule it refines, and the policy
+            None if id.starts_with("policy/") && !policies(Some(id)).is_empty() => {
+                print!("{}", explain(RuleId::PolicyViolation));
+                print_policies(Some(id));
                 0
             }
             None => {

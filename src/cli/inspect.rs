@@ -260,7 +260,7 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
     if !errors.is_empty() && !schema_wanted_and_built {
         for f in errors {
             let place = f.location.as_ref().map(|l| l.display()).unwrap_or_default();
-            eprintln!("yttcheck: error[{}] {place}: {}", f.rule, f.message);
+            eprintln!("yttcheck: error[{}] {place}: {}", f.rule_id(), f.message);
         }
         return 1;
     }

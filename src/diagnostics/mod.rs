@@ -98,37 +98,85 @@ pub struct Related {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// What kind of problem it is (`schema/type-mismatch`).
     pub rule: RuleId,
+    /// A finer id below `rule`, when the rule is the organisation's own (a
+    /// policy's rule: `policy/prod/replicas/min`); reports, suppressions and
+    /// baselines use it in place of `rule`'s id. See [`Finding::rule_id`].
+    pub specific_rule: Option<String>,
     pub severity: Severity,
     /// One line, never containing a data value (values may be secrets).
     pub message: String,
     /// The offending place (ytt's `from:`).
     pub location: Option<Location>,
     /// Where a value came from when it is not a file (`(data-value arg)`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub origin: Option<String>,
     pub related: Vec<Related>,
     /// Key path of the value (`database.port`, `servers[0].host`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub key_path: Option<String>,
     pub library: String,
     /// Environments where it happens (one finding for all of them).
     pub environments: Vec<String>,
     /// More lines (ytt's full text, hints), for reports that show detail.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub detail: Vec<String>,
 }
 
+/// The JSON form: `rule` is [`Finding::rule_id`], the most specific id.
+impl Serialize for Finding {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Finding", 11)?;
+        st.serialize_field("rule", self.rule_id())?;
+        st.serialize_field("severity", &self.severity)?;
+        st.serialize_field("message", &self.message)?;
+        st.serialize_field("location", &self.location)?;
+        if let Some(o) = &self.origin {
+            st.serialize_field("origin", o)?;
+        }
+        st.serialize_field("related", &self.related)?;
+        if let Some(k) = &self.key_path {
+            st.serialize_field("key_path", k)?;
+        }
+        st.serialize_field("library", &self.library)?;
+        st.serialize_field("environments", &self.environments)?;
+        if !self.detail.is_empty() {
+            st.serialize_field("detail", &self.detail)?;
+        }
+        st.end()
+    }
+}
+
 impl Finding {
+    /// The id reports show and suppressions match: the specific rule when
+    /// there is one (`policy/prod/replicas/min`), else the rule's id.
+    pub fn rule_id(&self) -> &str {
+        self.specific_rule.as_deref().unwrap_or(self.rule.id())
+    }
+
+    /// Whether a rule pattern of the configuration (`rules:`, `ignore:`,
+    /// `#! yttcheck: ignore[...]`) selects this finding: `*`, the rule's id
+    /// (`policy/violation`), the specific id, or a prefix of it ending at a
+    /// `/` (`policy/prod` selects every rule of the `prod` pack).
+    pub fn rule_selected_by(&self, pattern: &str) -> bool {
+        if pattern == "*" || pattern == self.rule.id() {
+            return true;
+        }
+        let id = self.rule_id();
+        id == pattern
+            || (id.len() > pattern.len()
+                && id.starts_with(pattern)
+                && id.as_bytes()[pattern.len()] == b'/')
+    }
+
     /// Orders findings for reports: worst first, then by place.
     pub fn sort_key(&self) -> impl Ord + '_ {
         (
             self.severity,
             self.location.clone(),
             self.rule,
+            self.specific_rule.clone(),
             self.key_path.clone(),
             &self.message,
             &self.library,
@@ -140,7 +188,7 @@ impl Finding {
     pub fn identity(
         &self,
     ) -> (
-        RuleId,
+        (RuleId, Option<String>),
         Option<Location>,
         Option<String>,
         Option<String>,
@@ -149,7 +197,7 @@ impl Finding {
         Vec<Related>,
     ) {
         (
-            self.rule,
+            (self.rule, self.specific_rule.clone()),
             self.location.clone(),
             self.origin.clone(),
             self.key_path.clone(),
@@ -186,7 +234,7 @@ impl Finding {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
         for part in [
-            self.rule.id(),
+            self.rule_id(),
             &self.library,
             self.location
                 .as_ref()
@@ -209,6 +257,7 @@ impl Finding {
     pub fn new(rule: RuleId, message: String, location: Option<Location>) -> Finding {
         Finding {
             rule,
+            specific_rule: None,
             severity: rule.default_severity(),
             message,
             location,

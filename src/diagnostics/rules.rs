@@ -440,6 +440,21 @@ impl RuleId {
     }
 }
 
+/// Whether `pattern` can name findings in the configuration (`rules:`,
+/// `ignore:`, inline `ignore[...]`): `*`, a rule's id, a namespace of them
+/// (`schema`), or a policy's own ids (`policy/<policy>[/<rule>]`).
+pub fn is_rule_pattern(pattern: &str) -> bool {
+    if pattern == "*" || RuleId::from_id(pattern).is_some() {
+        return true;
+    }
+    if let Some(rest) = pattern.strip_prefix("policy/") {
+        return !rest.is_empty() && rest.split('/').all(|seg| !seg.is_empty());
+    }
+    RuleId::ALL
+        .iter()
+        .any(|r| r.id().split('/').next() == Some(pattern))
+}
+
 impl std::fmt::Display for RuleId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.id())

@@ -40,7 +40,7 @@ fn command(f: &Finding, input: &ReportInput) -> String {
     }
     props.push(format!(
         "title={}",
-        escape_property(&format!("yttcheck {}", f.rule))
+        escape_property(&format!("yttcheck {}", f.rule_id()))
     ));
     let mut message = f.message_with_hints();
     for r in &f.related {

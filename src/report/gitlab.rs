@@ -46,7 +46,7 @@ pub fn render(input: &ReportInput) -> String {
             description.push_str(&format!(" (in {})", pairs_of(f)));
             json!({
                 "type": "issue",
-                "check_name": f.rule.id(),
+                "check_name": f.rule_id(),
                 "description": description,
                 "categories": ["Bug Risk"],
                 "severity": severity(f.severity),

@@ -37,7 +37,7 @@ fn line(f: &Finding) -> String {
     format!(
         "{} [{}] {}: {}",
         f.severity.as_str(),
-        f.rule,
+        f.rule_id(),
         place,
         f.message_with_hints()
     )

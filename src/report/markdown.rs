@@ -51,7 +51,7 @@ pub fn render(input: &ReportInput) -> String {
             out.push_str(&format!(
                 "| {} | `{}` | {} | {} | {} |\n",
                 icon(f.severity),
-                f.rule,
+                f.rule_id(),
                 place,
                 cell(&f.message_with_hints()),
                 cell(&pairs_of(f))

@@ -185,7 +185,7 @@ pub fn render(format: Format, input: &ReportInput) -> String {
 pub(crate) fn stable_fingerprint(f: &Finding, anchor: &Location) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
-    h.update(f.rule.id().as_bytes());
+    h.update(f.rule_id().as_bytes());
     h.update([0]);
     h.update(anchor.path.as_bytes());
     h.update([0]);

@@ -113,9 +113,39 @@ fn uri_path(path: &str) -> String {
         .join("/")
 }
 
-fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
+/// A descriptor for a specific rule (a policy's `policy/prod/replicas/min`):
+/// its own id, so code scanning lists and filters each policy rule, with the
+/// documentation of the rule it refines.
+fn specific_descriptor(id: &str, rule: RuleId) -> ReportingDescriptor {
+    let mut d = descriptor(&rule);
+    d.id = id.to_string();
+    d.name = Some(id.replace(['/', '-', '_'], " "));
+    d.short_description = Some(
+        MultiformatMessageString::builder()
+            .text(format!("`{id}`: {}", rule.doc().summary))
+            .build(),
+    );
+    d
+}
+
+/// The run's rule ids, in the order of the driver's `rules`: every rule,
+/// then the specific ids the findings use, sorted.
+fn specific_ids(input: &ReportInput) -> Vec<(String, RuleId)> {
+    let set: std::collections::BTreeSet<(String, RuleId)> = input
+        .result
+        .findings
+        .iter()
+        .filter_map(|f| f.specific_rule.clone().map(|s| (s, f.rule)))
+        .collect();
+    set.into_iter().collect()
+}
+
+fn result(f: &Finding, input: &ReportInput, specific: &[(String, RuleId)]) -> Option<SarifResult> {
     let anchor = input.anchor(f)?;
-    let rule_index = RuleId::ALL.iter().position(|r| *r == f.rule)? as i64;
+    let rule_index = match &f.specific_rule {
+        Some(id) => RuleId::ALL.len() + specific.iter().position(|(s, _)| s == id)?,
+        None => RuleId::ALL.iter().position(|r| *r == f.rule)?,
+    } as i64;
     let mut text = f.message_with_hints();
     if !text.ends_with('.') {
         text.push('.');
@@ -135,7 +165,7 @@ fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
         super::stable_fingerprint(f, &anchor),
     );
     let mut r = SarifResult::builder()
-        .rule_id(f.rule.id())
+        .rule_id(f.rule_id())
         .rule_index(rule_index)
         .level(level(f.severity))
         .message(Message::builder().text(text).build())
@@ -149,18 +179,25 @@ fn result(f: &Finding, input: &ReportInput) -> Option<SarifResult> {
 }
 
 pub fn render(input: &ReportInput) -> String {
+    let specific = specific_ids(input);
     let driver = ToolComponent::builder()
         .name("yttcheck")
         .version(env!("CARGO_PKG_VERSION"))
         .semantic_version(env!("CARGO_PKG_VERSION"))
         .information_uri(env!("CARGO_PKG_HOMEPAGE"))
-        .rules(RuleId::ALL.iter().map(descriptor).collect::<Vec<_>>())
+        .rules(
+            RuleId::ALL
+                .iter()
+                .map(descriptor)
+                .chain(specific.iter().map(|(id, r)| specific_descriptor(id, *r)))
+                .collect::<Vec<_>>(),
+        )
         .build();
     let results: Vec<SarifResult> = input
         .result
         .findings
         .iter()
-        .filter_map(|f| result(f, input))
+        .filter_map(|f| result(f, input, &specific))
         .collect();
     // a finding with no place at all (no file, no config, no library) cannot
     // be a result GitHub accepts: it is a notification of the run instead
@@ -173,7 +210,7 @@ pub fn render(input: &ReportInput) -> String {
             Notification::builder()
                 .message(
                     Message::builder()
-                        .text(format!("[{}] {}", f.rule, f.message))
+                        .text(format!("[{}] {}", f.rule_id(), f.message))
                         .build(),
                 )
                 .level(serde_json::json!(level_name(f.severity)))

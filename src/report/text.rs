@@ -70,7 +70,7 @@ fn finding(
     out.push_str(&format!(
         "{}{} {}\n",
         st.severity(f.severity),
-        st.bold(&format!("[{}]", f.rule)),
+        st.bold(&format!("[{}]", f.rule_id())),
         f.message
     ));
     match &f.location {

@@ -13,7 +13,10 @@ use super::discover::{
     discover_libraries, env_files, expand, find_envs, glob, globbed_envs, in_private_lib,
     inputs_for, library_files, library_names, named_env, RepoFiles,
 };
-use super::plan::{EnvInputs, FileArg, Library, Pair, Plan, PlanProblem, Policy, DEFAULTS_ENV};
+use super::pack::{Manifest, MANIFEST};
+use super::plan::{
+    EnvInputs, FileArg, Library, PackInfo, Pair, Plan, PlanProblem, Policy, DEFAULTS_ENV,
+};
 
 /// Problems found while planning, reported at the config file unless they
 /// name a file of their own.
@@ -29,6 +32,8 @@ impl Problems {
             path: self.config_path.clone(),
             message,
             about: about.map(str::to_string),
+            line: None,
+            in_config: false,
         });
     }
 }
@@ -98,13 +103,14 @@ fn policies(
             );
             continue;
         };
-        let severity = spec.severity.clone().unwrap_or_else(|| "error".to_string());
-        if !["error", "warning", "note"].contains(&severity.as_str()) {
-            problems.config_about(
-                Some(&severity),
-                format!("policy severity '{severity}' must be error, warning or note"),
-            );
-            continue;
+        if let Some(severity) = &spec.severity {
+            if !["error", "warning", "note"].contains(&severity.as_str()) {
+                problems.config_about(
+                    Some(severity),
+                    format!("policy severity '{severity}' must be error, warning or note"),
+                );
+                continue;
+            }
         }
         let matchers = |globs: &[String], problems: &mut Problems| -> Option<Vec<_>> {
             let mut ms = Vec::new();
@@ -134,7 +140,9 @@ fn policies(
             let yaml: Vec<RepoPath> = files
                 .under(&path)
                 .iter()
-                .filter(|f| f.is_yaml() && !f.file_name().ends_with(".lib.yml"))
+                .filter(|f| {
+                    f.is_yaml() && !f.file_name().ends_with(".lib.yml") && f.file_name() != MANIFEST
+                })
                 .cloned()
                 .collect();
             if yaml.is_empty() {
@@ -155,13 +163,35 @@ fn policies(
             .filter(|f| f.as_str().ends_with(".star") || f.file_name().ends_with(".lib.yml"))
             .cloned()
             .collect();
+        let manifest = if files.is_dir(&path) {
+            match pack_manifest(files, &path, &policy_files, problems) {
+                Ok(m) => m,
+                Err(()) => continue,
+            }
+        } else {
+            None
+        };
         for file in policy_files {
+            let in_manifest = manifest
+                .as_ref()
+                .and_then(|(m, _)| m.policies.get(file.file_name()));
+            let pack_name = manifest
+                .as_ref()
+                .and_then(|(m, _)| m.name.clone())
+                .unwrap_or_else(|| path.file_name().to_string());
             let name = match (&spec.name, files.is_dir(&path)) {
                 (Some(n), false) => n.clone(),
                 (Some(n), true) => format!("{n}/{}", file.stem()),
                 (None, false) => file.stem().to_string(),
-                (None, true) => format!("{}/{}", path.file_name(), file.stem()),
+                (None, true) => format!("{pack_name}/{}", file.stem()),
             };
+            // .yttcheck.yml, then the manifest's file, then its pack
+            let severity = spec
+                .severity
+                .clone()
+                .or_else(|| in_manifest.and_then(|p| p.severity.clone()))
+                .or_else(|| manifest.as_ref().and_then(|(m, _)| m.severity.clone()))
+                .unwrap_or_else(|| "error".to_string());
             let index = out.len();
             for pair in pairs.iter_mut() {
                 let lib = &libraries[pair.library].name;
@@ -175,11 +205,60 @@ fn policies(
                 name,
                 file,
                 helpers: helpers.clone(),
-                severity: severity.clone(),
+                severity,
+                description: in_manifest.and_then(|p| p.description.clone()),
+                pack: manifest.as_ref().map(|(m, manifest)| PackInfo {
+                    name: spec.name.clone().unwrap_or_else(|| pack_name.clone()),
+                    version: m.version.clone(),
+                    description: m.description.clone(),
+                    manifest: manifest.clone(),
+                }),
             });
         }
     }
     out
+}
+
+/// The manifest of the pack in `dir`, if it has one; `Err` (with the
+/// problem recorded) when it cannot be used, so that the pack is not applied
+/// half-configured.
+fn pack_manifest(
+    files: &RepoFiles,
+    dir: &RepoPath,
+    policy_files: &[RepoPath],
+    problems: &mut Problems,
+) -> Result<Option<(Manifest, RepoPath)>, ()> {
+    let path = dir.join(MANIFEST);
+    if !files.is_file(&path) {
+        return Ok(None);
+    }
+    let mut problem = |message: String, line: Option<u32>| {
+        problems.list.push(PlanProblem {
+            path: path.clone(),
+            message,
+            about: None,
+            line,
+            in_config: true,
+        });
+    };
+    let Some(text) = files.text(&path) else {
+        let message = files
+            .sources
+            .get(&path)
+            .err()
+            .map(|e| e.message)
+            .unwrap_or_else(|| format!("{path}: cannot be read"));
+        problem(message, None);
+        return Err(());
+    };
+    let names: Vec<&str> = policy_files.iter().map(|f| f.file_name()).collect();
+    match Manifest::parse(&path, text.text(), &names) {
+        Ok(m) => Ok(Some((m, path))),
+        Err(e) => {
+            problem(e.message, e.line);
+            Err(())
+        }
+    }
 }
 
 /// The libraries (declared, or discovered), sorted by name, and the folder
@@ -464,6 +543,7 @@ fn unread_yaml(
     for p in policies {
         read.insert(&p.file);
         read.extend(p.helpers.iter());
+        read.extend(p.pack.iter().map(|k| &k.manifest));
     }
     for l in libraries {
         read.extend(l.files.iter());
@@ -473,9 +553,19 @@ fn unread_yaml(
         read.extend(p.inputs.files.iter().map(|f| &f.path));
         read.extend(p.inputs.data_values_files.iter());
     }
+    // a policy's files are configuration, used or not (a pack whose
+    // manifest is broken is reported as that)
+    let policy_paths: Vec<RepoPath> = config
+        .iter()
+        .flat_map(|(_, c)| c.policies.iter().filter_map(|p| RepoPath::new(&p.path)))
+        .collect();
     let mut unused = Vec::new();
     for f in &files.files {
-        if !f.is_yaml() || read.contains(f) || config.is_some_and(|(c, _)| c == f) {
+        if !f.is_yaml()
+            || read.contains(f)
+            || config.is_some_and(|(c, _)| c == f)
+            || policy_paths.iter().any(|p| f.starts_with(p))
+        {
             continue;
         }
         if files.text(f).is_some() {
@@ -492,6 +582,8 @@ fn unread_yaml(
             path: f.clone(),
             message,
             about: None,
+            line: None,
+            in_config: false,
         });
     }
     unused

@@ -197,7 +197,7 @@ const SECTION_KEYS: &[&[&str]] = &[
 /// An id of `.yttcheck.yml` must name a rule (with "did you mean").
 fn check_rule_id(id: &str) -> Result<(), String> {
     use crate::diagnostics::RuleId;
-    if RuleId::from_id(id).is_some() {
+    if crate::diagnostics::rules::is_rule_pattern(id) {
         return Ok(());
     }
     let near = RuleId::ALL

@@ -157,6 +157,8 @@ impl<'a> RepoFiles<'a> {
                     path: RepoPath::new(&e.path).unwrap_or_default(),
                     message: e.message,
                     about: None,
+                    line: None,
+                    in_config: false,
                 })
                 .collect(),
         }
@@ -448,6 +450,8 @@ pub(super) fn env_files(
                         "several libraries have a folder named '{named}' (so they are named by their paths): which one is {f} for? Rename it after the library's name (see `yttcheck list`) or declare the environment in .yttcheck.yml"
                     ),
                     about: None,
+                    line: None,
+                    in_config: false,
                 });
                 continue;
             }
@@ -520,6 +524,8 @@ pub(super) fn expand(
                     path: config.clone(),
                     message: e,
                     about: Some(pattern.to_string()),
+                    line: None,
+                    in_config: false,
                 });
                 return vec![];
             }
@@ -543,6 +549,8 @@ pub(super) fn expand(
             path: config.clone(),
             message: format!("'{pattern}' names no file of the repository"),
             about: Some(pattern.to_string()),
+            line: None,
+            in_config: false,
         });
     }
     out
@@ -561,6 +569,8 @@ pub(super) fn globbed_envs(
                 path: config.clone(),
                 message: e,
                 about: Some(g.to_string()),
+                line: None,
+                in_config: false,
             });
             return vec![];
         }
@@ -591,6 +601,8 @@ pub(super) fn globbed_envs(
             path: config.clone(),
             message: format!("environment glob '{g}' matches no folder or YAML file"),
             about: Some(g.to_string()),
+            line: None,
+            in_config: false,
         });
     }
     by_name

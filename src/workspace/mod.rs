@@ -11,6 +11,7 @@ pub mod assemble;
 pub mod cached;
 pub mod config;
 pub mod discover;
+pub mod pack;
 pub mod plan;
 
 pub use assemble::plan as make_plan;

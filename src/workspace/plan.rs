@@ -110,6 +110,20 @@ pub struct Policy {
     pub helpers: Vec<RepoPath>,
     /// `error`, `warning` or `note`.
     pub severity: String,
+    /// What the pack's manifest says it checks.
+    pub description: Option<String>,
+    /// The pack it belongs to, when it came from one with a manifest.
+    pub pack: Option<PackInfo>,
+}
+
+/// A policy pack's manifest, as `explain` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackInfo {
+    pub name: String,
+    pub version: Option<String>,
+    pub description: Option<String>,
+    /// The manifest file (an input of the pairs the pack applies to).
+    pub manifest: RepoPath,
 }
 
 impl Pair {
@@ -127,6 +141,11 @@ pub struct PlanProblem {
     /// The value of `.yttcheck.yml` the problem is about (a path, glob or
     /// name), so a finding can point at its line.
     pub about: Option<String>,
+    /// The line, when the problem knows it (a parse error).
+    pub line: Option<u32>,
+    /// The file is configuration (a policy pack's manifest), so the problem
+    /// is `config/invalid`, not an unreadable file.
+    pub in_config: bool,
 }
 
 /// Everything a check will do.
@@ -165,6 +184,7 @@ impl Plan {
             if let Some(p) = self.policies.get(i) {
                 out.push(p.file.clone());
                 out.extend(p.helpers.iter().cloned());
+                out.extend(p.pack.iter().map(|k| k.manifest.clone()));
             }
         }
         out

@@ -78,7 +78,7 @@ fn the_simplest_policy_works_as_written_in_the_issue() {
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(
         summary(&json),
-        vec!["policy/violation error envs/prod/web.yml:1 [prod] policy 'prod': replicas: must be at least 3 replicas in prod"],
+        vec!["policy/prod/at-least-3-replicas-in-prod error envs/prod/web.yml:1 [prod] policy 'prod': replicas: must be at least 3 replicas in prod"],
         "{json:#}"
     );
     let f = &json["findings"][0];
@@ -129,12 +129,12 @@ fn named_and_custom_rules_when_not_null_globs_and_missing_keys() {
     assert_eq!(
         summary(&json),
         vec![
-            "policy/violation error envs/prod-eu/api.yml:1 [prod-eu] policy 'prod': replicas: must be a value >= 3 (found: value < 3)",
-            "policy/violation error envs/prod/api.yml:2 [prod] policy 'prod': log_level: must be no debug logging",
-            "policy/violation error envs/prod/web.yml:1 [prod] policy 'prod': replicas: must be a value >= 3 (found: value < 3)",
+            "policy/prod/min error envs/prod-eu/api.yml:1 [prod-eu] policy 'prod': replicas: must be a value >= 3 (found: value < 3)",
+            "policy/prod/no-debug-logging error envs/prod/api.yml:2 [prod] policy 'prod': log_level: must be no debug logging",
+            "policy/prod/min error envs/prod/web.yml:1 [prod] policy 'prod': replicas: must be a value >= 3 (found: value < 3)",
             // the value is the schema's default; `when=` saw ingress enabled
-            "policy/violation error libs/web/schema.yml:8 [prod] policy 'prod': ingress.tls: must be TLS on",
-            "policy/violation error libs/web/schema.yml:10 [prod] policy 'prod': owner: must be not null (found: value is null)",
+            "policy/prod/tls-on error libs/web/schema.yml:8 [prod] policy 'prod': ingress.tls: must be TLS on",
+            "policy/prod/not_null error libs/web/schema.yml:10 [prod] policy 'prod': owner: must be not null (found: value is null)",
         ],
         "{json:#}"
     );
@@ -149,7 +149,7 @@ fn named_and_custom_rules_when_not_null_globs_and_missing_keys() {
     assert_eq!(code, 0, "{json:#}");
     assert_eq!(
         summary(&json),
-        vec!["policy/violation warning envs/prod/api.yml:2 [prod] policy 'prod': log_level: must be no debug logging"],
+        vec!["policy/prod/no-debug-logging warning envs/prod/api.yml:2 [prod] policy 'prod': log_level: must be no debug logging"],
         "{json:#}"
     );
 }
@@ -173,7 +173,7 @@ fn required_keys_broken_policies_and_policies_that_select_nothing() {
     assert_eq!(
         summary(&json),
         vec![
-            "policy/violation error policies/owner.yml:3 [dev,prod,prod-eu] policy 'owner': team is required, but this environment does not set it",
+            "policy/owner/required error policies/owner.yml:3 [dev,prod,prod-eu] policy 'owner': team is required, but this environment does not set it",
             "policy/unused note .yttcheck.yml:5 [] policy 'renamed' (policies/owner.yml) applies to no library x environment pair",
         ],
         "{json:#}"
@@ -344,12 +344,218 @@ fn output_policies_check_rendered_documents_selected_by_their_fields() {
     assert_eq!(
         policy,
         vec![
-            "policy/violation error libs/web/deployment.yml:2 [prod] policy 'limits': rendered Deployment web: spec.template.spec.containers[1].resources.limits is required, but it is not set",
-            "policy/violation error libs/web/deployment.yml:10 [prod] policy 'limits': rendered Deployment web: spec.template.spec.containers[0]: must be a container with resources",
+            "policy/limits/required error libs/web/deployment.yml:2 [prod] policy 'limits': rendered Deployment web: spec.template.spec.containers[1].resources.limits is required, but it is not set",
+            "policy/limits/a-container-with-resources error libs/web/deployment.yml:10 [prod] policy 'limits': rendered Deployment web: spec.template.spec.containers[0]: must be a container with resources",
         ],
         "{json:#}"
     );
     // the Service matched nothing; api renders nothing: no findings there
+}
+
+/// A pack of two policies on the example repository: `prod/replicas`
+/// (min=3) and `prod/logging` (a custom rule).
+fn with_pack(p: &Path, config_tail: &str) {
+    write(
+        p,
+        "policies/prod/replicas.yml",
+        "---\n#@assert/validate min=3\nreplicas: 0\n",
+    );
+    write(
+        p,
+        "policies/prod/logging.yml",
+        "---\n#@assert/validate (\"no debug logging\", lambda v: v != \"debug\")\nlog_level: info\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        format!("policies:\n- path: policies/prod\n  environments: [prod]\n{config_tail}"),
+    );
+}
+
+#[test]
+fn policy_rule_ids_select_findings_in_rules_ignores_and_inline_comments() {
+    let d = repository();
+    let p = d.path();
+    with_pack(p, "");
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        summary(&json),
+        vec![
+            "policy/prod/logging/no-debug-logging error envs/prod/api.yml:2 [prod] policy 'prod/logging': log_level: must be no debug logging",
+            "policy/prod/replicas/min error envs/prod/web.yml:1 [prod] policy 'prod/replicas': replicas: must be a value >= 3 (found: value < 3)",
+        ],
+        "{json:#}"
+    );
+
+    // severity by the most specific id; a whole pack by its prefix
+    with_pack(
+        p,
+        "rules:\n  policy/prod: note\n  policy/prod/replicas/min: warning\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    let sevs: Vec<String> = summary(&json)
+        .iter()
+        .map(|s| s.split(' ').take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    assert_eq!(
+        sevs,
+        vec![
+            "policy/prod/replicas/min warning",
+            "policy/prod/logging/no-debug-logging note"
+        ]
+    );
+
+    // an ignore by one policy's prefix silences that policy only
+    with_pack(
+        p,
+        "ignore:\n- rule: policy/prod/logging\n  paths: [\"envs/**\"]\n",
+    );
+    let (_, json) = check(p, &[]);
+    assert_eq!(
+        summary(&json)
+            .iter()
+            .map(|s| s.split(' ').next().unwrap().to_string())
+            .collect::<Vec<_>>(),
+        vec!["policy/prod/replicas/min"],
+        "{json:#}"
+    );
+
+    // inline, with the rule's own id; a pattern naming no finding is news
+    with_pack(p, "");
+    write(
+        p,
+        "envs/prod/web.yml",
+        "replicas: 2 #! yttcheck: ignore[policy/prod/replicas/min]\nimage:\n  tag: 1.4.2\ningress:\n  enabled: true\n",
+    );
+    write(
+        p,
+        "envs/prod/api.yml",
+        "replicas: 4\nlog_level: debug #! yttcheck: ignore[policy/prod/replicas]\n",
+    );
+    let (_, json) = check(p, &[]);
+    assert_eq!(
+        summary(&json),
+        vec![
+            "policy/prod/logging/no-debug-logging error envs/prod/api.yml:2 [prod] policy 'prod/logging': log_level: must be no debug logging",
+            "suppression/unused note envs/prod/api.yml:2 [] `#! yttcheck: ignore[policy/prod/replicas]` silences no finding here",
+        ],
+        "{json:#}"
+    );
+
+    // a pattern that is no rule at all is a config error
+    with_pack(p, "rules:\n  polcy/prod: off\n");
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .arg("check")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains(".yttcheck.yml:5: rules: no rule `polcy/prod`"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn sarif_has_a_rule_per_policy_rule() {
+    let d = repository();
+    let p = d.path();
+    with_pack(p, "");
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .args(["check", "--format", "sarif"])
+        .output()
+        .unwrap();
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &sarif["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    for result in run["results"].as_array().unwrap() {
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"], "{result:#}");
+    }
+    let ids: Vec<&str> = rules.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert!(ids.contains(&"policy/prod/replicas/min"), "{ids:?}");
+    assert!(
+        ids.contains(&"policy/prod/logging/no-debug-logging"),
+        "{ids:?}"
+    );
+}
+
+#[test]
+fn a_pack_manifest_names_the_pack_and_sets_severities() {
+    let d = repository();
+    let p = d.path();
+    with_pack(p, "");
+    write(
+        p,
+        "policies/prod/yttcheck-pack.yml",
+        "name: acme-prod\nversion: 1.4.0\ndescription: Rules every production environment follows\nseverity: warning\npolicies:\n  logging.yml: {severity: note, description: No debug logging in prod}\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(
+        summary(&json),
+        vec![
+            "policy/acme-prod/replicas/min warning envs/prod/web.yml:1 [prod] policy 'acme-prod/replicas': replicas: must be a value >= 3 (found: value < 3)",
+            "policy/acme-prod/logging/no-debug-logging note envs/prod/api.yml:2 [prod] policy 'acme-prod/logging': log_level: must be no debug logging",
+        ],
+        "{json:#}"
+    );
+
+    // .yttcheck.yml has the last word
+    with_pack(p, "  severity: error\n");
+    let (code, _) = check(p, &[]);
+    assert_eq!(code, 1);
+
+    // explain shows the pack
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .args(["explain", "policy/acme-prod/logging/no-debug-logging"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("policy/violation (error)"), "{text}");
+    assert!(
+        text.ends_with("policy/acme-prod/logging       error    policies/prod/logging.yml (2 pairs); pack acme-prod 1.4.0: No debug logging in prod\n"),
+        "{text}"
+    );
+
+    // a manifest that is wrong is a configuration error at its line; the
+    // manifest is an input of the pairs (edits re-check them)
+    write(
+        p,
+        "policies/prod/yttcheck-pack.yml",
+        "name: acme-prod\npolicies:\n  loging.yml: {severity: note}\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 2, "{json:#}");
+    assert_eq!(
+        summary(&json),
+        vec!["config/invalid error policies/prod/yttcheck-pack.yml:3 [] policy pack manifest policies/prod/yttcheck-pack.yml: 'loging.yml' is not a policy file of the pack (it has: logging.yml, replicas.yml)"],
+        "{json:#}"
+    );
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .args(["list", "--format", "json"])
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        listed["problems"][0]["path"], "policies/prod/yttcheck-pack.yml",
+        "{listed:#}"
+    );
+    assert!(
+        !listed["pairs"].to_string().contains("yttcheck-pack"),
+        "the manifest is no library or environment file: {listed:#}"
+    );
 }
 
 #[test]
@@ -374,7 +580,7 @@ fn explain_lists_the_policies_of_the_repository() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.ends_with("policies of .yttcheck.yml (policy/violation):\npolicies/prod.yml              warning  libraries: *; environments: prod\n"),
+        text.ends_with("policies of this repository (rule ids policy/<policy>/<rule>):\npolicy/prod                    warning  policies/prod.yml (2 pairs)\n"),
         "{text}"
     );
 }
