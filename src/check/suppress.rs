@@ -59,7 +59,7 @@ impl Baseline {
             .iter()
             .map(|f| BaselineEntry {
                 fingerprint: f.fingerprint(line_text(sources, f.location.as_ref()).as_deref()),
-                rule: f.rule.id().to_string(),
+                rule: f.rule_id().to_string(),
                 path: f
                     .location
                     .as_ref()

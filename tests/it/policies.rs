@@ -444,6 +444,25 @@ fn policy_rule_ids_select_findings_in_rules_ignores_and_inline_comments() {
         "{json:#}"
     );
 
+    // a baseline keeps the policy rule's id and silences it
+    let run = |args: &[&str]| {
+        Command::cargo_bin("yttcheck")
+            .unwrap()
+            .current_dir(p)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["check", "--baseline", "base.json", "--update-baseline"]);
+    assert!(out.status.success(), "{out:?}");
+    let base = std::fs::read_to_string(p.join("base.json")).unwrap();
+    assert!(
+        base.contains("\"policy/prod/logging/no-debug-logging\""),
+        "{base}"
+    );
+    let out = run(&["check", "--baseline", "base.json"]);
+    assert!(out.status.success(), "{out:?}");
+
     // a pattern that is no rule at all is a config error
     with_pack(p, "rules:\n  polcy/prod: off\n");
     let out = Command::cargo_bin("yttcheck")
