@@ -311,12 +311,57 @@ impl Git {
         ))
     }
 
-    /// Paths and blob ids of the work tree (files hashed as git would).
+    /// Paths and blob ids of the work tree, as `git status` finds them: a
+    /// regular file whose `stat` data (size, times, inode) is what the index
+    /// recorded, and that was not written in the same tick as the index
+    /// ("racy git"), has the index's blob id; any other file is read and
+    /// hashed. So `--changed-since` with one edited file reads one file, not
+    /// the whole repository.
     pub fn worktree_listing(&self, worktree: &WorkTree) -> Listing {
-        let kind = self.repo.to_thread_local().object_hash();
+        let repo = self.repo.to_thread_local();
+        let kind = repo.object_hash();
+        let index = repo.index_or_empty().ok();
+        let stat_options = gix::index::entry::stat::Options {
+            trust_ctime: true,
+            check_stat: true,
+            use_nsec: true,
+            use_stdev: false,
+        };
+        let recorded: std::collections::HashMap<&[u8], &gix::index::Entry> = index
+            .as_deref()
+            .map(|ix| {
+                ix.entries()
+                    .iter()
+                    .filter(|e| {
+                        e.stage_raw() == 0
+                            && matches!(
+                                e.mode,
+                                gix::index::entry::Mode::FILE
+                                    | gix::index::entry::Mode::FILE_EXECUTABLE
+                            )
+                            && !e.stat.is_racy(ix.timestamp(), stat_options)
+                    })
+                    .map(|e| (e.path(ix).as_ref(), e))
+                    .collect()
+            })
+            .unwrap_or_default();
         let (files, _) = walk(worktree, &RepoPath::root());
         let mut out = Listing::new();
         for f in files {
+            let unchanged = recorded.get(f.as_str().as_bytes()).and_then(|e| {
+                let md =
+                    gix::index::fs::Metadata::from_path_no_follow(&worktree.path_of(f.as_str()))
+                        .ok()?;
+                if !md.is_file() {
+                    return None;
+                }
+                let now = gix::index::entry::Stat::from_fs(&md).ok()?;
+                e.stat.matches(&now, stat_options).then_some(e.id)
+            });
+            if let Some(id) = unchanged {
+                out.insert(f, id);
+                continue;
+            }
             if let Ok(bytes) = worktree.read(f.as_str()) {
                 if let Ok(id) = gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &bytes) {
                     out.insert(f, id);

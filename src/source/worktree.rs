@@ -14,6 +14,10 @@ pub struct WorkTree {
     real_root: std::sync::OnceLock<Option<PathBuf>>,
     /// With content ids from stat (see [`WorkTree::with_stat_ids`]).
     change_count: Option<ChangeCount>,
+    /// Folders already resolved: whether each leads out of the root. A work
+    /// tree lives for one run (or one request of the daemon), so a folder
+    /// is resolved once per run instead of once per file in it.
+    folders: std::sync::Mutex<std::collections::HashMap<String, bool>>,
 }
 
 /// How many times a file watcher saw a path (absolute) change: part of a work tree
@@ -27,6 +31,7 @@ impl WorkTree {
             root: root.into(),
             real_root: std::sync::OnceLock::new(),
             change_count: None,
+            folders: Default::default(),
         }
     }
 
@@ -44,7 +49,8 @@ impl WorkTree {
     /// Whether a relative `path` leads out of the root through a symlink
     /// (of the file or of a folder on the way): such a file is never read,
     /// whoever asks (discovery, the check, a code frame of a report).
-    fn escapes(&self, path: &str) -> bool {
+    /// `is_link` is what `lstat` says of the file itself.
+    fn escapes(&self, path: &str, is_link: bool) -> bool {
         // absolute and `..` paths come from the command line (`inspect -f
         // ../lib`, as ytt allows); repository paths never have them
         if Path::new(path).is_absolute() || path.split('/').any(|c| c == "..") {
@@ -56,10 +62,35 @@ impl WorkTree {
         else {
             return false;
         };
-        match fs::canonicalize(self.full(path)) {
+        let leaves = |p: &str| match fs::canonicalize(self.full(p)) {
             Ok(real) => !real.starts_with(root),
             Err(_) => false,
+        };
+        if is_link {
+            return leaves(path);
         }
+        // not a link itself: it leads out only if its folder does
+        let Some((folder, _)) = path.rsplit_once('/') else {
+            return false;
+        };
+        if let Some(known) = self
+            .folders
+            .lock()
+            .ok()
+            .and_then(|f| f.get(folder).copied())
+        {
+            return known;
+        }
+        let out = leaves(folder);
+        if let Ok(mut f) = self.folders.lock() {
+            f.insert(folder.to_string(), out);
+        }
+        out
+    }
+
+    /// Where a repository path is on disk.
+    pub fn path_of(&self, path: &str) -> PathBuf {
+        self.full(path)
     }
 
     fn full(&self, path: &str) -> PathBuf {
@@ -164,20 +195,27 @@ impl Snapshot for WorkTree {
             line: 0,
             column: 0,
         };
-        if self.escapes(path) {
+        let lstat = fs::symlink_metadata(&full).ok();
+        let is_link = lstat.as_ref().is_some_and(|m| m.file_type().is_symlink());
+        if self.escapes(path, is_link) {
             return Err(error(format!(
                 "'{path}' is a symlink out of the repository: it is never read (links out of the repository are refused as a security measure)"
             )));
         }
         // a device, a pipe or a socket is never read: /dev/zero never ends,
         // and opening a FIFO blocks (ytt refuses them too)
-        match fs::metadata(&full) {
-            Ok(md) if !md.is_file() && !md.is_dir() => {
+        let stat = if is_link || lstat.is_none() {
+            fs::metadata(&full).ok()
+        } else {
+            lstat
+        };
+        match stat {
+            Some(md) if !md.is_file() && !md.is_dir() => {
                 return Err(error(format!(
                     "Expected file '{path}' to be a regular file"
                 )))
             }
-            Ok(md) if md.len() > super::MAX_FILE_SIZE => {
+            Some(md) if md.len() > super::MAX_FILE_SIZE => {
                 return Err(error(super::too_large(path, Some(md.len()))));
             }
             _ => {}

@@ -133,6 +133,11 @@ pub struct CompileError {
 }
 
 pub const START_NODE: &str = "__ytt_start_node";
+/// `__ytt_node(tag)`: `start_node` and `set_node` of a node that carries
+/// no code, annotation or expression, in one statement; its value (a whole
+/// subtree when nothing below it is templated either) is copied from the
+/// table.
+pub const NODE: &str = "__ytt_node";
 pub const SET_NODE: &str = "__ytt_set_node";
 pub const SET_KEY: &str = "__ytt_set_key";
 pub const ANNOTATION: &str = "__ytt_ann";
@@ -146,8 +151,12 @@ pub fn compile(name: &str, ds: &DocSet, opts: &CompileOpts) -> Result<TemplateCo
         opts,
         nodes: Vec::new(),
         lines: Vec::new(),
+        static_values: std::collections::HashSet::new(),
         text_templated: false,
     };
+    for doc in &ds.docs {
+        c.mark_static(&doc.value);
+    }
     c.build_docset(ds)?;
     Ok(TemplateCode {
         name: name.to_string(),
@@ -177,6 +186,12 @@ struct Compiler<'a> {
     opts: &'a CompileOpts,
     nodes: Vec<NodeTemplate>,
     lines: Vec<CodeLine>,
+    /// The maps and arrays (by address) with nothing templated in them: no
+    /// comment but plain ones, no key given twice. They are copied whole
+    /// from the node table instead of rebuilt node by node (a schema or a
+    /// template is mostly such subtrees; each node rebuilt costs two
+    /// Starlark statements). Found once, bottom up, before compiling.
+    static_values: std::collections::HashSet<*const Value>,
     /// Inside a node annotated `@yaml/text-templated-strings`: its string
     /// keys and values are text templates.
     text_templated: bool,
@@ -360,6 +375,92 @@ impl Compiler<'_> {
         }
     }
 
+    /// Whether a node's comments are all plain (`#!`, or `#` when unknown
+    /// comments are ignored): it compiles to nothing of its own.
+    fn meta_is_plain(&self, meta: &Meta, pos: &Pos) -> bool {
+        meta.comments.iter().all(|c| {
+            matches!(
+                metas::classify(c, pos, self.opts.ignore_unknown_comments),
+                Ok(MetaKind::Comment)
+            )
+        })
+    }
+
+    /// Records the static maps and arrays under `v`; returns whether `v`
+    /// itself is static (a scalar always is).
+    fn mark_static(&mut self, v: &Value) -> bool {
+        /// Above this many items, finding keys given twice is not worth it.
+        const MAX_ITEMS: usize = 64;
+        let is_static = match v {
+            Value::Map(m) => {
+                let mut all = self.meta_is_plain(&m.meta, &m.pos) && m.items.len() <= MAX_ITEMS;
+                for (i, item) in m.items.iter().enumerate() {
+                    let child = self.mark_static(&item.value);
+                    all = all
+                        && child
+                        && self.meta_is_plain(&item.meta, &item.pos)
+                        && !m.items[..i].iter().any(|o| o.key.scalar_eq(&item.key));
+                }
+                all
+            }
+            Value::Array(a) => {
+                let mut all = self.meta_is_plain(&a.meta, &a.pos);
+                for item in &a.items {
+                    let child = self.mark_static(&item.value);
+                    all = all && child && self.meta_is_plain(&item.meta, &item.pos);
+                }
+                all
+            }
+            _ => return true,
+        };
+        if is_static {
+            self.static_values.insert(v as *const Value);
+        }
+        is_static
+    }
+
+    /// Whether `v` can be copied whole: nothing templated in it, and not a
+    /// string that `@yaml/text-templated-strings` makes a template.
+    fn is_static(&self, v: &Value) -> bool {
+        match v {
+            Value::Map(_) | Value::Array(_) => {
+                !self.text_templated && self.static_values.contains(&(v as *const Value))
+            }
+            Value::Str(_) => !self.text_templated,
+            _ => true,
+        }
+    }
+
+    /// A map or array item whose own comments are plain and whose value is
+    /// static: one `__ytt_node` statement. Returns whether it was.
+    fn static_item(
+        &mut self,
+        kind: NodeKind,
+        parent: NodeTag,
+        pos: &Pos,
+        meta: &Meta,
+        value: &Value,
+        key: Option<&Value>,
+    ) -> bool {
+        if !self.is_static(value) || !self.meta_is_plain(meta, pos) {
+            return false;
+        }
+        if matches!(key, Some(Value::Str(_))) && self.text_templated {
+            return false;
+        }
+        let tag = self.add(kind, parent, pos.clone());
+        if let Some(k) = key {
+            self.nodes[tag as usize].key = k.clone();
+        }
+        self.nodes[tag as usize].scalar = plain_copy(value);
+        self.line(
+            format!("{NODE}({tag})"),
+            LineKind::Instr { node: true },
+            Some(pos),
+        );
+        true
+    }
+
     fn build_docset(&mut self, ds: &DocSet) -> Result<(), CompileError> {
         let (tag, m) = self.open(NodeKind::DocSet, ROOT_TAG, &ds.pos, &ds.meta, false)?;
         for doc in &ds.docs {
@@ -392,6 +493,16 @@ impl Compiler<'_> {
             Value::Map(map) => {
                 let (tag, m) = self.open(NodeKind::Map, parent, &map.pos, &map.meta, false)?;
                 for item in &map.items {
+                    if self.static_item(
+                        NodeKind::MapItem,
+                        tag,
+                        &item.pos,
+                        &item.meta,
+                        &item.value,
+                        Some(&item.key),
+                    ) {
+                        continue;
+                    }
                     let has_value = !item.value.is_null();
                     let (itag, im) = self.open_keyed(
                         NodeKind::MapItem,
@@ -414,6 +525,16 @@ impl Compiler<'_> {
             Value::Array(arr) => {
                 let (tag, m) = self.open(NodeKind::Array, parent, &arr.pos, &arr.meta, false)?;
                 for item in &arr.items {
+                    if self.static_item(
+                        NodeKind::ArrayItem,
+                        tag,
+                        &item.pos,
+                        &item.meta,
+                        &item.value,
+                        None,
+                    ) {
+                        continue;
+                    }
                     let has_value = !item.value.is_null();
                     let (itag, im) =
                         self.open(NodeKind::ArrayItem, tag, &item.pos, &item.meta, has_value)?;
@@ -444,6 +565,41 @@ impl Compiler<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// A copy of a static subtree as the runtime builds it: no comments, no
+/// annotations.
+fn plain_copy(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(Box::new(crate::yaml::Map {
+            items: m
+                .items
+                .iter()
+                .map(|i| crate::yaml::MapItem {
+                    key: i.key.clone(),
+                    value: plain_copy(&i.value),
+                    pos: i.pos.clone(),
+                    meta: Meta::default(),
+                })
+                .collect(),
+            pos: m.pos.clone(),
+            meta: Meta::default(),
+        })),
+        Value::Array(a) => Value::Array(Box::new(crate::yaml::Array {
+            items: a
+                .items
+                .iter()
+                .map(|i| crate::yaml::ArrayItem {
+                    value: plain_copy(&i.value),
+                    pos: i.pos.clone(),
+                    meta: Meta::default(),
+                })
+                .collect(),
+            pos: a.pos.clone(),
+            meta: Meta::default(),
+        })),
+        other => other.clone(),
     }
 }
 
@@ -507,10 +663,67 @@ mod tests {
                 "__ytt_ann(4, \"overlay/match\", by=\"name\")",
                 "__ytt_start_node(4)",
                 "__ytt_start_node(5)",
-                "__ytt_start_node(6)",
-                "__ytt_set_node(6)",
+                "__ytt_node(6)",
             ]
         );
+    }
+
+    #[test]
+    fn subtrees_with_nothing_templated_are_one_statement() {
+        // `b` and everything under it is plain (a `#!` comment is no code)
+        let c = code(
+            "a: #@ 1
+b:
+  #! why
+  c: [1, 2]
+  d: {e: f}
+",
+        );
+        assert_eq!(
+            c,
+            vec![
+                "__ytt_start_node(0)",
+                "__ytt_start_node(1)",
+                "__ytt_start_node(2)",
+                "__ytt_start_node(3)",
+                "__ytt_set_node(3, (1))",
+                "__ytt_node(4)",
+            ]
+        );
+        // under a templated node, only its plain siblings are copied whole
+        let c = code(
+            "a:
+  b: 1
+  #@ if True:
+  c: 2
+  #@ end
+",
+        );
+        assert!(c.contains(&"__ytt_node(5)".to_string()), "{c:?}");
+        assert!(c.contains(&"__ytt_start_node(6)".to_string()), "{c:?}");
+        // a key given twice stays node by node, so ytt's error is raised
+        let c = code(
+            "a: #@ 1
+b:
+  c: 1
+  c: 2
+",
+        );
+        assert!(c.contains(&"__ytt_start_node(5)".to_string()), "{c:?}");
+        // a `#` comment is not copied over: ytt's error about it is raised
+        let ds = parse(
+            &SourceFile::new(
+                "t.yml",
+                "a: #@ 1
+b:
+  # plain
+  c: 1
+",
+            ),
+            true,
+        )
+        .unwrap();
+        assert!(compile("t.yml", &ds, &CompileOpts::default()).is_err());
     }
 
     #[test]

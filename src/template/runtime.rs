@@ -9,7 +9,9 @@
 //! * `__ytt_start_node(tag)` — copy node `tag` from the table and place it under
 //!   the nearest open ancestor (closing siblings first);
 //! * `__ytt_set_node(tag[, value])` — the node's value, from the template or
-//!   from an expression.
+//!   from an expression;
+//! * `__ytt_node(tag)` — both, for a node with nothing templated (its value
+//!   may be a whole subtree, copied from the table).
 //!
 //! Nodes under construction live on a stack per context; a node is attached to
 //! its parent when the stack unwinds past it. Annotation arguments are kept in
@@ -698,6 +700,18 @@ pub fn instructions(builder: &mut GlobalsBuilder) {
         let tag = tag_of(tag)?;
         with_ctx(eval, |ctx, rt| {
             ctx.start_node(tag, rt.implicit_map_key_overrides)
+        })?;
+        Ok(NoneType)
+    }
+
+    fn __ytt_node<'v>(
+        tag: Value<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<NoneType> {
+        let tag = tag_of(tag)?;
+        with_ctx(eval, |ctx, rt| {
+            ctx.start_node(tag, rt.implicit_map_key_overrides)?;
+            ctx.set_template_value(tag)
         })?;
         Ok(NoneType)
     }

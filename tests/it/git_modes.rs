@@ -152,6 +152,42 @@ fn changed_since_runs_only_the_affected_pairs() {
     );
 }
 
+/// The work tree is compared with the index by `stat`, as git does: a
+/// file whose size and times the index recorded is not read; any edit is
+/// still seen, also one of the same size with its modification time put
+/// back (the change time moves), and one right after `git add` (racy).
+#[test]
+fn changed_since_sees_every_edit_of_the_work_tree() {
+    let d = repository();
+    let p = d.path();
+    git(p, &["status", "-s"]); // refreshes the index's stat data
+    assert!(pairs_listed(p, &["--changed-since", "HEAD"]).is_empty());
+    // same size, same modification time
+    let file = p.join("envs/dev/web.yml");
+    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(p, "envs/dev/web.yml", "replicas: 7\n");
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(
+        pairs_listed(p, &["--changed-since", "HEAD"]),
+        vec!["web@dev"]
+    );
+    // staged, then edited again at once: the index is racy for it
+    git(p, &["add", "envs/dev/web.yml"]);
+    write(p, "envs/dev/web.yml", "replicas: 8\n");
+    assert_eq!(
+        pairs_listed(p, &["--changed-since", "HEAD"]),
+        vec!["web@dev"]
+    );
+    git(p, &["checkout", "-q", "HEAD", "--", "."]);
+    assert!(pairs_listed(p, &["--changed-since", "HEAD"]).is_empty());
+}
+
 #[test]
 fn a_shallow_clone_says_how_to_fetch() {
     let d = repository();
