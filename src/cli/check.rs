@@ -129,6 +129,14 @@ pub fn open_source_with(sel: &Selection, opts: &SourceOptions) -> Result<Source,
     })
 }
 
+/// The changed paths a thread found.
+fn join(
+    h: std::thread::ScopedJoinHandle<'_, Result<Vec<RepoPath>, UsageError>>,
+) -> Result<Vec<RepoPath>, UsageError> {
+    h.join()
+        .unwrap_or_else(|_| Err(UsageError("finding the changed files failed".into())))
+}
+
 /// The repository paths that changed since the merge base of `rev` and HEAD.
 fn changed_since(
     source: &Source,
@@ -224,10 +232,34 @@ pub fn load_plan_with(
     sel: &Selection,
     plans: Option<&workspace::PlanCache>,
 ) -> Result<Plan, UsageError> {
-    let mut plan = workspace::load_with(cache, plans).map_err(|e| UsageError(format!("{e}")))?;
-    if let Some(rev) = &sel.changed_since {
-        let changed = changed_since(source, rev, sel.rev.as_deref())?;
-        plan.retain_reading(&changed);
+    // what changed (git) and the plan (the files) are independent: on two
+    // cores, one is found while the other is made; the plan then keeps the
+    // pairs that read a changed file before it reads environment files
+    let (plan, changed) = std::thread::scope(|s| {
+        let changed = sel
+            .changed_since
+            .as_ref()
+            .map(|rev| s.spawn(move || changed_since(source, rev, sel.rev.as_deref())));
+        let mut result = None;
+        let plan = match (changed, plans) {
+            (None, _) => workspace::load_with(cache, plans),
+            (Some(h), Some(_)) => {
+                let plan = workspace::load_with(cache, plans);
+                result = Some(join(h));
+                plan
+            }
+            (Some(h), None) => workspace::load_keeping(cache, || {
+                let changed = join(h);
+                let keep = changed.as_ref().ok().cloned();
+                result = Some(changed);
+                keep
+            }),
+        };
+        (plan, result)
+    });
+    let mut plan = plan.map_err(|e| UsageError(format!("{e}")))?;
+    if let Some(changed) = changed {
+        plan.retain_reading(&changed?);
     }
     if !sel.libraries.is_empty() {
         for l in &sel.libraries {

@@ -11,7 +11,7 @@ use crate::source::RepoPath;
 use super::config::Config;
 use super::discover::{
     discover_libraries, env_files, expand, find_envs, glob, globbed_envs, in_private_lib,
-    inputs_for, library_files, library_names, named_env, RepoFiles,
+    inputs_for, library_files, library_names, named_env, sort_inputs, RepoFiles,
 };
 use super::pack::{Manifest, MANIFEST};
 use super::plan::{
@@ -45,6 +45,28 @@ type LibraryEnv = (String, EnvInputs, Vec<RepoPath>);
 /// Makes the plan for a repository: from `config` when given, else by
 /// convention (and by convention for whatever the config leaves out).
 pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
+    plan_keeping(files, config, || None)
+}
+
+/// [`plan`], keeping only the pairs that read one of the paths `keep`
+/// gives (when it gives some), before the environment files are read to
+/// sort them: planning one pair reads its files, not every file.
+pub fn plan_keeping(
+    files: &RepoFiles,
+    config: Option<(&RepoPath, &Config)>,
+    keep: impl FnOnce() -> Option<Vec<RepoPath>>,
+) -> Plan {
+    let mut plan = unsorted_plan(files, config);
+    if let Some(paths) = keep() {
+        plan.retain_reading(&paths);
+    }
+    for pair in &mut plan.pairs {
+        sort_inputs(files, &mut pair.inputs);
+    }
+    plan
+}
+
+fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
     let cfg = config.map(|(_, c)| c.clone()).unwrap_or_default();
     let mut problems = Problems {
         config_path: config.map(|(p, _)| p.clone()).unwrap_or_default(),
@@ -63,7 +85,7 @@ pub fn plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
         &mut problems,
     );
     let matrix = matrix(&cfg, &libraries, &per_lib, &mut problems);
-    let mut pairs = pairs(&libraries, &mut per_lib, &matrix);
+    let mut pairs = pairs(files, &libraries, &mut per_lib, &matrix);
     let policies = policies(files, &cfg, &libraries, &mut pairs, &mut problems);
     let unused_files = unread_yaml(files, config, &libraries, &pairs, &policies, &mut problems);
     Plan {
@@ -386,7 +408,7 @@ fn environments(
                 if lib.root.starts_with(&env.scope) {
                     per_lib[li].push((
                         env.name.clone(),
-                        inputs_for(files, &ef, &lib.name),
+                        inputs_for(&ef, &lib.name),
                         sources.clone(),
                     ));
                 }
@@ -404,7 +426,7 @@ fn environments(
                 for (li, lib) in libraries.iter().enumerate() {
                     per_lib[li].push((
                         env.name.clone(),
-                        inputs_for(files, &ef, &lib.name),
+                        inputs_for(&ef, &lib.name),
                         sources.clone(),
                     ));
                 }
@@ -483,6 +505,7 @@ fn matrix(
 /// first exact entry for the library, else the first glob, in file order),
 /// one per name, or with its defaults alone.
 fn pairs(
+    files: &RepoFiles,
     libraries: &[Library],
     per_lib: &mut [Vec<LibraryEnv>],
     matrix: &[MatrixRule],
@@ -503,9 +526,13 @@ fn pairs(
         }
         envs.retain(|(_, inputs, _)| !inputs.is_empty());
         let mut merged: Vec<LibraryEnv> = Vec::new();
-        for (name, inputs, sources) in envs {
+        for (name, mut inputs, sources) in envs {
             match merged.iter_mut().find(|(n, _, _)| *n == name) {
                 Some((_, m, s)) => {
+                    // one environment from several places: sorted now, so
+                    // its files keep their order
+                    sort_inputs(files, m);
+                    sort_inputs(files, &mut inputs);
                     m.merge(inputs);
                     s.extend(sources);
                 }
@@ -551,6 +578,7 @@ fn unread_yaml(
     }
     for p in pairs {
         read.extend(p.inputs.files.iter().map(|f| &f.path));
+        read.extend(p.inputs.unsorted.iter().map(|f| &f.path));
         read.extend(p.inputs.data_values_files.iter());
     }
     // a policy's files are configuration, used or not (a pack whose

@@ -482,7 +482,7 @@ pub(super) fn env_files(
     EnvFiles { by_owner }
 }
 
-pub(super) fn inputs_for(files: &RepoFiles, ef: &EnvFiles, library: &str) -> EnvInputs {
+pub(super) fn inputs_for(ef: &EnvFiles, library: &str) -> EnvInputs {
     let mut inputs = EnvInputs::default();
     let common = ef.by_owner.get(&None).cloned().unwrap_or_default();
     let own = ef
@@ -490,8 +490,14 @@ pub(super) fn inputs_for(files: &RepoFiles, ef: &EnvFiles, library: &str) -> Env
         .get(&Some(library.to_string()))
         .cloned()
         .unwrap_or_default();
-    classify(files, common.into_iter().chain(own), &mut inputs);
+    inputs.unsorted = common.into_iter().chain(own).collect();
     inputs
+}
+
+/// Sorts an environment's unsorted files (see [`EnvInputs::unsorted`]).
+pub(super) fn sort_inputs(files: &RepoFiles, inputs: &mut EnvInputs) {
+    let unsorted = std::mem::take(&mut inputs.unsorted);
+    classify(files, unsorted, inputs);
 }
 
 /// Expands a file pattern (a path, a folder or a glob; `{library}`

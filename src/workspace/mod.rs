@@ -24,6 +24,15 @@ use crate::source::{RepoPath, SourceCache};
 
 /// Reads the config file (if any) and makes the plan.
 pub fn load(sources: &SourceCache) -> Result<Plan, ConfigError> {
+    load_keeping(sources, || None)
+}
+
+/// [`load`], keeping only the pairs that read one of the paths `keep`
+/// gives (see [`assemble::plan_keeping`]).
+pub fn load_keeping(
+    sources: &SourceCache,
+    keep: impl FnOnce() -> Option<Vec<RepoPath>>,
+) -> Result<Plan, ConfigError> {
     let snap = sources.snapshot();
     let config_path = RepoPath::new(CONFIG_FILE).expect("config path");
     let config = match snap.read(config_path.as_str()) {
@@ -42,8 +51,9 @@ pub fn load(sources: &SourceCache) -> Result<Plan, ConfigError> {
         .map(|c| c.exclude.clone())
         .unwrap_or_default();
     let files = RepoFiles::scan(sources, &exclude);
-    Ok(make_plan(
+    Ok(assemble::plan_keeping(
         &files,
         config.as_ref().map(|c| (&config_path, c)),
+        keep,
     ))
 }

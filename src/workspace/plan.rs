@@ -35,6 +35,12 @@ pub struct Library {
 /// What an environment gives one library: ytt's inputs after `-f <library>`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct EnvInputs {
+    /// Environment files not sorted yet into `files` and
+    /// `data_values_files`: sorting reads each file, so it is done for the
+    /// pairs a run keeps (`--changed-since` plans one pair without reading
+    /// every environment file). Empty in a plan that `workspace::load`
+    /// returns.
+    pub unsorted: Vec<FileArg>,
     /// `-f` files (templates, `@data/values` documents, helpers), in order.
     pub files: Vec<FileArg>,
     /// `--data-values-file` (plain YAML), in order.
@@ -58,7 +64,12 @@ impl EnvInputs {
 
     /// Repository files this environment reads.
     pub fn files_read(&self) -> Vec<RepoPath> {
-        let mut out: Vec<RepoPath> = self.files.iter().map(|f| f.path.clone()).collect();
+        let mut out: Vec<RepoPath> = self
+            .unsorted
+            .iter()
+            .chain(&self.files)
+            .map(|f| f.path.clone())
+            .collect();
         out.extend(self.data_values_files.iter().cloned());
         for kv in &self.data_value_files {
             if let Some((_, path)) = kv.rsplit_once('=') {
@@ -70,7 +81,9 @@ impl EnvInputs {
         out
     }
 
+    /// Appends `more` (both sorted: see [`EnvInputs::unsorted`]).
     pub fn merge(&mut self, more: EnvInputs) {
+        debug_assert!(self.unsorted.is_empty() && more.unsorted.is_empty());
         self.files.extend(more.files);
         self.data_values_files.extend(more.data_values_files);
         self.data_values.extend(more.data_values);

@@ -188,6 +188,56 @@ fn changed_since_sees_every_edit_of_the_work_tree() {
     assert!(pairs_listed(p, &["--changed-since", "HEAD"]).is_empty());
 }
 
+/// `--changed-since` plans the pairs it keeps without reading the other
+/// environment files; what it plans for them is what a full plan says
+/// (`-f` for annotated files, `--data-values-file` for plain ones, in order).
+#[test]
+fn changed_since_plans_its_pairs_as_a_full_plan_does() {
+    let d = repository();
+    let p = d.path();
+    write(
+        p,
+        "envs/prod/web-extra.yml",
+        "#@data/values\n---\nreplicas: 5\n",
+    );
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "extra"]);
+    write(p, "envs/prod/web.yml", "replicas: 6\n");
+    let ytt_of = |args: &[&str]| -> String {
+        let mut all = vec!["list", "--format", "json"];
+        all.extend_from_slice(args);
+        let (code, out, err) = run(p, &all);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "web@prod")
+            .map(|x| {
+                x["ytt"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a.as_str().unwrap())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap()
+    };
+    let full = ytt_of(&[]);
+    assert!(full.contains("-f envs/prod/web-extra.yml"), "{full}");
+    assert!(
+        full.contains("--data-values-file envs/prod/web.yml"),
+        "{full}"
+    );
+    assert_eq!(ytt_of(&["--changed-since", "HEAD"]), full);
+    assert_eq!(
+        pairs_listed(p, &["--changed-since", "HEAD"]),
+        vec!["web@prod"]
+    );
+}
+
 #[test]
 fn a_shallow_clone_says_how_to_fetch() {
     let d = repository();
