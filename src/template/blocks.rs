@@ -243,6 +243,21 @@ struct Logical {
     srcs: Vec<Option<Pos>>,
     tokens: Vec<Token>,
     kind: LineKind,
+    /// A node instruction the compiler wrote (`__ytt_node(12)`): no user
+    /// code in it, so nothing to scan or rewrite (most lines of a template).
+    fixed: bool,
+}
+
+/// Whether `text` is a node instruction with nothing but a tag:
+/// `__ytt_start_node(3)`, `__ytt_node(3)`, `__ytt_set_node(3)`.
+fn is_fixed_instruction(text: &str) -> bool {
+    use super::compile::{NODE, SET_NODE, START_NODE};
+    [START_NODE, NODE, SET_NODE].iter().any(|name| {
+        text.strip_prefix(name)
+            .and_then(|r| r.strip_prefix('('))
+            .and_then(|r| r.strip_suffix(')'))
+            .is_some_and(|tag| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_digit()))
+    })
 }
 
 impl Logical {
@@ -272,6 +287,38 @@ fn logical_lines(code: &[CodeLine]) -> Result<Vec<Logical>, BlockError> {
     let mut state = ScanState::default();
     let mut prev_backslash = false;
     for line in code {
+        if cur.is_none()
+            && !prev_backslash
+            && state.depth == 0
+            && state.string.is_none()
+            && matches!(line.kind, LineKind::Instr { .. })
+            && is_fixed_instruction(&line.text)
+        {
+            let end = line.text.len();
+            out.push(Logical {
+                lines: vec![line.text.clone()],
+                srcs: vec![line.src.clone()],
+                // what the block conversion looks at: not a keyword, not
+                // ending with a colon
+                tokens: vec![
+                    Token {
+                        tok: Tok::Other,
+                        line: 0,
+                        start: 0,
+                        end: 0,
+                    },
+                    Token {
+                        tok: Tok::Close,
+                        line: 0,
+                        start: end - 1,
+                        end,
+                    },
+                ],
+                kind: line.kind,
+                fixed: true,
+            });
+            continue;
+        }
         let text = if prev_backslash {
             line.text.clone()
         } else {
@@ -282,6 +329,7 @@ fn logical_lines(code: &[CodeLine]) -> Result<Vec<Logical>, BlockError> {
             srcs: Vec::new(),
             tokens: Vec::new(),
             kind: line.kind,
+            fixed: false,
         });
         let idx = lg.lines.len();
         let backslash = scan_line(&text, idx, &mut state, &mut lg.tokens);
@@ -552,6 +600,15 @@ fn close_block(entries: &mut Vec<Entry>, block: &OpenBlock, depth: usize) {
 }
 
 fn push_logical(entries: &mut Vec<Entry>, lg: &Logical, depth: usize) {
+    if lg.fixed {
+        entries.push(Entry::Line {
+            depth,
+            text: lg.lines[0].clone(),
+            src: lg.srcs[0].clone(),
+            orig: lg.lines[0].clone(),
+        });
+        return;
+    }
     let mut lines = rewrite_tokens(lg);
     if lines.len() == 1 {
         if let Some(guarded) = guard_mul_assign(&lines[0]) {
@@ -575,6 +632,10 @@ fn push_logical(entries: &mut Vec<Entry>, lg: &Logical, depth: usize) {
 /// targets (`a`, `a.b`, `a[0]`, no calls) are rewritten: they can be evaluated
 /// twice without side effects.
 fn guard_mul_assign(line: &str) -> Option<String> {
+    // the operator is `*` right before `=`
+    if !line.contains("*=") {
+        return None;
+    }
     let mut tokens = Vec::new();
     let mut state = ScanState::default();
     scan_line(line, 0, &mut state, &mut tokens);
@@ -826,6 +887,18 @@ fn rewrite_return(lg: &Logical) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn fixed_instructions_are_only_tag_calls() {
+        assert!(super::is_fixed_instruction("__ytt_node(12)"));
+        assert!(super::is_fixed_instruction("__ytt_start_node(0)"));
+        assert!(super::is_fixed_instruction("__ytt_set_node(7)"));
+        assert!(!super::is_fixed_instruction("__ytt_set_node(7, (x))"));
+        assert!(!super::is_fixed_instruction("__ytt_node()"));
+        assert!(!super::is_fixed_instruction("__ytt_node(1) + f("));
+        assert!(!super::is_fixed_instruction("__ytt_ann(1, \"x\")"));
+    }
+
     use super::*;
 
     fn lines(code: &[(&str, LineKind)]) -> Vec<CodeLine> {
