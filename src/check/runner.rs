@@ -545,23 +545,39 @@ fn evaluate_pair(
 /// default) for a key the schema marks so.
 fn deprecations(dt: &DocType, doc: &Document, who: &Subject) -> Vec<Finding> {
     let mut out = Vec::new();
-    walk_deprecations(&dt.value_type, &doc.value, "", who, &mut out);
+    walk_deprecations(
+        &dt.value_type,
+        &doc.value,
+        &mut String::new(),
+        who,
+        &mut out,
+    );
     out
 }
 
-fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut Vec<Finding>) {
+/// `path` is one buffer for the whole walk (children push onto it and
+/// truncate it back): most values are not deprecated.
+fn walk_deprecations(
+    t: &Type,
+    v: &Value,
+    path: &mut String,
+    who: &Subject,
+    out: &mut Vec<Finding>,
+) {
+    let len = path.len();
     match (crate::schema::check::resolve(t), v) {
         (Type::Map(mt), Value::Map(m)) => {
             for item in &m.items {
                 let Some(it) = mt.items.iter().find(|i| i.key.scalar_eq(&item.key)) else {
                     continue;
                 };
-                let key = item.key.scalar_display();
-                let p = if path.is_empty() {
-                    key
-                } else {
-                    format!("{path}.{key}")
-                };
+                if len > 0 {
+                    path.push('.');
+                }
+                match &item.key {
+                    Value::Str(k) => path.push_str(k),
+                    other => path.push_str(&other.scalar_display()),
+                }
                 let doc = it.value_type.doc();
                 let given = item.pos.file_name() != it.pos.file_name();
                 if given && (doc.deprecated || doc.removed.is_some()) {
@@ -573,12 +589,12 @@ fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut V
                             "deprecated",
                         ),
                     };
-                    let mut message = format!("{p}: this value is {what}");
+                    let mut message = format!("{path}: this value is {what}");
                     if !notice.is_empty() {
                         message.push_str(&format!(": {notice}"));
                     }
                     let mut f = who.finding(rule, message, crate::yaml::Pos::location(&item.pos));
-                    f.key_path = Some(p.clone());
+                    f.key_path = Some(path.clone());
                     if let Some(l) = crate::yaml::Pos::location(&it.pos) {
                         f.related.push(super::finding::Related {
                             location: l,
@@ -587,18 +603,16 @@ fn walk_deprecations(t: &Type, v: &Value, path: &str, who: &Subject, out: &mut V
                     }
                     out.push(f);
                 }
-                walk_deprecations(&it.value_type, &item.value, &p, who, out);
+                walk_deprecations(&it.value_type, &item.value, path, who, out);
+                path.truncate(len);
             }
         }
         (Type::Array(at), Value::Array(a)) => {
+            use std::fmt::Write;
             for (i, item) in a.items.iter().enumerate() {
-                walk_deprecations(
-                    &at.item_type.value_type,
-                    &item.value,
-                    &format!("{path}[{i}]"),
-                    who,
-                    out,
-                );
+                let _ = write!(path, "[{i}]");
+                walk_deprecations(&at.item_type.value_type, &item.value, path, who, out);
+                path.truncate(len);
             }
         }
         _ => {}

@@ -70,9 +70,8 @@ impl Expects {
                 let v = op.sval(m);
                 match v.unpack_bool() {
                     Some(true) => {
-                        // any of [0, 1]
-                        let r0 = self.check_int(0, matches);
-                        if r0.is_ok() {
+                        // any of [0, 1]: none is fine, else exactly one
+                        if matches.is_empty() {
                             return Ok(());
                         }
                         self.check_int(1, matches)

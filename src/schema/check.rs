@@ -115,47 +115,57 @@ pub(crate) fn check_scalar(t: &Type, value: &Value, pos: &Pos) -> Vec<Violation>
     vec![mismatch(resolve(t), value.type_name(), pos)]
 }
 
-fn check_holder(t: &Type, value: &Value, pos: &Pos, path: &str, out: &mut Vec<Violation>) {
+fn check_holder(t: &Type, value: &Value, pos: &Pos, path: &mut String, out: &mut Vec<Violation>) {
     if value.is_collection() {
         check_node(resolve(t), value, path, out);
     } else {
         out.extend(check_scalar(t, value, pos).into_iter().map(|mut v| {
-            v.key_path = Some(path.to_string());
+            v.key_path = Some(path.clone());
             v
         }));
     }
 }
 
-/// `a.b` / `a[0]`: the key path of a child, as validations name them.
-fn child_path(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
+/// Appends a child's key to a key path (`a.b`), as validations name them;
+/// the caller truncates the path back afterwards. One buffer serves the
+/// whole walk: most values are fine, and their paths are never needed.
+fn push_key(path: &mut String, key: &Value) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    match key {
+        Value::Str(s) => path.push_str(s),
+        other => path.push_str(&other.scalar_display()),
     }
 }
 
-fn check_node(t: &Type, v: &Value, path: &str, out: &mut Vec<Violation>) {
+fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) {
+    let len = path.len();
     match (t, v) {
         (Type::Map(mt), Value::Map(m)) => {
             for item in &m.items {
                 if !mt.items.iter().any(|it| it.key.scalar_eq(&item.key)) {
                     let mut v = unexpected_key(item, mt);
-                    v.key_path = Some(child_path(path, &item.key_display()));
+                    push_key(path, &item.key);
+                    v.key_path = Some(path.clone());
+                    path.truncate(len);
                     out.push(v);
                 }
             }
             for item in &m.items {
                 if let Some(it) = mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {
-                    let p = child_path(path, &item.key_display());
-                    check_holder(&it.value_type, &item.value, &item.pos, &p, out);
+                    push_key(path, &item.key);
+                    check_holder(&it.value_type, &item.value, &item.pos, path, out);
+                    path.truncate(len);
                 }
             }
         }
         (Type::Array(at), Value::Array(a)) => {
+            use std::fmt::Write;
             for (i, item) in a.items.iter().enumerate() {
-                let p = format!("{path}[{i}]");
-                check_holder(&at.item_type.value_type, &item.value, &item.pos, &p, out);
+                let _ = write!(path, "[{i}]");
+                check_holder(&at.item_type.value_type, &item.value, &item.pos, path, out);
+                path.truncate(len);
             }
         }
         _ => {}
@@ -205,7 +215,7 @@ pub(crate) fn assign_and_check_value(t: &Type, v: &mut Value) -> Vec<Violation> 
     if !out.is_empty() {
         return out;
     }
-    check_node(resolve(t), v, "", &mut out);
+    check_node(resolve(t), v, &mut String::new(), &mut out);
     out
 }
 
@@ -218,7 +228,13 @@ pub fn check_document(dt: &DocType, doc: &mut Document) -> Vec<Violation> {
     if !out.is_empty() {
         return out;
     }
-    check_holder(&dt.value_type, &doc.value, &doc.pos, "", &mut out);
+    check_holder(
+        &dt.value_type,
+        &doc.value,
+        &doc.pos,
+        &mut String::new(),
+        &mut out,
+    );
     out
 }
 

@@ -115,7 +115,7 @@ pub fn run(
         walker.visit(
             &node,
             None,
-            "",
+            &mut String::new(),
             schema_v.as_deref(),
             schema.map(|s| &s.value_type),
         );
@@ -144,20 +144,17 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
         &mut self,
         node: &NodeRefs<'d>,
         parent: Option<&'d Value>,
-        path: &str,
+        path: &mut String,
         schema_v: Option<&NodeValidation>,
         ty: Option<&crate::schema::Type>,
     ) {
         if self.error.is_some() {
             return;
         }
-        let mut validations: Vec<NodeValidation> = Vec::new();
-        if let Some(v) = schema_v {
-            validations.push(v.clone());
-        }
+        let mut own: Option<NodeValidation> = None;
         if let Some(ann) = node.meta.annotation(ANN_ASSERT_VALIDATE) {
             match NodeValidation::from_annotation(ann) {
-                Ok(v) => validations.push(v),
+                Ok(v) => own = Some(v),
                 Err(e) => {
                     self.error = Some(ValidationError {
                         rule: crate::diagnostics::RuleId::ValidationInvalidRule,
@@ -168,7 +165,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 }
             }
         }
-        for v in &validations {
+        for v in schema_v.into_iter().chain(own.as_ref()) {
             if let Err(e) = self.validate(v, node, parent, path) {
                 self.error = Some(e);
                 return;
@@ -189,13 +186,15 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     });
                     return;
                 }
+                let len = path.len();
                 for item in &m.items {
-                    let key = item.key_display();
-                    let child_path = if path.is_empty() {
-                        key
-                    } else {
-                        format!("{path}.{key}")
-                    };
+                    if len > 0 {
+                        path.push('.');
+                    }
+                    match &item.key {
+                        Value::Str(k) => path.push_str(k),
+                        other => path.push_str(&other.scalar_display()),
+                    }
                     let (sv, st) = match ty {
                         Some(crate::schema::Type::Map(mt)) => {
                             match mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {
@@ -211,7 +210,8 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                         meta: &item.meta,
                         kind: "map item",
                     };
-                    self.visit(&child, Some(node.value), &child_path, sv, st);
+                    self.visit(&child, Some(node.value), path, sv, st);
+                    path.truncate(len);
                 }
             }
             Value::Array(a) => {
@@ -226,8 +226,10 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     });
                     return;
                 }
+                let len = path.len();
                 for (i, item) in a.items.iter().enumerate() {
-                    let child_path = format!("{path}[{i}]");
+                    use std::fmt::Write;
+                    let _ = write!(path, "[{i}]");
                     let (sv, st) = match ty {
                         Some(crate::schema::Type::Array(at)) => (
                             at.item_type.validation.as_deref(),
@@ -241,7 +243,8 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                         meta: &item.meta,
                         kind: "array item",
                     };
-                    self.visit(&child, Some(node.value), &child_path, sv, st);
+                    self.visit(&child, Some(node.value), path, sv, st);
+                    path.truncate(len);
                 }
             }
             _ => {}
