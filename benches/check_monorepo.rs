@@ -5,7 +5,9 @@
 //! memory. Also times `check` of the pairs one changed file affects.
 //!
 //! `YTTCHECK_BENCH_LIBRARIES` / `YTTCHECK_BENCH_ENVS` change the size;
-//! `YTTCHECK_BENCH_KEEP=DIR` also writes the repository to DIR.
+//! `YTTCHECK_BENCH_KEEP=DIR` also writes the repository to DIR. Then two
+//! repositories of 10,000 pairs (2,000 x 5 and 100 x 100) are checked once
+//! each, to show that time and memory grow linearly.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -117,6 +119,53 @@ fn children_cpu() -> Duration {
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// One run of `yttcheck check` with its own wall time, CPU time and peak
+/// memory (from `wait4`, so an earlier, bigger run does not hide it).
+fn measured(root: &Path, args: &[&str]) -> (Duration, Duration, f64) {
+    let started = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
+        .current_dir(root)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("run yttcheck");
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into values we own
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    let wall = started.elapsed();
+    assert!(
+        pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "{args:?} failed"
+    );
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (
+        wall,
+        tv(usage.ru_utime) + tv(usage.ru_stime),
+        usage.ru_maxrss as f64 / 1024.0,
+    )
+}
+
+/// The two shapes of a big monorepo, 10,000 pairs each: 2,000 libraries x
+/// 5 environments, and 100 x 100. Time should grow linearly from the
+/// 1,000-pair run (`per_pair` is its seconds per pair).
+fn scale(per_pair: f64) {
+    for (libraries, envs) in [(2000, 5), (100, 100)] {
+        let dir = tempfile::tempdir().unwrap();
+        generate(dir.path(), libraries, envs);
+        let pairs = libraries * envs;
+        let (wall, cpu, peak) = measured(dir.path(), &["check", "--quiet"]);
+        println!(
+            "  {libraries} libraries x {envs} environments = {pairs} pairs: {:.2} s wall ({:.2}x linear), {:.2} s CPU, {:.0} pairs/s, peak memory {:.0} MiB",
+            wall.as_secs_f64(),
+            wall.as_secs_f64() / (per_pair * pairs as f64),
+            cpu.as_secs_f64(),
+            pairs as f64 / wall.as_secs_f64(),
+            peak
+        );
+    }
 }
 
 /// Runs `command` once per pair (two at a time, as `xargs -P2` would):
@@ -346,6 +395,11 @@ fn main() {
         "  check --changed-since HEAD after editing {changed} (1 pair; hashes the work tree): {:.3} s wall",
         since.as_secs_f64()
     );
+
+    if benching && std::env::var_os("YTTCHECK_BENCH_NO_SCALE").is_none() {
+        println!("scale (YTTCHECK_BENCH_NO_SCALE=1 skips it):");
+        scale(full.as_secs_f64() / pairs as f64);
+    }
 
     daemon(dir.path(), changed, benching);
 }

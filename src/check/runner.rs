@@ -11,7 +11,8 @@
 //! steps; such a pair is evaluated from scratch.
 
 use crate::diagnostics::RuleId;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -632,6 +633,14 @@ fn line_of_value(sources: &SourceCache, file: &RepoPath, value: &str) -> Option<
         .map(|i| i as u32 + 1)
 }
 
+/// Where a library's start is in a run.
+enum LibrarySlot {
+    NotStarted,
+    Started(Arc<LibraryStart>),
+    /// Not needed, or every pair of it has run.
+    Done,
+}
+
 /// Runs every pair of `plan`.
 pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
     run_with(sources, plan, opts, &Memo::new())
@@ -700,30 +709,65 @@ pub fn run_with(
                     .zip(&known)
                     .any(|(p, k)| p.library == i && k.is_none())
         };
-        let bases: Vec<Option<Arc<LibraryStart>>> = plan
-            .libraries
-            .par_iter()
-            .enumerate()
-            .map(|(i, lib)| {
-                if !needs_start(i) {
-                    return None;
-                }
-                if keys.is_some() {
-                    if let Some(start) = memo.library(library_keys[i]) {
-                        return Some(start);
-                    }
-                }
-                let who = Subject {
-                    library: lib.name.clone(),
-                    environments: environments[i].clone(),
-                };
-                let start = Arc::new(library_start(sources, cache, opts, lib, &who));
-                if keys.is_some() {
-                    memo.keep_library(library_keys[i], start.clone());
-                }
-                Some(start)
+        // a library is started by the first of its pairs to run, and let go
+        // after its last one (unless the values are kept): the run holds
+        // the starts of the libraries in progress, not of every library
+        let slots: Vec<Mutex<LibrarySlot>> = (0..plan.libraries.len())
+            .map(|i| {
+                Mutex::new(if needs_start(i) {
+                    LibrarySlot::NotStarted
+                } else {
+                    LibrarySlot::Done
+                })
             })
             .collect();
+        let remaining: Vec<AtomicUsize> = (0..plan.libraries.len())
+            .map(|i| {
+                AtomicUsize::new(
+                    plan.pairs
+                        .iter()
+                        .zip(&known)
+                        .filter(|(p, k)| p.library == i && k.is_none())
+                        .count(),
+                )
+            })
+            .collect();
+        let start_of = |i: usize| -> Arc<LibraryStart> {
+            let mut slot = slots[i].lock().unwrap_or_else(|e| e.into_inner());
+            if let LibrarySlot::Started(s) = &*slot {
+                return s.clone();
+            }
+            let start = match keys.as_ref().and_then(|_| memo.library(library_keys[i])) {
+                Some(s) => s,
+                None => {
+                    let who = Subject {
+                        library: plan.libraries[i].name.clone(),
+                        environments: environments[i].clone(),
+                    };
+                    let start = Arc::new(library_start(
+                        sources,
+                        cache,
+                        opts,
+                        &plan.libraries[i],
+                        &who,
+                    ));
+                    if keys.is_some() {
+                        memo.keep_library(library_keys[i], start.clone());
+                    }
+                    start
+                }
+            };
+            *slot = LibrarySlot::Started(start.clone());
+            start
+        };
+        if opts.keep_values {
+            (0..plan.libraries.len())
+                .into_par_iter()
+                .filter(|&i| needs_start(i))
+                .for_each(|i| {
+                    start_of(i);
+                });
+        }
         let outcomes: Vec<PairOutcome> = plan
             .pairs
             .par_iter()
@@ -735,11 +779,26 @@ pub fn run_with(
                     return outcome;
                 }
                 let t = Instant::now();
-                let start = bases[pair.library]
-                    .as_ref()
-                    .expect("a library with a pair to run is started");
+                let start = start_of(pair.library);
                 let (findings, values, usage) =
-                    run_pair(sources, cache, opts, plan, pair, start, &policies);
+                    run_pair(sources, cache, opts, plan, pair, &start, &policies);
+                drop(start);
+                if remaining[pair.library].fetch_sub(1, Ordering::AcqRel) == 1 && !opts.keep_values
+                {
+                    let mut slot = slots[pair.library]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner());
+                    let done = std::mem::replace(&mut *slot, LibrarySlot::Done);
+                    // a one-off run needs the library's compiled files no
+                    // more (a daemon keeps them for the next check)
+                    if let (LibrarySlot::Started(s), false) = (done, memo.remembers()) {
+                        if let Ok(base) = &s.base {
+                            for f in &base.files {
+                                cache.forget_all(f);
+                            }
+                        }
+                    }
+                }
                 progress.tick();
                 let outcome = PairOutcome {
                     name: pair.name(plan),
@@ -755,6 +814,15 @@ pub fn run_with(
                 }
                 outcome
             })
+            .collect();
+        let bases: Vec<Option<Arc<LibraryStart>>> = slots
+            .into_iter()
+            .map(
+                |s| match s.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    LibrarySlot::Started(s) => Some(s),
+                    _ => None,
+                },
+            )
             .collect();
         (bases, outcomes)
     });

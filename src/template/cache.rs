@@ -103,6 +103,16 @@ impl CompileCache {
         }
     }
 
+    /// Forgets one file altogether: its program and its parsed text (a
+    /// library whose every pair has run, in a one-off check).
+    pub fn forget_all(&self, file: &Arc<InputFile>) {
+        self.forget(file);
+        let key = Arc::as_ptr(file) as usize;
+        if let Ok(mut r) = self.raw.lock() {
+            r.remove(&key);
+        }
+    }
+
     /// Forgets everything (a long-lived process bounding its memory; what
     /// is still needed is compiled again).
     pub fn clear(&self) {
