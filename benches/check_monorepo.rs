@@ -123,6 +123,8 @@ fn children_cpu() -> Duration {
 
 /// One run of `yttcheck check` with its own wall time, CPU time and peak
 /// memory (from `wait4`, so an earlier, bigger run does not hide it).
+// the child is reaped by `wait4` itself, which `Child::wait` cannot do
+#[allow(clippy::zombie_processes)]
 fn measured(root: &Path, args: &[&str]) -> (Duration, Duration, f64) {
     let started = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
