@@ -412,6 +412,12 @@ impl Libraries for LibraryRunner {
         req: &LibraryRequest,
         op: &LibraryOp,
     ) -> Result<LibraryAnswer, String> {
+        if let LibraryOp::Find = op {
+            self.renderer
+                .tree
+                .find_accessible_library(caller.current, &req.path)?;
+            return Ok(LibraryAnswer::Found);
+        }
         let me = LibRef {
             path: req.path.clone(),
             alias: req.alias.clone(),
@@ -456,7 +462,7 @@ impl Libraries for LibraryRunner {
             .map_err(|e| e.message)?;
         let (symbol, path) = match op {
             LibraryOp::DataValues => return Ok(LibraryAnswer::Values(lib.values.doc.value)),
-            LibraryOp::Eval => (None, None),
+            LibraryOp::Find | LibraryOp::Eval => (None, None),
             LibraryOp::Export { symbol, path } => (Some(symbol), path.as_ref()),
         };
         let not_for_output: HashSet<String> = lib

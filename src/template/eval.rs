@@ -121,6 +121,8 @@ pub struct LibraryRequest {
 /// The operation on a requested library.
 #[derive(Debug, Clone)]
 pub enum LibraryOp {
+    /// Whether the library exists (`library.get` fails at once, as in ytt).
+    Find,
     Eval,
     DataValues,
     Export {
@@ -131,6 +133,7 @@ pub enum LibraryOp {
 
 /// What a library operation gives back.
 pub enum LibraryAnswer {
+    Found,
     Docs(DocSet),
     Values(Value),
     Symbol(starlark::values::OwnedFrozenValue),

@@ -33,6 +33,7 @@ fn library_funcs(builder: &mut GlobalsBuilder) {
     fn get<'v>(
         #[starlark(args)] args: starlark::values::tuple::UnpackTuple<Value<'v>>,
         #[starlark(kwargs)] kwargs: starlark::values::dict::DictRef<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<LibraryValue> {
         if args.items.len() != 1 {
             return Err(err("library.get: expected exactly one argument"));
@@ -80,6 +81,11 @@ fn library_funcs(builder: &mut GlobalsBuilder) {
                 "dangerous_data_values_disable_validation" => req.skip_validation = flag()?,
                 other => return Err(err(format!("library.get: Unexpected kwarg '{other}'"))),
             }
+        }
+        // ytt looks the library up here, not when it is used
+        if let Some(host) = runtime(eval)?.host.as_ref() {
+            host.library(&req, &LibraryOp::Find)
+                .map_err(|e| err(format!("library.get: {e}")))?;
         }
         Ok(LibraryValue { req: Arc::new(req) })
     }
@@ -273,6 +279,7 @@ impl<'v> StarlarkValue<'v> for LibraryMethod {
             }),
             LibraryAnswer::Values(v) => from_yaml(&v, heap, MapAs::Struct)?,
             LibraryAnswer::Symbol(v) => heap.access_owned_frozen_value(&v),
+            LibraryAnswer::Found => Value::new_none(),
         })
     }
 }

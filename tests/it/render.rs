@@ -196,6 +196,25 @@ fn library_module_evaluates_private_libraries_with_values_and_exports() {
         err.contains("Expected all provided library data values documents to be used but found unused:\n  Data Value belonging to library '@other' on line more.yml:3"),
         "{err}"
     );
+    std::fs::remove_file(p.join("more.yml")).unwrap();
+
+    // a library that does not exist fails at `library.get`, used or not,
+    // at its line (as in ytt)
+    write(
+        p,
+        "typo.yml",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ lib = library.get(\"ap\")\n---\nx: 1\n",
+    );
+    let (code, _, err) = render(p, &["-f", "."]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("library.get: Expected to find library 'ap', but did not find ''"),
+        "{err}"
+    );
+    assert!(
+        err.contains("typo.yml:2 | #@ lib = library.get(\"ap\")"),
+        "{err}"
+    );
 }
 
 #[test]
