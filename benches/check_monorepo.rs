@@ -283,6 +283,15 @@ fn main() {
     let peak = children_peak_mib();
     fulls.sort();
     let full = median(fulls.clone());
+    // what the second core buys
+    let jobs = |j: &str| {
+        median(
+            (0..runs)
+                .map(|_| run(dir.path(), &["check", "--quiet", "-j", j]).0)
+                .collect(),
+        )
+    };
+    let (j1, j2) = (jobs("1"), jobs("2"));
     let cpu_before = children_cpu();
     let values_only = median(
         (0..runs)
@@ -341,6 +350,12 @@ fn main() {
         peak
     );
     println!(
+        "  -j1: {:.3} s wall, -j2: {:.3} s wall ({:.2}x)",
+        j1.as_secs_f64(),
+        j2.as_secs_f64(),
+        j1.as_secs_f64() / j2.as_secs_f64()
+    );
+    println!(
         "  check --no-render (values and validations only): {:.3} s wall, {:.3} s CPU",
         values_only.as_secs_f64(),
         values_only_cpu.as_secs_f64()
@@ -394,7 +409,7 @@ fn main() {
         one.as_secs_f64()
     );
     println!(
-        "  check --changed-since HEAD after editing {changed} (1 pair; hashes the work tree): {:.3} s wall",
+        "  check --changed-since HEAD after editing {changed} (1 pair): {:.3} s wall (median of {runs})",
         since.as_secs_f64()
     );
 
