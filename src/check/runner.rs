@@ -572,13 +572,7 @@ fn walk_deprecations(
                 let Some(it) = mt.items.iter().find(|i| i.key.scalar_eq(&item.key)) else {
                     continue;
                 };
-                if len > 0 {
-                    path.push('.');
-                }
-                match &item.key {
-                    Value::Str(k) => path.push_str(k),
-                    other => path.push_str(&other.scalar_display()),
-                }
+                crate::yaml::push_key_path(path, &item.key);
                 let doc = it.value_type.doc();
                 let given = item.pos.file_name() != it.pos.file_name();
                 if given && (doc.deprecated || doc.removed.is_some()) {

@@ -126,19 +126,6 @@ fn check_holder(t: &Type, value: &Value, pos: &Pos, path: &mut String, out: &mut
     }
 }
 
-/// Appends a child's key to a key path (`a.b`), as validations name them;
-/// the caller truncates the path back afterwards. One buffer serves the
-/// whole walk: most values are fine, and their paths are never needed.
-fn push_key(path: &mut String, key: &Value) {
-    if !path.is_empty() {
-        path.push('.');
-    }
-    match key {
-        Value::Str(s) => path.push_str(s),
-        other => path.push_str(&other.scalar_display()),
-    }
-}
-
 fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) {
     let len = path.len();
     match (t, v) {
@@ -146,7 +133,7 @@ fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) 
             for item in &m.items {
                 if !mt.items.iter().any(|it| it.key.scalar_eq(&item.key)) {
                     let mut v = unexpected_key(item, mt);
-                    push_key(path, &item.key);
+                    crate::yaml::push_key_path(path, &item.key);
                     v.key_path = Some(path.clone());
                     path.truncate(len);
                     out.push(v);
@@ -154,7 +141,7 @@ fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) 
             }
             for item in &m.items {
                 if let Some(it) = mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {
-                    push_key(path, &item.key);
+                    crate::yaml::push_key_path(path, &item.key);
                     check_holder(&it.value_type, &item.value, &item.pos, path, out);
                     path.truncate(len);
                 }

@@ -188,13 +188,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 }
                 let len = path.len();
                 for item in &m.items {
-                    if len > 0 {
-                        path.push('.');
-                    }
-                    match &item.key {
-                        Value::Str(k) => path.push_str(k),
-                        other => path.push_str(&other.scalar_display()),
-                    }
+                    crate::yaml::push_key_path(path, &item.key);
                     let (sv, st) = match ty {
                         Some(crate::schema::Type::Map(mt)) => {
                             match mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {

@@ -8,6 +8,7 @@ pub mod print;
 pub mod scalar;
 
 pub use node::{
-    AnnValue, Annotation, Array, ArrayItem, Comment, DocSet, Document, Map, MapItem, Meta, Value,
+    push_key_path, AnnValue, Annotation, Array, ArrayItem, Comment, DocSet, Document, Map, MapItem,
+    Meta, Value,
 };
 pub use pos::{Pos, SourceFile};

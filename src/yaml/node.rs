@@ -31,6 +31,20 @@ pub enum Value {
     Array(Box<Array>),
 }
 
+/// Appends a map item's key to a key path (`a.b`, as validations and
+/// findings name values); the caller truncates the path back afterwards.
+/// Walks that name values keep one such buffer: most values are fine, and
+/// their paths are never needed.
+pub fn push_key_path(path: &mut String, key: &Value) {
+    if !path.is_empty() {
+        path.push('.');
+    }
+    match key {
+        Value::Str(s) => path.push_str(s),
+        other => path.push_str(&other.scalar_display()),
+    }
+}
+
 impl Value {
     /// Gives nodes made from plain values (no position yet) the position
     /// `pos`; nodes from YAML keep theirs (ytt's `convertToAST`).

@@ -547,8 +547,10 @@ pub fn is_base60_float(s: &str) -> bool {
 }
 
 /// Whether a string must be quoted so that it reads back as the same string.
+/// `<<` plain is YAML's merge key (go-yaml resolves it to `!!merge` and so
+/// quotes the string, key or value).
 pub fn string_needs_quotes(s: &str) -> bool {
-    !matches!(resolve_plain(s), Resolved::Str) || is_base60_float(s)
+    !matches!(resolve_plain(s), Resolved::Str) || is_base60_float(s) || s == "<<"
 }
 
 #[cfg(test)]
@@ -640,6 +642,7 @@ mod tests {
             "2001-01-01",
             "0x1F",
             "1:20",
+            "<<",
         ] {
             assert!(string_needs_quotes(q), "{q}");
         }

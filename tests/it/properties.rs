@@ -103,6 +103,21 @@ fn map_tree() -> impl Strategy<Value = Value> {
     .prop_filter("a document of maps", |v| matches!(v, Value::Map(_)))
 }
 
+/// A case the property found: a `<<` key printed plain reads back as a
+/// merge key (go-yaml quotes it, key or value).
+#[test]
+fn a_merge_key_string_prints_quoted() {
+    let v = map_of(vec![
+        ("<<".to_string(), Value::Float(1.5)),
+        ("b".to_string(), Value::str("<<")),
+    ]);
+    let text = yttcheck::yaml::print::print_value(&v);
+    assert_eq!(text, "\"<<\": 1.5\nb: \"<<\"\n");
+    let src: Arc<SourceFile> = SourceFile::new("printed.yml", text.as_str());
+    let parsed = yttcheck::yaml::parse::parse(&src, false).unwrap();
+    assert!(parsed.docs[0].value.deep_eq(&v));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
