@@ -660,15 +660,13 @@ pub fn run_with(
 
     let (policies, policy_problems) = super::policy::load(sources, plan, cache, &opts.eval);
     let (bases, outcomes) = pool.install(|| {
-        let environments: Vec<Vec<String>> = (0..plan.libraries.len())
-            .map(|i| {
-                plan.environments_of(i)
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect()
-            })
-            .collect();
-        let in_use = |i: usize| plan.pairs.iter().any(|p| p.library == i);
+        // each library's environments, in one pass over the pairs (per
+        // library, scanning every pair is quadratic in a 10,000-pair run)
+        let mut environments: Vec<Vec<String>> = vec![Vec::new(); plan.libraries.len()];
+        for p in &plan.pairs {
+            environments[p.library].push(p.environment.clone());
+        }
+        let in_use = |i: usize| !environments[i].is_empty();
         // content keys, and what is already known (a daemon's memo only)
         let library_keys: Vec<u64> = match &keys {
             Some(k) => (0..plan.libraries.len())
@@ -695,14 +693,14 @@ pub fn run_with(
             .iter()
             .map(|k| keys.as_ref().and_then(|_| memo.pair(*k)))
             .collect();
-        let needs_start = |i: usize| {
-            (opts.keep_values && in_use(i))
-                || plan
-                    .pairs
-                    .iter()
-                    .zip(&known)
-                    .any(|(p, k)| p.library == i && k.is_none())
-        };
+        // pairs of each library left to evaluate (not known from the memo)
+        let mut to_run = vec![0usize; plan.libraries.len()];
+        for (p, k) in plan.pairs.iter().zip(&known) {
+            if k.is_none() {
+                to_run[p.library] += 1;
+            }
+        }
+        let needs_start = |i: usize| (opts.keep_values && in_use(i)) || to_run[i] > 0;
         // a library is started by the first of its pairs to run, and let go
         // after its last one (unless the values are kept): the run holds
         // the starts of the libraries in progress, not of every library
@@ -715,17 +713,7 @@ pub fn run_with(
                 })
             })
             .collect();
-        let remaining: Vec<AtomicUsize> = (0..plan.libraries.len())
-            .map(|i| {
-                AtomicUsize::new(
-                    plan.pairs
-                        .iter()
-                        .zip(&known)
-                        .filter(|(p, k)| p.library == i && k.is_none())
-                        .count(),
-                )
-            })
-            .collect();
+        let remaining: Vec<AtomicUsize> = to_run.iter().map(|&n| AtomicUsize::new(n)).collect();
         let start_of = |i: usize| -> Arc<LibraryStart> {
             let mut slot = slots[i].lock().unwrap_or_else(|e| e.into_inner());
             if let LibrarySlot::Started(s) = &*slot {

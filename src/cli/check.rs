@@ -235,31 +235,34 @@ pub fn load_plan_with(
     // what changed (git) and the plan (the files) are independent: on two
     // cores, one is found while the other is made; the plan then keeps the
     // pairs that read a changed file before it reads environment files
-    let (plan, changed) = std::thread::scope(|s| {
-        let changed = sel
+    let (plan, failed) = std::thread::scope(|s| {
+        let finding = sel
             .changed_since
             .as_ref()
             .map(|rev| s.spawn(move || changed_since(source, rev, sel.rev.as_deref())));
-        let mut result = None;
-        let plan = match (changed, plans) {
-            (None, _) => workspace::load_with(cache, plans),
-            (Some(h), Some(_)) => {
-                let plan = workspace::load_with(cache, plans);
-                result = Some(join(h));
-                plan
+        let mut failed = None;
+        let keep = || match join(finding?) {
+            Ok(paths) => Some(paths),
+            Err(e) => {
+                failed = Some(e);
+                None
             }
-            (Some(h), None) => workspace::load_keeping(cache, || {
-                let changed = join(h);
-                let keep = changed.as_ref().ok().cloned();
-                result = Some(changed);
-                keep
+        };
+        let plan = match plans {
+            None => workspace::load_keeping(cache, keep),
+            // a kept plan is whole: narrowed here
+            Some(_) => workspace::load_with(cache, plans).map(|mut plan| {
+                if let Some(paths) = keep() {
+                    plan.retain_reading(&paths);
+                }
+                plan
             }),
         };
-        (plan, result)
+        (plan, failed)
     });
     let mut plan = plan.map_err(|e| UsageError(format!("{e}")))?;
-    if let Some(changed) = changed {
-        plan.retain_reading(&changed?);
+    if let Some(e) = failed {
+        return Err(e);
     }
     if !sel.libraries.is_empty() {
         for l in &sel.libraries {

@@ -42,10 +42,8 @@ fn policies(wanted: Option<&str>) -> Vec<String> {
     for (i, p) in plan.policies.iter().enumerate() {
         let id = crate::check::policy::policy_id(&p.name);
         if let Some(w) = wanted {
-            let related = |a: &str, b: &str| {
-                a == b || (a.starts_with(b) && a.as_bytes().get(b.len()) == Some(&b'/'))
-            };
-            if !related(w, &id) && !related(&id, w) {
+            use crate::diagnostics::rules::id_within;
+            if !id_within(w, &id) && !id_within(&id, w) {
                 continue;
             }
         }

@@ -163,11 +163,7 @@ impl Finding {
         if pattern == "*" || pattern == self.rule.id() {
             return true;
         }
-        let id = self.rule_id();
-        id == pattern
-            || (id.len() > pattern.len()
-                && id.starts_with(pattern)
-                && id.as_bytes()[pattern.len()] == b'/')
+        rules::id_within(self.rule_id(), pattern)
     }
 
     /// Orders findings for reports: worst first, then by place.

@@ -440,6 +440,13 @@ impl RuleId {
     }
 }
 
+/// Whether rule id `id` is `prefix` or below it (`policy/prod/replicas/min`
+/// is within `policy/prod`, not within `policy/pro`).
+pub fn id_within(id: &str, prefix: &str) -> bool {
+    id.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 /// Whether `pattern` can name findings in the configuration (`rules:`,
 /// `ignore:`, inline `ignore[...]`): `*`, a rule's id, a namespace of them
 /// (`schema`), or a policy's own ids (`policy/<policy>[/<rule>]`).

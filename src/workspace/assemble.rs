@@ -126,7 +126,7 @@ fn policies(
             continue;
         };
         if let Some(severity) = &spec.severity {
-            if !["error", "warning", "note"].contains(&severity.as_str()) {
+            if crate::diagnostics::Severity::parse(severity).is_none() {
                 problems.config_about(
                     Some(severity),
                     format!("policy severity '{severity}' must be error, warning or note"),

@@ -223,6 +223,17 @@ fn quoted(message: &str) -> Option<&str> {
     (!value.is_empty()).then_some(value)
 }
 
+/// A YAML error of a configuration file: its message without the place
+/// serde_norway appends (" at line N column M"; we print the line
+/// ourselves), and the line.
+pub(super) fn yaml_error(e: &serde_norway::Error) -> (String, Option<usize>) {
+    let mut message = e.to_string();
+    if let Some(i) = message.find(" at line ") {
+        message.truncate(i);
+    }
+    (message, e.location().map(|l| l.line()))
+}
+
 impl Config {
     /// Parses and checks a config file's text.
     pub fn parse(path: &RepoPath, text: &str) -> Result<Config, ConfigError> {
@@ -230,12 +241,7 @@ impl Config {
             return Ok(Config::default());
         }
         let config: Config = serde_norway::from_str(text).map_err(|e| {
-            let line = e.location().map(|l| l.line());
-            let mut message = e.to_string();
-            // serde_norway appends " at line N column M"; we print the line ourselves
-            if let Some(i) = message.find(" at line ") {
-                message.truncate(i);
-            }
+            let (mut message, line) = yaml_error(&e);
             if let Some(hint) = unknown_key_hint(&message) {
                 message.push_str(&hint);
             }

@@ -69,13 +69,10 @@ impl Manifest {
             return Ok(Manifest::default());
         }
         let manifest: Manifest = serde_norway::from_str(text).map_err(|e| {
-            let mut message = e.to_string();
-            if let Some(i) = message.find(" at line ") {
-                message.truncate(i);
-            }
+            let (message, line) = super::config::yaml_error(&e);
             ManifestError {
                 message: format!("policy pack manifest {path}: {message}"),
-                line: e.location().map(|l| l.line() as u32),
+                line: line.map(|l| l as u32),
             }
         })?;
         let line_of = |needle: &str| {
@@ -90,7 +87,7 @@ impl Manifest {
                 .filter_map(|p| p.severity.as_ref()),
         );
         for s in severities {
-            if !["error", "warning", "note"].contains(&s.as_str()) {
+            if crate::diagnostics::Severity::parse(s).is_none() {
                 return Err(ManifestError {
                     message: format!(
                         "policy pack manifest {path}: severity '{s}' must be error, warning or note"

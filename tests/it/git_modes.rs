@@ -24,15 +24,18 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
-fn pairs_listed(dir: &Path, args: &[&str]) -> Vec<String> {
+/// The pairs `list --format json ARGS` plans.
+fn listed(dir: &Path, args: &[&str]) -> Vec<serde_json::Value> {
     let mut all = vec!["list", "--format", "json"];
     all.extend_from_slice(args);
     let (code, out, err) = run(dir, &all);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    v["pairs"]
-        .as_array()
-        .unwrap()
+    v["pairs"].as_array().unwrap().clone()
+}
+
+fn pairs_listed(dir: &Path, args: &[&str]) -> Vec<String> {
+    listed(dir, args)
         .iter()
         .map(|p| p["name"].as_str().unwrap().to_string())
         .collect()
@@ -204,14 +207,7 @@ fn changed_since_plans_its_pairs_as_a_full_plan_does() {
     git(p, &["commit", "-q", "-m", "extra"]);
     write(p, "envs/prod/web.yml", "replicas: 6\n");
     let ytt_of = |args: &[&str]| -> String {
-        let mut all = vec!["list", "--format", "json"];
-        all.extend_from_slice(args);
-        let (code, out, err) = run(p, &all);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        v["pairs"]
-            .as_array()
-            .unwrap()
+        listed(p, args)
             .iter()
             .find(|x| x["name"] == "web@prod")
             .map(|x| {
