@@ -192,35 +192,31 @@ impl Git {
             ));
         }
         let repo = self.repo.to_thread_local();
-        let tree = repo
+        let tree_id = repo
             .find_object(commit)
             .map_err(|e| GitError(format!("cannot read commit {commit}: {e}")))?
             .peel_to_commit()
             .map_err(|e| GitError(format!("cannot read commit {commit}: {e}")))?
-            .tree()
-            .map_err(|e| GitError(format!("cannot read the tree of {commit}: {e}")))?;
-        let records = tree
-            .traverse()
-            .breadthfirst
-            .files()
-            .map_err(|e| GitError(format!("cannot read the tree of {commit}: {e}")))?;
+            .tree_id()
+            .map_err(|e| GitError(format!("cannot read the tree of {commit}: {e}")))?
+            .detach();
+        // the index's cached tree ids say which folders it holds exactly as
+        // the commit does (after a commit, all of them): those are listed
+        // from the index, and only the other folders' tree objects are read
+        let index = repo.index_or_empty().ok();
+        let cached: Option<&gix::index::File> = index
+            .as_deref()
+            .map(|ix| &**ix)
+            .filter(|ix| !ix.is_sparse());
         let mut entries = BTreeMap::new();
-        for r in records {
-            let kind = if r.mode.is_link() {
-                Kind::Link
-            } else if r.mode.is_blob() {
-                Kind::File
-            } else {
-                continue; // trees are implied by their files; submodules are not ours
-            };
-            let Some(path) = std::str::from_utf8(r.filepath.as_ref())
-                .ok()
-                .and_then(RepoPath::new)
-            else {
-                continue;
-            };
-            entries.insert(path, Entry { id: r.oid, kind });
-        }
+        let mut walk = TreeWalk {
+            repo: &repo,
+            index: cached,
+            path: Vec::new(),
+            entries: &mut entries,
+        };
+        walk.visit(tree_id, cached.and_then(|ix| ix.tree()))
+            .map_err(|e| GitError(format!("cannot read the tree of {commit}: {e}")))?;
         if let Ok(mut trees) = TREES.lock() {
             if trees.len() >= TREES_KEPT {
                 trees.clear();
@@ -369,6 +365,102 @@ impl Git {
             }
         }
         out
+    }
+}
+
+/// A commit's files, folder by folder.
+struct TreeWalk<'a> {
+    repo: &'a gix::Repository,
+    /// The index, when its cached tree ids can stand in for tree objects.
+    index: Option<&'a gix::index::File>,
+    /// The folder being walked, with a trailing `/` (empty at the root).
+    path: Vec<u8>,
+    entries: &'a mut BTreeMap<RepoPath, Entry>,
+}
+
+impl TreeWalk<'_> {
+    /// Lists the folder `id` at `self.path`; `cached` is the index's cached
+    /// tree of the same folder, if it has one.
+    fn visit(
+        &mut self,
+        id: ObjectId,
+        cached: Option<&gix::index::extension::Tree>,
+    ) -> Result<(), String> {
+        if let (Some(ix), Some(node)) = (self.index, cached) {
+            // a valid cached tree with this id: the index holds this folder
+            // exactly as the tree object does
+            if node.num_entries.is_some() && node.id == id && self.from_index(ix) {
+                return Ok(());
+            }
+        }
+        let tree = self
+            .repo
+            .find_object(id)
+            .map_err(|e| e.to_string())?
+            .try_into_tree()
+            .map_err(|e| e.to_string())?;
+        let decoded = tree.decode().map_err(|e| e.to_string())?;
+        for e in &decoded.entries {
+            let len = self.path.len();
+            self.path.extend_from_slice(e.filename);
+            if e.mode.is_tree() {
+                self.path.push(b'/');
+                let child = cached.and_then(|n| {
+                    n.children
+                        .iter()
+                        .find(|c| c.name.as_slice() == e.filename.as_ref() as &[u8])
+                });
+                self.visit(e.oid.to_owned(), child)?;
+            } else {
+                let kind = if e.mode.is_link() {
+                    Some(Kind::Link)
+                } else if e.mode.is_blob() {
+                    Some(Kind::File)
+                } else {
+                    None // submodules are not ours
+                };
+                if let Some(kind) = kind {
+                    self.insert(kind, e.oid.to_owned());
+                }
+            }
+            self.path.truncate(len);
+        }
+        Ok(())
+    }
+
+    /// Lists the folder from the index; false (nothing listed) when the
+    /// index has entries there it cannot vouch for (conflicts).
+    fn from_index(&mut self, ix: &gix::index::File) -> bool {
+        use gix::bstr::ByteSlice;
+        let range = ix
+            .prefixed_entries_range(self.path.as_bstr())
+            .unwrap_or(0..0);
+        let entries = &ix.entries()[range];
+        if entries.iter().any(|e| e.stage_raw() != 0) {
+            return false;
+        }
+        let folder = std::mem::take(&mut self.path);
+        for e in entries {
+            let kind = match e.mode {
+                gix::index::entry::Mode::SYMLINK => Kind::Link,
+                gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE => {
+                    Kind::File
+                }
+                _ => continue,
+            };
+            self.path.clear();
+            self.path.extend_from_slice(e.path(ix));
+            self.insert(kind, e.id);
+        }
+        self.path = folder;
+        true
+    }
+
+    fn insert(&mut self, kind: Kind, id: ObjectId) {
+        let Some(path) = std::str::from_utf8(&self.path).ok().and_then(RepoPath::new) else {
+            return;
+        };
+        self.entries.insert(path, Entry { id, kind });
     }
 }
 

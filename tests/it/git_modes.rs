@@ -191,6 +191,48 @@ fn changed_since_sees_every_edit_of_the_work_tree() {
     assert!(pairs_listed(p, &["--changed-since", "HEAD"]).is_empty());
 }
 
+/// A commit's files are listed from the index where the index's cached
+/// tree ids vouch for a folder (after a commit, all of them), and from tree
+/// objects elsewhere: a staged change, a cached tree rewritten to the
+/// staged content (`git write-tree`), a file removed from the index and a
+/// new folder are each seen as git sees them.
+#[test]
+fn a_commit_is_listed_as_git_lists_it_whatever_the_index_caches() {
+    let d = repository();
+    let p = d.path();
+    // staged and cached: the index's tree for envs/dev is the staged one
+    write(p, "envs/dev/web.yml", "replicas: 0\n");
+    git(p, &["add", "envs/dev/web.yml"]);
+    git(p, &["write-tree"]);
+    // HEAD still has replicas: 1 there, which passes
+    let (code, _, err) = run(p, &["check", "--rev", "HEAD", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, out, _) = run(p, &["check", "--staged"]);
+    assert_eq!(code, 1, "the staged replicas: 0 fails min=1: {out}");
+    assert_eq!(
+        pairs_listed(p, &["--staged", "--changed-since", "HEAD"]),
+        vec!["web@dev"]
+    );
+    // a file taken out of the index (its pair is gone; the other pair of
+    // its environment may have read it), and a new folder staged
+    git(p, &["rm", "-q", "--cached", "envs/prod/api.yml"]);
+    write(p, "envs/qa/api.yml", "port: 9092\n");
+    git(p, &["add", "envs/qa/api.yml"]);
+    assert_eq!(
+        pairs_listed(p, &["--staged", "--changed-since", "HEAD"]),
+        vec!["api@qa", "web@dev", "web@prod"]
+    );
+    // committed: the index vouches for every folder again, nothing changed
+    git(p, &["commit", "-q", "-m", "second"]);
+    assert!(pairs_listed(p, &["--staged", "--changed-since", "HEAD"]).is_empty());
+    assert_eq!(
+        pairs_listed(p, &["--staged", "--changed-since", "HEAD~1"]),
+        vec!["api@qa", "web@dev", "web@prod"]
+    );
+    let (code, _, err) = run(p, &["check", "--rev", "HEAD~1", "--quiet"]);
+    assert_eq!(code, 0, "{err}");
+}
+
 /// `--changed-since` plans the pairs it keeps without reading the other
 /// environment files; what it plans for them is what a full plan says
 /// (`-f` for annotated files, `--data-values-file` for plain ones, in order).
