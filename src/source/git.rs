@@ -389,7 +389,7 @@ impl TreeWalk<'_> {
         if let (Some(ix), Some(node)) = (self.index, cached) {
             // a valid cached tree with this id: the index holds this folder
             // exactly as the tree object does
-            if node.num_entries.is_some() && node.id == id && self.from_index(ix) {
+            if node.num_entries.is_some() && node.id == id && self.list_from_index(ix) {
                 return Ok(());
             }
         }
@@ -430,7 +430,7 @@ impl TreeWalk<'_> {
 
     /// Lists the folder from the index; false (nothing listed) when the
     /// index has entries there it cannot vouch for (conflicts).
-    fn from_index(&mut self, ix: &gix::index::File) -> bool {
+    fn list_from_index(&mut self, ix: &gix::index::File) -> bool {
         use gix::bstr::ByteSlice;
         let range = ix
             .prefixed_entries_range(self.path.as_bstr())
