@@ -537,6 +537,8 @@ pub fn execute(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Answer {
 }
 
 fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<Answer, UsageError> {
+    // the interpreter's built-ins are made while the files are read
+    crate::template::eval::prepare_globals_in_background();
     let mut answer = Answer::default();
     let outputs = outputs(args)?;
     // relative paths are the client's

@@ -80,15 +80,31 @@ pub fn dialect() -> Dialect {
     }
 }
 
+static GLOBALS: OnceLock<Globals> = OnceLock::new();
+
 /// The global environment every ytt file sees.
 pub fn globals() -> &'static Globals {
-    static GLOBALS: OnceLock<Globals> = OnceLock::new();
     GLOBALS.get_or_init(|| {
         GlobalsBuilder::extended_by(&[LibraryExtension::Print, LibraryExtension::SetType])
             .with(runtime::instructions)
             .with(guard::guarded_operators)
             .build()
     })
+}
+
+/// Builds [`globals`] on another thread, if no one has yet. starlark-rust
+/// builds the documentation of every built-in function as it makes them
+/// (parsing doc strings with regular expressions: 2-3 ms), so a process
+/// that is about to evaluate starts this while it reads and plans.
+pub fn prepare_globals_in_background() {
+    if GLOBALS.get().is_none() {
+        // a detached thread: the first evaluation waits for it if need be
+        let _ = std::thread::Builder::new()
+            .name("starlark-globals".into())
+            .spawn(|| {
+                globals();
+            });
+    }
 }
 
 /// Services the ytt modules need from the library a file belongs to.
