@@ -34,6 +34,8 @@ pub enum Compiled {
         program: Arc<Program>,
         ast: AstModule,
         nodes: Arc<NodeTable>,
+        /// The template as a function, for its later evaluations.
+        function: super::function::FunctionSlot,
     },
     /// A Starlark file.
     Starlark {
@@ -91,6 +93,21 @@ impl CompileCache {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Templates compiled to a function so far (see
+    /// [`super::function`]): evaluated again after a first evaluation.
+    pub fn template_functions(&self) -> usize {
+        self.entries
+            .lock()
+            .map(|e| {
+                e.values()
+                    .filter(|(_, r)| {
+                        matches!(&**r, Ok(Compiled::Template { function, .. }) if function.is_made())
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
     }
 
     /// Forgets one file's compiled program (a file evaluated once, such as
@@ -268,6 +285,7 @@ fn compile_yaml_template(
         program,
         ast,
         nodes: code.nodes,
+        function: Default::default(),
     })
 }
 

@@ -193,6 +193,30 @@ impl PrintHandler for InjectedPrint {
     }
 }
 
+/// `print()` kept until the evaluation is known to have succeeded.
+#[derive(Default)]
+struct BufferedPrint {
+    lines: std::sync::Mutex<Vec<String>>,
+}
+
+impl PrintHandler for BufferedPrint {
+    fn println(&self, text: &str) -> starlark::Result<()> {
+        if let Ok(mut lines) = self.lines.lock() {
+            lines.push(text.to_string());
+        }
+        Ok(())
+    }
+}
+
+impl BufferedPrint {
+    fn pass_on(&self) {
+        let lines = std::mem::take(&mut *self.lines.lock().unwrap_or_else(|e| e.into_inner()));
+        for line in lines {
+            let _ = InjectedPrint.println(&line);
+        }
+    }
+}
+
 // ------------------------------------------------------------------ sessions
 
 /// Evaluates files of one library tree with one set of data values.
@@ -266,8 +290,16 @@ impl<'a> EvalSession<'a> {
                 program,
                 ast,
                 nodes,
+                function,
             }) => {
+                let turned = function.get(&file.file.rel_path, program, ast, nodes, self.opts);
+                if let Some(done) =
+                    turned.and_then(|f| self.run_function(&file.file, program, f, lib))
+                {
+                    return Ok(done);
+                }
                 let (module, ds) = self.run(&file.file, program, ast, Some(nodes), lib)?;
+                function.succeeded();
                 Ok(YamlResult {
                     docset: ds.unwrap_or_default(),
                     module: Some(module),
@@ -339,6 +371,7 @@ impl<'a> EvalSession<'a> {
                 program,
                 ast,
                 nodes,
+                ..
             }) => self
                 .run(&file.file, program, ast, Some(nodes), lib)
                 .map(|(m, _)| m),
@@ -452,6 +485,74 @@ impl<'a> EvalSession<'a> {
                 None => None,
             };
             Ok((frozen, ds, text))
+        })
+    }
+
+    /// Evaluates a template by calling its function (see [`super::function`]):
+    /// its loads resolved by this session, its result as a module's. `None`
+    /// for any error: the caller evaluates the template as a module, which
+    /// gives the error exactly as before (text printed here is only passed on
+    /// when the call succeeds, so it is not printed twice).
+    fn run_function(
+        &self,
+        file: &Arc<InputFile>,
+        program: &Arc<Program>,
+        function: &super::function::TemplateFunction,
+        lib: LibraryCtx,
+    ) -> Option<YamlResult> {
+        use starlark::eval::FileLoader;
+        self.register(&file.rel_path, program);
+        let loader = Loader {
+            session: self,
+            lib,
+            file: file.clone(),
+        };
+        let mut loaded = Vec::new();
+        for load in &function.loads {
+            let module = loader.load(&load.module).ok()?;
+            for (_, exported) in &load.symbols {
+                loaded.push(module.get(exported).ok()?);
+            }
+        }
+        let host: Arc<dyn Host> = Arc::new(LibraryHost {
+            tree: self.tree.clone(),
+            lib,
+            libraries: self.libraries.clone(),
+        });
+        let printed = BufferedPrint::default();
+        Module::with_temp_heap(|module| {
+            module.set_extra_value(module.heap().alloc(ValueStore::default()));
+            let mut rt = Runtime::new(Some(host));
+            rt.implicit_map_key_overrides = self.opts.implicit_map_key_overrides;
+            let tracker = Tracker::default();
+            let result = guard::catch_panics(|| {
+                let mut ev = Evaluator::new(&module);
+                configure(&mut ev, self.opts, &tracker);
+                ev.set_print_handler(&printed);
+                ev.extra = Some(&rt);
+                // the function's heap and the loaded modules' heaps are kept
+                // alive by this module's heap (as a load keeps a module's)
+                let heap = module.heap();
+                let f = heap.access_owned_frozen_value(&function.function);
+                let args: Vec<SValue> = loaded
+                    .iter()
+                    .map(|v| heap.access_owned_frozen_value(v))
+                    .collect();
+                ev.eval_function(f, &args, &[]).map(|_| ())
+            });
+            if !matches!(result, Ok(Ok(()))) {
+                return None;
+            }
+            let ds = rt.result.borrow_mut().take();
+            let frozen = module.freeze().ok()?;
+            let mut ds = ds?;
+            let store = frozen.owned_extra_value();
+            resolve_docset(&mut ds, store.as_ref());
+            printed.pass_on();
+            Some(YamlResult {
+                docset: ds,
+                module: Some(frozen),
+            })
         })
     }
 

@@ -20,6 +20,7 @@ pub mod compile;
 pub mod convert;
 pub mod error;
 pub mod eval;
+mod function;
 pub mod go;
 pub mod guard;
 pub mod loader;

@@ -23,6 +23,7 @@ mod private_libraries;
 mod properties;
 mod render;
 mod schema_errors;
+mod template_functions;
 mod validation_rules;
 mod values_errors;
 mod yaml_semantics;

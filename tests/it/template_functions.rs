@@ -1,0 +1,197 @@
+//! A template evaluated again is called as a compiled function rather than
+//! evaluated as a module (`template::function`). Rendering a library for
+//! many sets of data values through one compile cache (functions from the
+//! second render on) must give, render for render, exactly what a fresh
+//! cache gives (modules only): documents, and errors with their messages
+//! and positions, also when a function call fails and the module is
+//! evaluated instead.
+
+use std::sync::Arc;
+
+use yttcheck::files::{InputFile, LibraryTree};
+use yttcheck::render::Renderer;
+use yttcheck::source::worktree::WorkTree;
+use yttcheck::source::Stdin;
+use yttcheck::template::{CompileCache, EvalOpts};
+use yttcheck::values::DataValuesFlags;
+use yttcheck::yaml::pos::SourceFile;
+use yttcheck::yaml::print::print_docset;
+
+fn file(order: usize, rel_path: &str, text: &str) -> Arc<InputFile> {
+    Arc::new(InputFile {
+        rel_path: rel_path.to_string(),
+        implied: true,
+        src: SourceFile::new(rel_path, text),
+        order,
+    })
+}
+
+const HELPERS: &str = r#"
+def double(n):
+  return n * 2
+end
+suffix = "-svc"
+def _private():
+  return 1
+end
+"#;
+
+const SCHEMA: &str = r#"#@data/values-schema
+---
+name: app
+mode: ok
+replicas: 1
+ports:
+- 80
+#@schema/type any=True
+labels: {}
+"#;
+
+/// Loads (one aliased), a top-level function reading a variable assigned
+/// after it, a lambda, loops, conditions, `*` (which the limits replace),
+/// a nested function, reassignment, and failures that depend on the values.
+const DEPLOYMENT: &str = r#"#@ load("@ytt:data", "data")
+#@ load("@ytt:yaml", "yaml")
+#@ load("@ytt:struct", "struct")
+#@ load("helpers.star", twice="double", "suffix")
+#@ def full_name():
+#@   return data.values.name + tail
+#@ end
+#@ tail = suffix
+#@ tail = tail + "-" + str(twice(data.values.replicas))
+#@ scale = lambda n: n * 3
+#@ def labels():
+#@   def one(k, v):
+#@     return {k: v}
+#@   end
+#@   out = {}
+#@   for k in data.values.labels:
+#@     out.update(one(k, data.values.labels[k]))
+#@   end
+#@   return out
+#@ end
+#@ if data.values.mode == "boom":
+#@   fail("boom for " + data.values.name)
+#@ end
+---
+kind: Deployment
+metadata:
+  name: #@ full_name()
+  labels: #@ labels()
+spec:
+  replicas: #@ scale(data.values.replicas)
+  template:
+    spec:
+      containers:
+      #@ for p in data.values.ports:
+      - name: #@ "port-" + str(p)
+        port: #@ p
+        #@ if p > 1000:
+        high: true
+        #@ else:
+        high: false
+        #@ end
+      #@ end
+---
+kind: ConfigMap
+data:
+  #@ if data.values.mode == "attr":
+  missing: #@ data.values.nothing_here
+  #@ end
+  config.yml: #@ yaml.encode(struct.encode(data.values))
+  repeated: #@ "ab" * data.values.replicas
+"#;
+
+/// An overlay whose matcher is a lambda calling a function of its file.
+const OVERLAY: &str = r#"#@ load("@ytt:overlay", "overlay")
+#@ load("@ytt:data", "data")
+#@ def is_config(i, l, r):
+#@   return l["kind"] == "ConfigMap"
+#@ end
+#@overlay/match by=lambda i, l, r: is_config(i, l, r)
+---
+#@overlay/match missing_ok=True
+metadata:
+  #@overlay/match missing_ok=True
+  name: #@ "config-" + data.values.name
+"#;
+
+/// Not turned into a function (a string spanning lines): still right.
+const MULTILINE: &str = r#"#@ load("@ytt:data", "data")
+#@ text = """line one
+#@ line two"""
+---
+kind: Note
+text: #@ text + " " + data.values.name
+"#;
+
+fn library() -> Arc<LibraryTree> {
+    Arc::new(LibraryTree::new(vec![
+        file(0, "helpers.star", HELPERS),
+        file(1, "schema.yml", SCHEMA),
+        file(2, "deployment.yml", DEPLOYMENT),
+        file(3, "overlay.yml", OVERLAY),
+        file(4, "note.yml", MULTILINE),
+    ]))
+}
+
+fn render(tree: &Arc<LibraryTree>, cache: Arc<CompileCache>, values: &[&str]) -> String {
+    let flags = DataValuesFlags {
+        kvs_from_yaml: values.iter().map(|v| v.to_string()).collect(),
+        ..DataValuesFlags::default()
+    };
+    let overlays = flags
+        .as_overlays(
+            &WorkTree::new(std::env::temp_dir()),
+            &Stdin::default(),
+            &[],
+            false,
+        )
+        .expect("the values parse");
+    match Renderer::new(tree.clone(), cache, false).render_root(&EvalOpts::default(), &overlays) {
+        Ok(r) => print_docset(&r.docs),
+        Err(e) => format!("error: {}", e.message()),
+    }
+}
+
+#[test]
+fn a_template_called_as_a_function_renders_as_the_module_does() {
+    let sets: Vec<Vec<&str>> = vec![
+        vec![
+            "name=web",
+            "ports=[80, 8080]",
+            "labels={team: a, tier: web}",
+        ],
+        vec!["name=api", "replicas=3", "ports=[443]"],
+        vec!["name=bad", "mode=boom"],
+        vec!["name=attr", "mode=attr", "replicas=2"],
+        vec!["name=web2", "ports=[]", "labels={x: y}"],
+        vec!["name=bad2", "mode=boom", "replicas=4"],
+        vec!["name=web3", "replicas=5", "ports=[1, 2000, 3]"],
+    ];
+    let tree = library();
+    let shared = Arc::new(CompileCache::new(yttcheck::ytt::stdlib()));
+    for (i, set) in sets.iter().enumerate() {
+        let fresh = Arc::new(CompileCache::new(yttcheck::ytt::stdlib()));
+        let as_module = render(&tree, fresh, set);
+        let reused = render(&tree, shared.clone(), set);
+        assert_eq!(reused, as_module, "render {i} ({set:?}) differs");
+    }
+    // the failures fail, the others render
+    let outputs: Vec<String> = sets
+        .iter()
+        .map(|s| render(&tree, shared.clone(), s))
+        .collect();
+    assert!(outputs[2].contains("boom for bad"), "{}", outputs[2]);
+    assert!(outputs[3].starts_with("error:"), "{}", outputs[3]);
+    assert!(outputs[0].contains("name: web-svc-2"), "{}", outputs[0]);
+    assert!(outputs[0].contains("name: config-web"), "{}", outputs[0]);
+    assert!(
+        outputs[6].contains("repeated: ababababab"),
+        "{}",
+        outputs[6]
+    );
+    // the templates without a multi-line string were turned (the schema,
+    // the deployment and the overlay file); the note was not
+    assert_eq!(shared.template_functions(), 3);
+}
