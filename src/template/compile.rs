@@ -557,11 +557,24 @@ impl Compiler<'_> {
             }
             scalar => {
                 self.nodes[parent as usize].scalar = scalar.clone();
-                self.line(
-                    format!("{SET_NODE}({parent})"),
-                    LineKind::Instr { node: true },
-                    Some(parent_pos),
-                );
+                // `start_node(t)` then `set_node(t)` is `__ytt_node(t)`: one
+                // statement instead of two (an annotated scalar's usual
+                // code), at the same place
+                let start = format!("{START_NODE}({parent})");
+                match self.lines.last_mut() {
+                    Some(last)
+                        if last.text == start
+                            && matches!(last.kind, LineKind::Instr { node: true })
+                            && last.src.as_ref() == Some(parent_pos).filter(|p| p.is_known()) =>
+                    {
+                        last.text = format!("{NODE}({parent})");
+                    }
+                    _ => self.line(
+                        format!("{SET_NODE}({parent})"),
+                        LineKind::Instr { node: true },
+                        Some(parent_pos),
+                    ),
+                }
             }
         }
         Ok(())
@@ -700,7 +713,13 @@ b:
 ",
         );
         assert!(c.contains(&"__ytt_node(5)".to_string()), "{c:?}");
-        assert!(c.contains(&"__ytt_start_node(6)".to_string()), "{c:?}");
+        // (the templated scalar's start and set are one statement too)
+        assert!(c.contains(&"if True:".to_string()), "{c:?}");
+        assert!(c.contains(&"__ytt_node(6)".to_string()), "{c:?}");
+        assert!(
+            !c.iter().any(|l| l.starts_with("__ytt_set_node(6")),
+            "{c:?}"
+        );
         // a key given twice stays node by node, so ytt's error is raised
         let c = code(
             "a: #@ 1
