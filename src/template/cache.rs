@@ -36,11 +36,15 @@ pub enum Compiled {
         nodes: Arc<NodeTable>,
         /// The template as a function, for its later evaluations.
         function: super::function::FunctionSlot,
+        /// The template loaded as a module, when that is the same for all.
+        shared: SharedModule,
     },
     /// A Starlark file.
     Starlark {
         program: Arc<Program>,
         ast: AstModule,
+        /// The file as a module, when that is the same for all.
+        shared: SharedModule,
     },
     /// A text template (`.txt`).
     Text {
@@ -281,11 +285,13 @@ fn compile_yaml_template(
     });
     let program = to_program(&file.rel_path, &lines)?;
     let ast = parse_ast(&file.rel_path, &program)?;
+    let shared = SharedModule::new(&program, &ast);
     Ok(Compiled::Template {
         program,
         ast,
         nodes: code.nodes,
         function: Default::default(),
+        shared,
     })
 }
 
@@ -320,7 +326,12 @@ fn compile_starlark(file: &InputFile) -> Result<Compiled, TemplateError> {
         p.bare_lines = true;
     }
     let ast = parse_ast(&file.rel_path, &program)?;
-    Ok(Compiled::Starlark { program, ast })
+    let shared = SharedModule::new(&program, &ast);
+    Ok(Compiled::Starlark {
+        program,
+        ast,
+        shared,
+    })
 }
 
 fn to_program(name: &str, lines: &[CodeLine]) -> Result<Arc<Program>, TemplateError> {
@@ -372,4 +383,69 @@ fn parse_ast(name: &str, program: &Arc<Program>) -> Result<AstModule, TemplateEr
         let (msg, pos, _) = render_starlark_error(&e, &registry);
         TemplateError::new(TemplateErrorKind::Starlark, msg, pos)
     })
+}
+
+/// A loaded file's module, evaluated once for every session that loads it
+/// when nothing of a session can change it: the file loads nothing, or only
+/// `@ytt:` modules that are the same for everyone (not `data`, `library` or
+/// `template`), and prints nothing. A library's helpers (`helpers.star`) are
+/// then evaluated once per run instead of once per environment. A failed
+/// evaluation is not kept: every session gets the error as before.
+#[derive(Default)]
+pub struct SharedModule {
+    pure: bool,
+    module: std::sync::OnceLock<starlark::environment::FrozenModule>,
+}
+
+impl std::fmt::Debug for SharedModule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SharedModule")
+            .field("pure", &self.pure)
+            .field("kept", &self.module.get().is_some())
+            .finish()
+    }
+}
+
+/// The `@ytt:` modules that are the same in every session.
+const SAME_FOR_ALL: &[&str] = &[
+    "@ytt:assert",
+    "@ytt:base64",
+    "@ytt:ip",
+    "@ytt:json",
+    "@ytt:math",
+    "@ytt:md5",
+    "@ytt:overlay",
+    "@ytt:regexp",
+    "@ytt:sha256",
+    "@ytt:struct",
+    "@ytt:url",
+    "@ytt:version",
+    "@ytt:yaml",
+];
+
+impl SharedModule {
+    fn new(program: &Program, ast: &AstModule) -> SharedModule {
+        let pure = !program.source.contains("print")
+            && ast
+                .loads()
+                .iter()
+                .all(|l| SAME_FOR_ALL.contains(&l.module_id));
+        SharedModule {
+            pure,
+            module: Default::default(),
+        }
+    }
+
+    /// The kept module, if there is one.
+    pub(super) fn get(&self) -> Option<&starlark::environment::FrozenModule> {
+        self.module.get()
+    }
+
+    /// Keeps a successful evaluation's module, if the file is one whose
+    /// module is the same for all.
+    pub(super) fn keep(&self, module: &starlark::environment::FrozenModule) {
+        if self.pure {
+            let _ = self.module.set(module.clone());
+        }
+    }
 }

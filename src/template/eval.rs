@@ -291,6 +291,7 @@ impl<'a> EvalSession<'a> {
                 ast,
                 nodes,
                 function,
+                ..
             }) => {
                 let turned = function.get(&file.file.rel_path, program, ast, nodes, self.opts);
                 if let Some(done) =
@@ -371,14 +372,21 @@ impl<'a> EvalSession<'a> {
                 program,
                 ast,
                 nodes,
+                shared,
                 ..
-            }) => self
-                .run(&file.file, program, ast, Some(nodes), lib)
-                .map(|(m, _)| m),
-            Ok(Compiled::Starlark { program, ast }) => self
-                .run(&file.file, program, ast, None, lib)
-                .map(|(m, _)| m)
-                .map_err(|e| e.prefixed("Evaluating starlark template: ")),
+            }) => self.shared_or(&file.file, program, shared, || {
+                self.run(&file.file, program, ast, Some(nodes), lib)
+                    .map(|(m, _)| m)
+            }),
+            Ok(Compiled::Starlark {
+                program,
+                ast,
+                shared,
+            }) => self.shared_or(&file.file, program, shared, || {
+                self.run(&file.file, program, ast, None, lib)
+                    .map(|(m, _)| m)
+                    .map_err(|e| e.prefixed("Evaluating starlark template: "))
+            }),
             Ok(Compiled::Text { program, ast }) => self
                 .run(&file.file, program, ast, None, lib)
                 .map(|(m, _)| m)
@@ -388,6 +396,25 @@ impl<'a> EvalSession<'a> {
         let module = result?;
         self.state.borrow_mut().modules.insert(key, module.clone());
         Ok(module)
+    }
+
+    /// A loaded file's module: the one kept for all sessions, else
+    /// `evaluate`'s (kept when the file's module is the same for all).
+    fn shared_or(
+        &self,
+        file: &Arc<InputFile>,
+        program: &Arc<Program>,
+        shared: &super::cache::SharedModule,
+        evaluate: impl FnOnce() -> Result<FrozenModule, TemplateError>,
+    ) -> Result<FrozenModule, TemplateError> {
+        if let Some(m) = shared.get() {
+            // its functions' errors are shown with its lines
+            self.register(&file.rel_path, program);
+            return Ok(m.clone());
+        }
+        let m = evaluate()?;
+        shared.keep(&m);
+        Ok(m)
     }
 
     fn register(&self, name: &str, program: &Arc<Program>) {

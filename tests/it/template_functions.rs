@@ -4,7 +4,8 @@
 //! second render on) must give, render for render, exactly what a fresh
 //! cache gives (modules only): documents, and errors with their messages
 //! and positions, also when a function call fails and the module is
-//! evaluated instead.
+//! evaluated instead. The helpers file loads nothing, so it is evaluated
+//! once for all renders (`template::cache::SharedModule`).
 
 use std::sync::Arc;
 
@@ -31,6 +32,12 @@ def double(n):
   return n * 2
 end
 suffix = "-svc"
+def check(n):
+  if n > 100:
+    fail("too many replicas: " + str(n))
+  end
+  return n
+end
 def _private():
   return 1
 end
@@ -53,7 +60,7 @@ labels: {}
 const DEPLOYMENT: &str = r#"#@ load("@ytt:data", "data")
 #@ load("@ytt:yaml", "yaml")
 #@ load("@ytt:struct", "struct")
-#@ load("helpers.star", twice="double", "suffix")
+#@ load("helpers.star", twice="double", "suffix", "check")
 #@ def full_name():
 #@   return data.values.name + tail
 #@ end
@@ -79,7 +86,7 @@ metadata:
   name: #@ full_name()
   labels: #@ labels()
 spec:
-  replicas: #@ scale(data.values.replicas)
+  replicas: #@ scale(check(data.values.replicas))
   template:
     spec:
       containers:
@@ -168,6 +175,7 @@ fn a_template_called_as_a_function_renders_as_the_module_does() {
         vec!["name=web2", "ports=[]", "labels={x: y}"],
         vec!["name=bad2", "mode=boom", "replicas=4"],
         vec!["name=web3", "replicas=5", "ports=[1, 2000, 3]"],
+        vec!["name=many", "replicas=200"],
     ];
     let tree = library();
     let shared = Arc::new(CompileCache::new(yttcheck::ytt::stdlib()));
