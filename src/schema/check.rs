@@ -44,17 +44,25 @@ fn assign(t: &Type, v: &mut Value, out: &mut Vec<Violation>) {
     match (resolve(t), v) {
         (Type::Any(_), _) => {}
         (Type::Map(mt), Value::Map(m)) => {
-            let mut found: Vec<usize> = Vec::new();
+            // declarations given a value; values mostly come in the
+            // schema's order, so the one after the last match is tried first
+            let mut found = vec![false; mt.items.len()];
+            let mut next = 0;
             for item in m.items.iter_mut() {
-                if let Some(idx) = mt.items.iter().position(|it| it.key.scalar_eq(&item.key)) {
-                    found.push(idx);
+                let at = match mt.items.get(next) {
+                    Some(it) if it.key.scalar_eq(&item.key) => Some(next),
+                    _ => mt.items.iter().position(|it| it.key.scalar_eq(&item.key)),
+                };
+                if let Some(idx) = at {
+                    found[idx] = true;
+                    next = idx + 1;
                     if item.value.is_collection() {
                         assign(&mt.items[idx].value_type, &mut item.value, out);
                     }
                 }
             }
             for (idx, it) in mt.items.iter().enumerate() {
-                if found.contains(&idx) {
+                if found[idx] {
                     continue;
                 }
                 let mut value = it.default.clone();
@@ -130,8 +138,25 @@ fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) 
     let len = path.len();
     match (t, v) {
         (Type::Map(mt), Value::Map(m)) => {
-            for item in &m.items {
-                if !mt.items.iter().any(|it| it.key.scalar_eq(&item.key)) {
+            // each item's declaration; values mostly come in the schema's
+            // order, so the one after the last match is tried first
+            let mut next = 0;
+            let declared: Vec<Option<&_>> = m
+                .items
+                .iter()
+                .map(|item| {
+                    let at = match mt.items.get(next) {
+                        Some(it) if it.key.scalar_eq(&item.key) => Some(next),
+                        _ => mt.items.iter().position(|it| it.key.scalar_eq(&item.key)),
+                    };
+                    at.map(|i| {
+                        next = i + 1;
+                        &mt.items[i]
+                    })
+                })
+                .collect();
+            for (item, decl) in m.items.iter().zip(&declared) {
+                if decl.is_none() {
                     let mut v = unexpected_key(item, mt);
                     crate::yaml::push_key_path(path, &item.key);
                     v.key_path = Some(path.clone());
@@ -139,8 +164,8 @@ fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) 
                     out.push(v);
                 }
             }
-            for item in &m.items {
-                if let Some(it) = mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {
+            for (item, decl) in m.items.iter().zip(&declared) {
+                if let Some(it) = decl {
                     crate::yaml::push_key_path(path, &item.key);
                     check_holder(&it.value_type, &item.value, &item.pos, path, out);
                     path.truncate(len);
