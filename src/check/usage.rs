@@ -65,8 +65,9 @@ pub(super) struct PairRender<'a> {
 /// templates read when it succeeded.
 pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option<Arc<ValueUsage>>) {
     let log = Arc::new(ReadLog::default());
-    let renderer =
-        Renderer::new(r.tree, r.cache.clone(), r.skip_validation).with_reads(log.clone());
+    let renderer = Renderer::new(r.tree, r.cache.clone(), r.skip_validation)
+        .with_reads(log.clone())
+        .repeatedly();
     let declared = r.declared;
     match renderer.render_root_with_values(
         r.eval,

@@ -93,6 +93,9 @@ pub struct Renderer {
     /// Where the library's templates' reads of `data.values` go (not those
     /// of its private libraries, which have data values of their own).
     reads: Option<Arc<ReadLog>>,
+    /// The same templates are rendered with many sets of values: call them
+    /// as functions from the first render (`EvalSession::functions_at_once`).
+    repeated: bool,
 }
 
 impl Renderer {
@@ -102,7 +105,15 @@ impl Renderer {
             cache,
             skip_validation,
             reads: None,
+            repeated: false,
         }
+    }
+
+    /// The renderer, for templates rendered again and again with other
+    /// values (`check`'s pairs of a library).
+    pub fn repeatedly(mut self) -> Self {
+        self.repeated = true;
+        self
     }
 
     /// The renderer, recording which data values the templates read.
@@ -239,6 +250,7 @@ impl Renderer {
             EvalSession::new(self.tree.clone(), opts, &self.cache, values.value.clone())
                 .with_libraries(runner);
         session.reads = self.reads.clone();
+        session.functions_at_once = self.repeated;
         let mut docsets: Vec<(usize, String, DocSet)> = Vec::new();
         let mut rendered = Rendered {
             values,

@@ -231,6 +231,11 @@ pub struct EvalSession<'a> {
     pub libraries: Option<Arc<dyn Libraries>>,
     /// Where reads of `data.values` are recorded, when the host asks.
     pub reads: Option<Arc<super::values::ReadLog>>,
+    /// Templates are called as functions from their first evaluation (see
+    /// [`super::function`]): set by a host that evaluates the same templates
+    /// with many sets of values (`check`, a library's pairs), so a template
+    /// is compiled once, not once as a module and once as a function.
+    pub functions_at_once: bool,
     state: RefCell<SessionState>,
 }
 
@@ -263,6 +268,7 @@ impl<'a> EvalSession<'a> {
             data_values,
             libraries: None,
             reads: None,
+            functions_at_once: false,
             state: RefCell::new(SessionState::default()),
         }
     }
@@ -293,7 +299,14 @@ impl<'a> EvalSession<'a> {
                 function,
                 ..
             }) => {
-                let turned = function.get(&file.file.rel_path, program, ast, nodes, self.opts);
+                let turned = function.get(
+                    &file.file.rel_path,
+                    program,
+                    ast,
+                    nodes,
+                    self.opts,
+                    self.functions_at_once,
+                );
                 if let Some(done) =
                     turned.and_then(|f| self.run_function(&file.file, program, f, lib))
                 {

@@ -83,8 +83,8 @@ impl FunctionSlot {
     }
 
     /// The function to evaluate the template with, or `None` to evaluate it
-    /// as a module (until one evaluation as a module succeeded, or for a
-    /// template that cannot be turned into a function).
+    /// as a module (until one evaluation as a module succeeded, unless
+    /// `at_once`, or for a template that cannot be turned into a function).
     pub(super) fn get(
         &self,
         name: &str,
@@ -92,8 +92,9 @@ impl FunctionSlot {
         ast: &AstModule,
         nodes: &Arc<NodeTable>,
         opts: &EvalOpts,
+        at_once: bool,
     ) -> Option<&TemplateFunction> {
-        if !self.succeeded.load(Ordering::Relaxed) {
+        if !at_once && !self.succeeded.load(Ordering::Relaxed) {
             return None;
         }
         self.made

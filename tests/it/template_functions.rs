@@ -142,7 +142,12 @@ fn library() -> Arc<LibraryTree> {
     ]))
 }
 
-fn render(tree: &Arc<LibraryTree>, cache: Arc<CompileCache>, values: &[&str]) -> String {
+fn render(
+    tree: &Arc<LibraryTree>,
+    cache: Arc<CompileCache>,
+    values: &[&str],
+    repeatedly: bool,
+) -> String {
     let flags = DataValuesFlags {
         kvs_from_yaml: values.iter().map(|v| v.to_string()).collect(),
         ..DataValuesFlags::default()
@@ -155,7 +160,11 @@ fn render(tree: &Arc<LibraryTree>, cache: Arc<CompileCache>, values: &[&str]) ->
             false,
         )
         .expect("the values parse");
-    match Renderer::new(tree.clone(), cache, false).render_root(&EvalOpts::default(), &overlays) {
+    let mut renderer = Renderer::new(tree.clone(), cache, false);
+    if repeatedly {
+        renderer = renderer.repeatedly();
+    }
+    match renderer.render_root(&EvalOpts::default(), &overlays) {
         Ok(r) => print_docset(&r.docs),
         Err(e) => format!("error: {}", e.message()),
     }
@@ -179,16 +188,21 @@ fn a_template_called_as_a_function_renders_as_the_module_does() {
     ];
     let tree = library();
     let shared = Arc::new(CompileCache::new(yttcheck::ytt::stdlib()));
+    // functions from the first render (as `check` renders), through a cache
+    // of its own
+    let at_once = Arc::new(CompileCache::new(yttcheck::ytt::stdlib()));
     for (i, set) in sets.iter().enumerate() {
         let fresh = Arc::new(CompileCache::new(yttcheck::ytt::stdlib()));
-        let as_module = render(&tree, fresh, set);
-        let reused = render(&tree, shared.clone(), set);
+        let as_module = render(&tree, fresh, set, false);
+        let reused = render(&tree, shared.clone(), set, false);
         assert_eq!(reused, as_module, "render {i} ({set:?}) differs");
+        let called = render(&tree, at_once.clone(), set, true);
+        assert_eq!(called, as_module, "render {i} ({set:?}) differs");
     }
     // the failures fail, the others render
     let outputs: Vec<String> = sets
         .iter()
-        .map(|s| render(&tree, shared.clone(), s))
+        .map(|s| render(&tree, shared.clone(), s, false))
         .collect();
     assert!(outputs[2].contains("boom for bad"), "{}", outputs[2]);
     assert!(outputs[3].starts_with("error:"), "{}", outputs[3]);
@@ -202,4 +216,5 @@ fn a_template_called_as_a_function_renders_as_the_module_does() {
     // the templates without a multi-line string were turned (the schema,
     // the deployment and the overlay file); the note was not
     assert_eq!(shared.template_functions(), 3);
+    assert_eq!(at_once.template_functions(), 3);
 }
