@@ -296,23 +296,36 @@ fn is_claimed(claimed: &[RepoPath], f: &RepoPath) -> bool {
 }
 
 pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec<RepoPath> {
-    let marked = |annotation: &str| -> BTreeSet<RepoPath> {
-        files
-            .files
-            .iter()
-            .filter(|f| f.is_yaml() && !is_claimed(claimed, f) && !in_private_lib(f))
-            .filter(|f| {
-                files
-                    .text(f)
-                    .is_some_and(|t| has_annotation(&t, annotation))
-            })
-            .filter_map(|f| f.parent())
+    // every YAML file is read for its annotations: on all cores (reading
+    // is most of discovery), each file once for both
+    use rayon::prelude::*;
+    let yaml: Vec<&RepoPath> = files
+        .files
+        .iter()
+        .filter(|f| f.is_yaml() && !is_claimed(claimed, f) && !in_private_lib(f))
+        .collect();
+    let marks: Vec<(bool, bool)> = yaml
+        .par_iter()
+        .with_min_len(16)
+        .map(|f| match files.text(f) {
+            Some(t) => (
+                has_annotation(&t, "data/values-schema"),
+                has_annotation(&t, "data/values"),
+            ),
+            None => (false, false),
+        })
+        .collect();
+    let marked = |which: fn(&(bool, bool)) -> bool| -> BTreeSet<RepoPath> {
+        yaml.iter()
+            .zip(&marks)
+            .filter(|(_, m)| which(m))
+            .filter_map(|(f, _)| f.parent())
             .collect()
     };
-    let mut roots = marked("data/values-schema");
+    let mut roots = marked(|m| m.0);
     // libraries without a schema: folders with `@data/values` defaults that
     // are neither inside nor around a schema library
-    for r in marked("data/values") {
+    for r in marked(|m| m.1) {
         if !roots.iter().any(|s| r.starts_with(s) || s.starts_with(&r)) {
             roots.insert(r);
         }
