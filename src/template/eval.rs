@@ -310,7 +310,7 @@ impl<'a> EvalSession<'a> {
                 if let Some(done) =
                     turned.and_then(|f| self.run_function(&file.file, program, f, lib))
                 {
-                    return Ok(done);
+                    return done;
                 }
                 let (module, ds) = self.run(&file.file, program, ast, Some(nodes), lib)?;
                 function.succeeded();
@@ -530,16 +530,18 @@ impl<'a> EvalSession<'a> {
 
     /// Evaluates a template by calling its function (see [`super::function`]):
     /// its loads resolved by this session, its result as a module's. `None`
-    /// for any error: the caller evaluates the template as a module, which
+    /// for an error: the caller evaluates the template as a module, which
     /// gives the error exactly as before (text printed here is only passed on
-    /// when the call succeeds, so it is not printed twice).
+    /// when the call succeeds, so it is not printed twice). A step, time or
+    /// memory limit is the error itself (at the same line: the function
+    /// keeps the template's lines), so a runaway template is not run twice.
     fn run_function(
         &self,
         file: &Arc<InputFile>,
         program: &Arc<Program>,
         function: &super::function::TemplateFunction,
         lib: LibraryCtx,
-    ) -> Option<YamlResult> {
+    ) -> Option<Result<YamlResult, TemplateError>> {
         use starlark::eval::FileLoader;
         self.register(&file.rel_path, program);
         let loader = Loader {
@@ -580,8 +582,24 @@ impl<'a> EvalSession<'a> {
                     .collect();
                 ev.eval_function(f, &args, &[]).map(|_| ())
             });
-            if !matches!(result, Ok(Ok(()))) {
-                return None;
+            match &result {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    let limit = guard::runaway_kind(e, self.opts.max_steps, self.opts.timeout);
+                    if let Some(
+                        limit @ (Runaway::Steps(_) | Runaway::Time(_) | Runaway::Memory(_)),
+                    ) = limit
+                    {
+                        let state = self.state.borrow();
+                        return Some(Err(guard::runaway_error(
+                            &limit,
+                            tracker.last(),
+                            &state.programs,
+                        )));
+                    }
+                    return None;
+                }
+                Err(_) => return None,
             }
             let ds = rt.result.borrow_mut().take();
             let frozen = module.freeze().ok()?;
@@ -589,10 +607,10 @@ impl<'a> EvalSession<'a> {
             let store = frozen.owned_extra_value();
             resolve_docset(&mut ds, store.as_ref());
             printed.pass_on();
-            Some(YamlResult {
+            Some(Ok(YamlResult {
                 docset: ds,
                 module: Some(frozen),
-            })
+            }))
         })
     }
 

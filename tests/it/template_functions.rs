@@ -218,3 +218,37 @@ fn a_template_called_as_a_function_renders_as_the_module_does() {
     assert_eq!(shared.template_functions(), 3);
     assert_eq!(at_once.template_functions(), 3);
 }
+
+/// A template that runs out of its step budget as a function gives the
+/// module's error (same line), without being run again as a module.
+#[test]
+fn a_runaway_template_called_as_a_function_stops_at_the_same_line() {
+    let tree = Arc::new(LibraryTree::new(vec![file(
+        0,
+        "loop.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n#@ x = 0\n#@ for i in range(100000000):\n#@   x = x + i\n#@ end\n---\ntotal: #@ x\n",
+    )]));
+    let opts = EvalOpts {
+        max_steps: 100_000,
+        ..EvalOpts::default()
+    };
+    let overlays = DataValuesFlags::default()
+        .as_overlays(
+            &WorkTree::new(std::env::temp_dir()),
+            &Stdin::default(),
+            &[],
+            false,
+        )
+        .expect("no values");
+    let message = |renderer: Renderer| match renderer.render_root(&opts, &overlays) {
+        Ok(_) => panic!("the loop runs out of steps"),
+        Err(e) => e.message().to_string(),
+    };
+    let fresh = || Arc::new(CompileCache::new(yttcheck::ytt::stdlib()));
+    let as_module = message(Renderer::new(tree.clone(), fresh(), false));
+    let cache = fresh();
+    let called = message(Renderer::new(tree.clone(), cache.clone(), false).repeatedly());
+    assert_eq!(called, as_module);
+    assert!(as_module.contains("loop.yml:4"), "{as_module}");
+    assert_eq!(cache.template_functions(), 1);
+}
