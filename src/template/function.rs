@@ -5,7 +5,8 @@
 //! evaluates it; for a template rendered for 1,000 pairs that compilation
 //! cost more than running the bytecode. A function defined in a frozen
 //! module is compiled once and can be called from any evaluator and thread,
-//! so a template evaluated a second time is turned into one:
+//! so a template evaluated a second time (or from its first evaluation, when
+//! the host says it will render it again: `check`) is turned into one:
 //!
 //! ```text
 //! def ytt_template(data, yaml):               <- was __ytt_start_ctx(...)
@@ -21,7 +22,9 @@
 //! evaluating in order gives), and none with a string spanning lines (which
 //! the indentation would change). Every error of a function run is answered
 //! by evaluating the file as a module again, as before, so error messages,
-//! positions and call stacks are exactly the module's.
+//! positions and call stacks are exactly the module's; only a step, time or
+//! memory limit is reported from the run itself (at the same line), so a
+//! runaway template does not run twice.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -56,7 +59,8 @@ pub(super) struct TemplateFunction {
 
 /// A template's function, made when the template is evaluated again after
 /// an evaluation as a module succeeded (a file evaluated once is cheaper as
-/// a module, and a template that fails to compile fails as a module).
+/// a module, and a template that fails to compile fails as a module), or at
+/// its first evaluation when the host asks for that.
 #[derive(Default)]
 pub struct FunctionSlot {
     succeeded: AtomicBool,
