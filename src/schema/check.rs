@@ -44,16 +44,11 @@ fn assign(t: &Type, v: &mut Value, out: &mut Vec<Violation>) {
     match (resolve(t), v) {
         (Type::Any(_), _) => {}
         (Type::Map(mt), Value::Map(m)) => {
-            // declarations given a value; values mostly come in the
-            // schema's order, so the one after the last match is tried first
+            // declarations given a value
             let mut found = vec![false; mt.items.len()];
             let mut next = 0;
             for item in m.items.iter_mut() {
-                let at = match mt.items.get(next) {
-                    Some(it) if it.key.scalar_eq(&item.key) => Some(next),
-                    _ => mt.items.iter().position(|it| it.key.scalar_eq(&item.key)),
-                };
-                if let Some(idx) = at {
+                if let Some(idx) = declaration_of(mt, &item.key, next) {
                     found[idx] = true;
                     next = idx + 1;
                     if item.value.is_collection() {
@@ -134,22 +129,26 @@ fn check_holder(t: &Type, value: &Value, pos: &Pos, path: &mut String, out: &mut
     }
 }
 
+/// The index of `key`'s declaration in `mt`, trying `next` first: values
+/// mostly come in the schema's order, so a map is matched in one pass.
+fn declaration_of(mt: &super::types::MapType, key: &Value, next: usize) -> Option<usize> {
+    match mt.items.get(next) {
+        Some(it) if it.key.scalar_eq(key) => Some(next),
+        _ => mt.items.iter().position(|it| it.key.scalar_eq(key)),
+    }
+}
+
 fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) {
     let len = path.len();
     match (t, v) {
         (Type::Map(mt), Value::Map(m)) => {
-            // each item's declaration; values mostly come in the schema's
-            // order, so the one after the last match is tried first
+            // each item's declaration
             let mut next = 0;
             let declared: Vec<Option<&_>> = m
                 .items
                 .iter()
                 .map(|item| {
-                    let at = match mt.items.get(next) {
-                        Some(it) if it.key.scalar_eq(&item.key) => Some(next),
-                        _ => mt.items.iter().position(|it| it.key.scalar_eq(&item.key)),
-                    };
-                    at.map(|i| {
+                    declaration_of(mt, &item.key, next).map(|i| {
                         next = i + 1;
                         &mt.items[i]
                     })

@@ -68,6 +68,20 @@ enum Kind {
     Link,
 }
 
+impl Kind {
+    /// What an index entry is to us: a file or a link (submodules and
+    /// sparse folders are not ours).
+    fn of_index_entry(e: &gix::index::Entry) -> Option<Kind> {
+        match e.mode {
+            gix::index::entry::Mode::SYMLINK => Some(Kind::Link),
+            gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE => {
+                Some(Kind::File)
+            }
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     id: ObjectId,
@@ -284,12 +298,8 @@ impl Git {
                 conflicts.insert(path.to_string());
                 continue;
             }
-            let kind = match e.mode {
-                gix::index::entry::Mode::SYMLINK => Kind::Link,
-                gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE => {
-                    Kind::File
-                }
-                _ => continue,
+            let Some(kind) = Kind::of_index_entry(e) else {
+                continue;
             };
             entries.insert(path, Entry { id: e.id, kind });
         }
@@ -441,12 +451,8 @@ impl TreeWalk<'_> {
         }
         let folder = std::mem::take(&mut self.path);
         for e in entries {
-            let kind = match e.mode {
-                gix::index::entry::Mode::SYMLINK => Kind::Link,
-                gix::index::entry::Mode::FILE | gix::index::entry::Mode::FILE_EXECUTABLE => {
-                    Kind::File
-                }
-                _ => continue,
+            let Some(kind) = Kind::of_index_entry(e) else {
+                continue;
             };
             self.path.clear();
             self.path.extend_from_slice(e.path(ix));

@@ -357,6 +357,15 @@ impl TemplateError {
     }
 }
 
+/// Parses generated Starlark in ytt's dialect, with `*` routed through the
+/// guarded multiplication (see [`guard::MUL_FUNCTION`]).
+pub(super) fn parse_source(name: &str, source: String) -> starlark::Result<AstModule> {
+    let mut ast = AstModule::parse(name, source, &dialect())?;
+    let replace = HashMap::from([("*".to_string(), guard::MUL_FUNCTION.to_string())]);
+    ast.replace_binary_operators(&replace);
+    Ok(ast)
+}
+
 fn parse_ast(name: &str, program: &Arc<Program>) -> Result<AstModule, TemplateError> {
     if let Some((line, depth)) = guard::too_deep(&program.source) {
         let pos = program.line_map.get(line - 1).cloned().flatten();
@@ -372,12 +381,7 @@ fn parse_ast(name: &str, program: &Arc<Program>) -> Result<AstModule, TemplateEr
             pos,
         ));
     }
-    let parsed = AstModule::parse(name, program.source.clone(), &dialect()).map(|mut ast| {
-        let replace = HashMap::from([("*".to_string(), guard::MUL_FUNCTION.to_string())]);
-        ast.replace_binary_operators(&replace);
-        ast
-    });
-    parsed.map_err(|e| {
+    parse_source(name, program.source.clone()).map_err(|e| {
         let mut registry = ProgramRegistry::new();
         registry.insert(name.to_string(), program.clone());
         let (msg, pos, _) = render_starlark_error(&e, &registry);

@@ -430,6 +430,25 @@ impl<'a> EvalSession<'a> {
         Ok(m)
     }
 
+    /// The template runtime of an evaluation in library context `lib`.
+    fn runtime(&self, lib: LibraryCtx) -> Runtime {
+        let host: Arc<dyn Host> = Arc::new(LibraryHost {
+            tree: self.tree.clone(),
+            lib,
+            libraries: self.libraries.clone(),
+        });
+        let mut rt = Runtime::new(Some(host));
+        rt.implicit_map_key_overrides = self.opts.implicit_map_key_overrides;
+        rt
+    }
+
+    /// The error of an evaluation stopped by `limit`, at the statement it
+    /// was running.
+    fn runaway_error(&self, limit: &Runaway, tracker: &Tracker) -> TemplateError {
+        let state = self.state.borrow();
+        guard::runaway_error(limit, tracker.last(), &state.programs)
+    }
+
     fn register(&self, name: &str, program: &Arc<Program>) {
         self.state
             .borrow_mut()
@@ -460,11 +479,6 @@ impl<'a> EvalSession<'a> {
         lib: LibraryCtx,
     ) -> Result<(FrozenModule, Option<DocSet>, Option<String>), TemplateError> {
         self.register(&file.rel_path, program);
-        let host: Arc<dyn Host> = Arc::new(LibraryHost {
-            tree: self.tree.clone(),
-            lib,
-            libraries: self.libraries.clone(),
-        });
         let loader = Loader {
             session: self,
             lib,
@@ -481,8 +495,7 @@ impl<'a> EvalSession<'a> {
                 );
             }
             module.set_extra_value(heap.alloc(ValueStore::default()));
-            let mut rt = Runtime::new(Some(host));
-            rt.implicit_map_key_overrides = self.opts.implicit_map_key_overrides;
+            let rt = self.runtime(lib);
             let tracker = Tracker::default();
             let result = guard::catch_panics(|| {
                 let mut ev = Evaluator::new(&module);
@@ -497,12 +510,7 @@ impl<'a> EvalSession<'a> {
                 Ok(Ok(())) => None,
             };
             if let Some(limit) = runaway {
-                let state = self.state.borrow();
-                return Err(guard::runaway_error(
-                    &limit,
-                    tracker.last(),
-                    &state.programs,
-                ));
+                return Err(self.runaway_error(&limit, &tracker));
             }
             if let Ok(Err(e)) = result {
                 return Err(self.starlark_error(&e));
@@ -556,16 +564,10 @@ impl<'a> EvalSession<'a> {
                 loaded.push(module.get(exported).ok()?);
             }
         }
-        let host: Arc<dyn Host> = Arc::new(LibraryHost {
-            tree: self.tree.clone(),
-            lib,
-            libraries: self.libraries.clone(),
-        });
         let printed = BufferedPrint::default();
         Module::with_temp_heap(|module| {
             module.set_extra_value(module.heap().alloc(ValueStore::default()));
-            let mut rt = Runtime::new(Some(host));
-            rt.implicit_map_key_overrides = self.opts.implicit_map_key_overrides;
+            let rt = self.runtime(lib);
             let tracker = Tracker::default();
             let result = guard::catch_panics(|| {
                 let mut ev = Evaluator::new(&module);
@@ -590,12 +592,7 @@ impl<'a> EvalSession<'a> {
                         limit @ (Runaway::Steps(_) | Runaway::Time(_) | Runaway::Memory(_)),
                     ) = limit
                     {
-                        let state = self.state.borrow();
-                        return Some(Err(guard::runaway_error(
-                            &limit,
-                            tracker.last(),
-                            &state.programs,
-                        )));
+                        return Some(Err(self.runaway_error(&limit, &tracker)));
                     }
                     return None;
                 }

@@ -36,7 +36,7 @@ use starlark::values::OwnedFrozenValue;
 
 use super::blocks::Program;
 use super::compile::{NodeTable, NODES_GLOBAL, START_CTX};
-use super::eval::{configure, dialect, globals, EvalOpts};
+use super::eval::{configure, globals, EvalOpts};
 use super::guard::{self, Tracker};
 use super::runtime::Runtime;
 use super::values::NodeTableValue;
@@ -116,10 +116,7 @@ fn make(
     opts: &EvalOpts,
 ) -> Option<TemplateFunction> {
     let (source, loads) = function_source(program, ast)?;
-    let mut parsed = AstModule::parse(name, source, &dialect()).ok()?;
-    let replace =
-        std::collections::HashMap::from([("*".to_string(), guard::MUL_FUNCTION.to_string())]);
-    parsed.replace_binary_operators(&replace);
+    let parsed = super::cache::parse_source(name, source).ok()?;
     let function = Module::with_temp_heap(|module| {
         module.set(
             NODES_GLOBAL,
