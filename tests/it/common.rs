@@ -151,3 +151,17 @@ pub fn check_json(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {
     });
     (out.status.code().unwrap_or(-1), json)
 }
+
+/// A library file in memory, for tests of the engine's API.
+pub fn input_file(
+    order: usize,
+    rel_path: &str,
+    text: &str,
+) -> std::sync::Arc<yttcheck::files::InputFile> {
+    std::sync::Arc::new(yttcheck::files::InputFile {
+        rel_path: rel_path.to_string(),
+        implied: true,
+        src: yttcheck::yaml::pos::SourceFile::new(rel_path, text),
+        order,
+    })
+}

@@ -3,23 +3,15 @@
 
 use std::sync::Arc;
 
-use yttcheck::files::{InputFile, LibraryCtx, LibraryTree};
+use yttcheck::files::{LibraryCtx, LibraryTree};
 use yttcheck::source::worktree::WorkTree;
 use yttcheck::source::Stdin;
 use yttcheck::template::{CompileCache, EvalOpts, EvalSession};
 use yttcheck::values::{library_schema, library_values, DataValuesFlags};
-use yttcheck::yaml::pos::SourceFile;
 use yttcheck::yaml::print::print_docset;
 use yttcheck::yaml::{DocSet, Value};
 
-fn file(order: usize, rel_path: &str, text: &str) -> Arc<InputFile> {
-    Arc::new(InputFile {
-        rel_path: rel_path.to_string(),
-        implied: true,
-        src: SourceFile::new(rel_path, text),
-        order,
-    })
-}
+use super::common::input_file as file;
 
 fn library() -> Arc<LibraryTree> {
     Arc::new(LibraryTree::new(vec![

@@ -9,23 +9,16 @@
 
 use std::sync::Arc;
 
-use yttcheck::files::{InputFile, LibraryTree};
+use yttcheck::files::LibraryTree;
 use yttcheck::render::Renderer;
 use yttcheck::source::worktree::WorkTree;
 use yttcheck::source::Stdin;
 use yttcheck::template::{CompileCache, EvalOpts};
+use yttcheck::values::flags::Overlays;
 use yttcheck::values::DataValuesFlags;
-use yttcheck::yaml::pos::SourceFile;
 use yttcheck::yaml::print::print_docset;
 
-fn file(order: usize, rel_path: &str, text: &str) -> Arc<InputFile> {
-    Arc::new(InputFile {
-        rel_path: rel_path.to_string(),
-        implied: true,
-        src: SourceFile::new(rel_path, text),
-        order,
-    })
-}
+use super::common::input_file as file;
 
 const HELPERS: &str = r#"
 def double(n):
@@ -142,6 +135,18 @@ fn library() -> Arc<LibraryTree> {
     ]))
 }
 
+/// The data values `flags` give (none of them reads a file).
+fn overlays_of(flags: DataValuesFlags) -> Overlays {
+    flags
+        .as_overlays(
+            &WorkTree::new(std::env::temp_dir()),
+            &Stdin::default(),
+            &[],
+            false,
+        )
+        .expect("the values parse")
+}
+
 fn render(
     tree: &Arc<LibraryTree>,
     cache: Arc<CompileCache>,
@@ -152,14 +157,7 @@ fn render(
         kvs_from_yaml: values.iter().map(|v| v.to_string()).collect(),
         ..DataValuesFlags::default()
     };
-    let overlays = flags
-        .as_overlays(
-            &WorkTree::new(std::env::temp_dir()),
-            &Stdin::default(),
-            &[],
-            false,
-        )
-        .expect("the values parse");
+    let overlays = overlays_of(flags);
     let mut renderer = Renderer::new(tree.clone(), cache, false);
     if repeatedly {
         renderer = renderer.repeatedly();
@@ -232,14 +230,7 @@ fn a_runaway_template_called_as_a_function_stops_at_the_same_line() {
         max_steps: 100_000,
         ..EvalOpts::default()
     };
-    let overlays = DataValuesFlags::default()
-        .as_overlays(
-            &WorkTree::new(std::env::temp_dir()),
-            &Stdin::default(),
-            &[],
-            false,
-        )
-        .expect("no values");
+    let overlays = overlays_of(DataValuesFlags::default());
     let message = |renderer: Renderer| match renderer.render_root(&opts, &overlays) {
         Ok(_) => panic!("the loop runs out of steps"),
         Err(e) => e.message().to_string(),
