@@ -248,16 +248,23 @@ struct Logical {
     fixed: bool,
 }
 
-/// Whether `text` is a node instruction with nothing but a tag:
-/// `__ytt_start_node(3)`, `__ytt_node(3)`, `__ytt_set_node(3)`.
+/// Whether `text` is a node instruction with nothing but tags:
+/// `__ytt_start_node(3)`, `__ytt_node(3)`, `__ytt_set_node(3)`,
+/// `__ytt_node_run(3, 9)`.
 fn is_fixed_instruction(text: &str) -> bool {
-    use super::compile::{NODE, SET_NODE, START_NODE};
-    [START_NODE, NODE, SET_NODE].iter().any(|name| {
+    use super::compile::{NODE, NODE_RUN, SET_NODE, START_NODE};
+    let args = |name: &str| {
         text.strip_prefix(name)
             .and_then(|r| r.strip_prefix('('))
             .and_then(|r| r.strip_suffix(')'))
-            .is_some_and(|tag| !tag.is_empty() && tag.bytes().all(|b| b.is_ascii_digit()))
-    })
+    };
+    let tag = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    [START_NODE, NODE, SET_NODE]
+        .iter()
+        .any(|name| args(name).is_some_and(tag))
+        || args(NODE_RUN)
+            .and_then(|r| r.split_once(", "))
+            .is_some_and(|(a, b)| tag(a) && tag(b))
 }
 
 impl Logical {
@@ -895,6 +902,9 @@ mod tests {
         assert!(super::is_fixed_instruction("__ytt_set_node(7)"));
         assert!(!super::is_fixed_instruction("__ytt_set_node(7, (x))"));
         assert!(!super::is_fixed_instruction("__ytt_node()"));
+        assert!(super::is_fixed_instruction("__ytt_node_run(3, 12)"));
+        assert!(!super::is_fixed_instruction("__ytt_node_run(3)"));
+        assert!(!super::is_fixed_instruction("__ytt_node_run(3, x)"));
         assert!(!super::is_fixed_instruction("__ytt_node(1) + f("));
         assert!(!super::is_fixed_instruction("__ytt_ann(1, \"x\")"));
     }

@@ -11,9 +11,12 @@
 
 use std::sync::Arc;
 
-use crate::yaml::{DocSet, Document, Meta, Pos, Value};
+use std::collections::HashMap;
 
-use super::metas::{self, MetaKind};
+use crate::yaml::{Annotation, DocSet, Document, Meta, Pos, Value};
+
+use super::literal;
+use super::metas::{self, MetaError, MetaKind};
 
 pub type NodeTag = u32;
 pub const ROOT_TAG: NodeTag = u32::MAX;
@@ -41,6 +44,10 @@ pub struct NodeTemplate {
     pub scalar: Value,
     /// Annotations declared on the node (name, position of the comment).
     pub annotations: Vec<(String, Pos)>,
+    /// The node's annotations when all their arguments are literals
+    /// ([`super::literal`]): evaluated here, given to the node by
+    /// `start_node` with no statement of their own.
+    pub literal_annotations: Vec<Annotation>,
     pub injected: bool,
 }
 
@@ -138,6 +145,10 @@ pub const START_NODE: &str = "__ytt_start_node";
 /// subtree when nothing below it is templated either) is copied from the
 /// table.
 pub const NODE: &str = "__ytt_node";
+/// `__ytt_node_run(first, last)`: `__ytt_node` of each tag from `first` to
+/// `last`, for consecutive nodes with nothing templated (the static parts
+/// of a schema between its computed annotations), in one statement.
+pub const NODE_RUN: &str = "__ytt_node_run";
 pub const SET_NODE: &str = "__ytt_set_node";
 pub const SET_KEY: &str = "__ytt_set_key";
 pub const ANNOTATION: &str = "__ytt_ann";
@@ -152,7 +163,10 @@ pub fn compile(name: &str, ds: &DocSet, opts: &CompileOpts) -> Result<TemplateCo
         nodes: Vec::new(),
         lines: Vec::new(),
         static_values: std::collections::HashSet::new(),
+        static_metas: HashMap::new(),
+        comments: Comments::read(ds, opts),
         text_templated: false,
+        run: None,
     };
     for doc in &ds.docs {
         c.mark_static(&doc.value);
@@ -168,7 +182,9 @@ pub fn compile(name: &str, ds: &DocSet, opts: &CompileOpts) -> Result<TemplateCo
 struct Metas {
     blocks: Vec<(String, Pos)>,
     values: Vec<(String, Pos)>,
-    annotations: Vec<(String, String, Pos)>,
+    /// (name, arguments as written, position, the arguments evaluated when
+    /// they are all literals)
+    annotations: Vec<(String, String, Pos, Option<literal::Arguments>)>,
     needs_ends: usize,
     /// Whether strings were text-templated before this node (restored at its close).
     outer_text_templated: bool,
@@ -192,9 +208,18 @@ struct Compiler<'a> {
     /// template is mostly such subtrees; each node rebuilt costs two
     /// Starlark statements). Found once, bottom up, before compiling.
     static_values: std::collections::HashSet<*const Value>,
+    /// The metas (by address) that make no statement: plain comments and
+    /// annotations with literal arguments, evaluated (found by
+    /// `mark_static`).
+    static_metas: HashMap<*const Meta, Vec<Annotation>>,
+    /// Every comment of the template, read once.
+    comments: Comments,
     /// Inside a node annotated `@yaml/text-templated-strings`: its string
     /// keys and values are text templates.
     text_templated: bool,
+    /// The last line when it is a `__ytt_node`/`__ytt_node_run` that the
+    /// next static node may join: (line index, first tag, last tag).
+    run: Option<(usize, NodeTag, NodeTag)>,
 }
 
 const TEXT_TEMPLATED: &str = "yaml/text-templated-strings";
@@ -209,9 +234,74 @@ impl Compiler<'_> {
             key: Value::Null,
             scalar: Value::Null,
             annotations: Vec::new(),
+            literal_annotations: Vec::new(),
             injected: false,
         });
         tag
+    }
+
+    /// The annotations of `m`, evaluated, when all of them can be: only
+    /// literal arguments, no name given twice (Starlark keeps the last one
+    /// with the first one's position), none that changes how the template
+    /// compiles.
+    fn literal_annotations(&self, m: &Metas) -> Option<Vec<Annotation>> {
+        let mut out: Vec<Annotation> = Vec::with_capacity(m.annotations.len());
+        for (name, _, pos, literal) in &m.annotations {
+            if name == TEXT_TEMPLATED || out.iter().any(|a| a.name == *name) {
+                return None;
+            }
+            let (args, kwargs) = literal.clone()?;
+            out.push(Annotation {
+                name: name.clone(),
+                pos: pos.clone(),
+                args,
+                kwargs,
+            });
+        }
+        Some(out)
+    }
+
+    /// The annotations of a meta that makes no statement (nothing but plain
+    /// comments and literal annotations), or `None`.
+    fn static_meta(&self, meta: &Meta, pos: &Pos) -> Option<Vec<Annotation>> {
+        if meta.comments.is_empty() {
+            return Some(Vec::new());
+        }
+        let m = self.extract(meta, pos, false).ok()?;
+        if !m.blocks.is_empty() || !m.values.is_empty() {
+            return None;
+        }
+        self.literal_annotations(&m)
+    }
+
+    /// Records whether `meta` makes no statement; returns that.
+    fn mark_static_meta(&mut self, meta: &Meta, pos: &Pos) -> bool {
+        match self.static_meta(meta, pos) {
+            Some(anns) => {
+                self.static_metas.insert(meta as *const Meta, anns);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `__ytt_node(tag)`, or the tag joined to the run of the line before
+    /// when it continues it and `joinable` (it cannot fail: a run's errors
+    /// would all point at its first line).
+    fn node_line(&mut self, tag: NodeTag, pos: &Pos, joinable: bool) {
+        if let Some((line, first, last)) = self.run {
+            if joinable && line + 1 == self.lines.len() && last + 1 == tag {
+                self.lines[line].text = format!("{NODE_RUN}({first}, {tag})");
+                self.run = Some((line, first, tag));
+                return;
+            }
+        }
+        self.line(
+            format!("{NODE}({tag})"),
+            LineKind::Instr { node: true },
+            Some(pos),
+        );
+        self.run = joinable.then(|| (self.lines.len() - 1, tag, tag));
     }
 
     fn line(&mut self, text: String, kind: LineKind, src: Option<&Pos>) {
@@ -230,12 +320,12 @@ impl Compiler<'_> {
             needs_ends: 0,
             outer_text_templated: self.text_templated,
         };
-        for comment in &meta.comments {
-            let kind = metas::classify(comment, node_pos, self.opts.ignore_unknown_comments)
-                .map_err(|e| CompileError {
-                    pos: e.pos,
-                    message: e.message,
-                })?;
+        let read = self.comments.of(meta, node_pos, self.opts);
+        for (comment, read) in meta.comments.iter().zip(read.iter()) {
+            let kind = read.kind.clone().map_err(|e| CompileError {
+                pos: e.pos,
+                message: e.message,
+            })?;
             match kind {
                 MetaKind::Comment => {}
                 MetaKind::Value(code) => {
@@ -275,7 +365,8 @@ impl Compiler<'_> {
                 MetaKind::Annotation { name, content } => {
                     // an annotation ytt does not know is kept and ignored, as
                     // in ytt (`check` warns about it: `annotation/unknown`)
-                    m.annotations.push((name, content, comment.pos.clone()));
+                    m.annotations
+                        .push((name, content, comment.pos.clone(), read.literal.clone()));
                 }
             }
         }
@@ -310,24 +401,35 @@ impl Compiler<'_> {
         for (code, cpos) in &m.blocks {
             self.line(code.clone(), LineKind::User, Some(cpos));
         }
-        for (name, content, apos) in &m.annotations {
-            self.nodes[tag as usize]
-                .annotations
-                .push((name.clone(), apos.clone()));
-            let args = if content.trim().is_empty() {
-                String::new()
-            } else {
-                format!(", {content}")
-            };
-            self.line(
-                format!("{ANNOTATION}({tag}, {:?}{args})", name),
-                LineKind::Instr { node: false },
-                Some(apos),
-            );
+        let literal = match self.static_metas.get(&(meta as *const Meta)) {
+            Some(anns) => Some(anns.clone()),
+            None if m.annotations.is_empty() => None,
+            None => self.literal_annotations(&m),
+        };
+        let node = &mut self.nodes[tag as usize];
+        for (name, _, apos, _) in &m.annotations {
+            node.annotations.push((name.clone(), apos.clone()));
+        }
+        match literal {
+            Some(anns) => node.literal_annotations = anns,
+            None => {
+                for (name, content, apos, _) in &m.annotations {
+                    let args = if content.trim().is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {content}")
+                    };
+                    self.line(
+                        format!("{ANNOTATION}({tag}, {:?}{args})", name),
+                        LineKind::Instr { node: false },
+                        Some(apos),
+                    );
+                }
+            }
         }
         if m.annotations
             .iter()
-            .any(|(name, _, _)| name == TEXT_TEMPLATED)
+            .any(|(name, ..)| name == TEXT_TEMPLATED)
         {
             self.text_templated = true;
         }
@@ -375,39 +477,31 @@ impl Compiler<'_> {
         }
     }
 
-    /// Whether a node's comments are all plain (`#!`, or `#` when unknown
-    /// comments are ignored): it compiles to nothing of its own.
-    fn meta_is_plain(&self, meta: &Meta, pos: &Pos) -> bool {
-        meta.comments.iter().all(|c| {
-            matches!(
-                metas::classify(c, pos, self.opts.ignore_unknown_comments),
-                Ok(MetaKind::Comment)
-            )
-        })
-    }
-
-    /// Records the static maps and arrays under `v`; returns whether `v`
-    /// itself is static (a scalar always is).
+    /// Records the static maps and arrays under `v` (and the metas that
+    /// make no statement); returns whether `v` itself is static (a scalar
+    /// always is).
     fn mark_static(&mut self, v: &Value) -> bool {
         /// Above this many items, finding keys given twice is not worth it.
         const MAX_ITEMS: usize = 64;
         let is_static = match v {
             Value::Map(m) => {
-                let mut all = self.meta_is_plain(&m.meta, &m.pos) && m.items.len() <= MAX_ITEMS;
+                let mut all = self.mark_static_meta(&m.meta, &m.pos) && m.items.len() <= MAX_ITEMS;
                 for (i, item) in m.items.iter().enumerate() {
                     let child = self.mark_static(&item.value);
+                    let meta = self.mark_static_meta(&item.meta, &item.pos);
                     all = all
                         && child
-                        && self.meta_is_plain(&item.meta, &item.pos)
+                        && meta
                         && !m.items[..i].iter().any(|o| o.key.scalar_eq(&item.key));
                 }
                 all
             }
             Value::Array(a) => {
-                let mut all = self.meta_is_plain(&a.meta, &a.pos);
+                let mut all = self.mark_static_meta(&a.meta, &a.pos);
                 for item in &a.items {
                     let child = self.mark_static(&item.value);
-                    all = all && child && self.meta_is_plain(&item.meta, &item.pos);
+                    let meta = self.mark_static_meta(&item.meta, &item.pos);
+                    all = all && child && meta;
                 }
                 all
             }
@@ -431,34 +525,90 @@ impl Compiler<'_> {
         }
     }
 
-    /// A map or array item whose own comments are plain and whose value is
-    /// static: one `__ytt_node` statement. Returns whether it was.
+    /// A map item (with its `key`) or array item that makes no statement of
+    /// its own (plain comments, literal annotations) and whose value is
+    /// static: one `__ytt_node` statement, or a place in the run before it when
+    /// `joinable`. Returns whether it was.
     fn static_item(
         &mut self,
-        kind: NodeKind,
         parent: NodeTag,
         pos: &Pos,
         meta: &Meta,
         value: &Value,
         key: Option<&Value>,
+        joinable: bool,
     ) -> bool {
-        if !self.is_static(value) || !self.meta_is_plain(meta, pos) {
+        if !self.is_static(value) {
             return false;
         }
+        let Some(annotations) = self.static_metas.get(&(meta as *const Meta)) else {
+            return false;
+        };
         if matches!(key, Some(Value::Str(_))) && self.text_templated {
             return false;
         }
+        let annotations = annotations.clone();
+        let scalar = self.static_copy(value);
+        let kind = match key {
+            Some(_) => NodeKind::MapItem,
+            None => NodeKind::ArrayItem,
+        };
         let tag = self.add(kind, parent, pos.clone());
+        let node = &mut self.nodes[tag as usize];
         if let Some(k) = key {
-            self.nodes[tag as usize].key = k.clone();
+            node.key = k.clone();
         }
-        self.nodes[tag as usize].scalar = plain_copy(value);
-        self.line(
-            format!("{NODE}({tag})"),
-            LineKind::Instr { node: true },
-            Some(pos),
-        );
+        node.scalar = scalar;
+        node.annotations = annotations
+            .iter()
+            .map(|a| (a.name.clone(), a.pos.clone()))
+            .collect();
+        node.literal_annotations = annotations;
+        self.node_line(tag, pos, joinable);
         true
+    }
+
+    /// A copy of a static subtree as the runtime builds it: no comments,
+    /// the literal annotations evaluated.
+    fn static_copy(&self, v: &Value) -> Value {
+        let meta = |m: &Meta| Meta {
+            comments: Vec::new(),
+            annotations: self
+                .static_metas
+                .get(&(m as *const Meta))
+                .cloned()
+                .unwrap_or_default(),
+        };
+        match v {
+            Value::Map(m) => Value::Map(Box::new(crate::yaml::Map {
+                items: m
+                    .items
+                    .iter()
+                    .map(|i| crate::yaml::MapItem {
+                        key: i.key.clone(),
+                        value: self.static_copy(&i.value),
+                        pos: i.pos.clone(),
+                        meta: meta(&i.meta),
+                    })
+                    .collect(),
+                pos: m.pos.clone(),
+                meta: meta(&m.meta),
+            })),
+            Value::Array(a) => Value::Array(Box::new(crate::yaml::Array {
+                items: a
+                    .items
+                    .iter()
+                    .map(|i| crate::yaml::ArrayItem {
+                        value: self.static_copy(&i.value),
+                        pos: i.pos.clone(),
+                        meta: meta(&i.meta),
+                    })
+                    .collect(),
+                pos: a.pos.clone(),
+                meta: meta(&a.meta),
+            })),
+            other => other.clone(),
+        }
     }
 
     fn build_docset(&mut self, ds: &DocSet) -> Result<(), CompileError> {
@@ -492,14 +642,20 @@ impl Compiler<'_> {
         match v {
             Value::Map(map) => {
                 let (tag, m) = self.open(NodeKind::Map, parent, &map.pos, &map.meta, false)?;
+                // a key given twice fails at its item's line: those items
+                // keep a statement of their own
+                let distinct_keys = map.items.len() <= 64
+                    && map.items.iter().enumerate().all(|(i, item)| {
+                        !map.items[..i].iter().any(|o| o.key.scalar_eq(&item.key))
+                    });
                 for item in &map.items {
                     if self.static_item(
-                        NodeKind::MapItem,
                         tag,
                         &item.pos,
                         &item.meta,
                         &item.value,
                         Some(&item.key),
+                        distinct_keys,
                     ) {
                         continue;
                     }
@@ -525,14 +681,7 @@ impl Compiler<'_> {
             Value::Array(arr) => {
                 let (tag, m) = self.open(NodeKind::Array, parent, &arr.pos, &arr.meta, false)?;
                 for item in &arr.items {
-                    if self.static_item(
-                        NodeKind::ArrayItem,
-                        tag,
-                        &item.pos,
-                        &item.meta,
-                        &item.value,
-                        None,
-                    ) {
+                    if self.static_item(tag, &item.pos, &item.meta, &item.value, None, true) {
                         continue;
                     }
                     let has_value = !item.value.is_null();
@@ -581,38 +730,120 @@ impl Compiler<'_> {
     }
 }
 
-/// A copy of a static subtree as the runtime builds it: no comments, no
-/// annotations.
-fn plain_copy(v: &Value) -> Value {
-    match v {
-        Value::Map(m) => Value::Map(Box::new(crate::yaml::Map {
-            items: m
-                .items
-                .iter()
-                .map(|i| crate::yaml::MapItem {
-                    key: i.key.clone(),
-                    value: plain_copy(&i.value),
-                    pos: i.pos.clone(),
-                    meta: Meta::default(),
-                })
-                .collect(),
-            pos: m.pos.clone(),
-            meta: Meta::default(),
-        })),
-        Value::Array(a) => Value::Array(Box::new(crate::yaml::Array {
-            items: a
-                .items
-                .iter()
-                .map(|i| crate::yaml::ArrayItem {
-                    value: plain_copy(&i.value),
-                    pos: i.pos.clone(),
-                    meta: Meta::default(),
-                })
-                .collect(),
-            pos: a.pos.clone(),
-            meta: Meta::default(),
-        })),
-        other => other.clone(),
+fn read_all(meta: &Meta, pos: &Pos, opts: &CompileOpts) -> Vec<Read> {
+    meta.comments
+        .iter()
+        .map(|c| Read {
+            kind: metas::classify(c, pos, opts.ignore_unknown_comments),
+            literal: None,
+        })
+        .collect()
+}
+
+/// Whether code mentions `True`, `False` or `None` (as names, not inside
+/// longer ones).
+fn mentions_constants(code: &str) -> bool {
+    ["True", "False", "None"].iter().any(|word| {
+        code.match_indices(word).any(|(i, _)| {
+            let ident = |c: char| c.is_alphanumeric() || c == '_';
+            !code[..i].chars().next_back().is_some_and(ident)
+                && !code[i + word.len()..].chars().next().is_some_and(ident)
+        })
+    })
+}
+
+/// What a comment says, read before compiling.
+#[derive(Clone)]
+struct Read {
+    kind: Result<MetaKind, MetaError>,
+    /// An annotation's arguments, evaluated when they are all literals.
+    literal: Option<literal::Arguments>,
+}
+
+/// Every comment of a template, classified once (the compiler asks about
+/// most nodes twice: whether they are static, then for their code), with
+/// the literal arguments of all its annotations evaluated in one parse.
+#[derive(Default)]
+struct Comments {
+    by_meta: HashMap<*const Meta, Vec<Read>>,
+}
+
+impl Comments {
+    fn read(ds: &DocSet, opts: &CompileOpts) -> Comments {
+        let mut c = Comments::default();
+        c.visit(&ds.meta, &ds.pos, opts);
+        for d in &ds.docs {
+            c.visit(&d.meta, &d.pos, opts);
+            c.visit_value(&d.value, opts);
+        }
+        // code that mentions `True`, `False` or `None` could bind them: then
+        // a literal argument naming one is not the constant
+        let mut constants_free = true;
+        let mut annotations: Vec<(*const Meta, usize)> = Vec::new();
+        let values = {
+            let mut contents: Vec<&str> = Vec::new();
+            for (meta, reads) in &c.by_meta {
+                for (i, r) in reads.iter().enumerate() {
+                    match &r.kind {
+                        Ok(MetaKind::Code(code) | MetaKind::Value(code)) => {
+                            constants_free &= !mentions_constants(code);
+                        }
+                        Ok(MetaKind::Annotation { name, .. }) if name == TEXT_TEMPLATED => {
+                            constants_free = false;
+                        }
+                        Ok(MetaKind::Annotation { content, .. }) => {
+                            annotations.push((*meta, i));
+                            contents.push(content);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            literal::arguments_of_each(&contents, constants_free)
+        };
+        for ((meta, i), v) in annotations.into_iter().zip(values) {
+            if let Some(reads) = c.by_meta.get_mut(&meta) {
+                reads[i].literal = v;
+            }
+        }
+        c
+    }
+
+    /// The comments of `meta` (of a node at `pos`), read.
+    fn of(&self, meta: &Meta, pos: &Pos, opts: &CompileOpts) -> std::borrow::Cow<'_, [Read]> {
+        match self.by_meta.get(&(meta as *const Meta)) {
+            Some(reads) => std::borrow::Cow::Borrowed(reads),
+            // (every meta of the template was read; a new one would be too)
+            None => std::borrow::Cow::Owned(read_all(meta, pos, opts)),
+        }
+    }
+
+    fn visit(&mut self, meta: &Meta, pos: &Pos, opts: &CompileOpts) {
+        if meta.comments.is_empty() {
+            return;
+        }
+        self.by_meta
+            .insert(meta as *const Meta, read_all(meta, pos, opts));
+    }
+
+    fn visit_value(&mut self, v: &Value, opts: &CompileOpts) {
+        match v {
+            Value::Map(m) => {
+                self.visit(&m.meta, &m.pos, opts);
+                for i in &m.items {
+                    self.visit(&i.meta, &i.pos, opts);
+                    self.visit_value(&i.value, opts);
+                }
+            }
+            Value::Array(a) => {
+                self.visit(&a.meta, &a.pos, opts);
+                for i in &a.items {
+                    self.visit(&i.meta, &i.pos, opts);
+                    self.visit_value(&i.value, opts);
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -663,7 +894,7 @@ mod tests {
 
     #[test]
     fn compiles_values_code_and_annotations() {
-        let c = code("#@ x = 1\na: #@ x\n#@overlay/match by=\"name\"\nb:\n- 1\n");
+        let c = code("#@ x = 1\na: #@ x\n#@overlay/match by=x\nb:\n- 1\n");
         assert_eq!(
             c,
             vec![
@@ -673,12 +904,100 @@ mod tests {
                 "x = 1",
                 "__ytt_start_node(3)",
                 "__ytt_set_node(3, (x))",
-                "__ytt_ann(4, \"overlay/match\", by=\"name\")",
+                "__ytt_ann(4, \"overlay/match\", by=x)",
                 "__ytt_start_node(4)",
                 "__ytt_start_node(5)",
                 "__ytt_node(6)",
             ]
         );
+    }
+
+    #[test]
+    fn literal_annotations_make_no_statement_and_static_siblings_one() {
+        let text = "#@ load(\"h.star\", \"f\")
+#@data/values-schema
+---
+#@schema/validation min=1
+a: 1
+b: 2
+#@schema/validation (\"odd\", f)
+c: 3
+#@overlay/match missing_ok=True
+d:
+  #@schema/nullable
+  e: [1]
+f: #@ 2
+";
+        let ds = parse(&SourceFile::new("t.yml", text), true).unwrap();
+        let code = compile("t.yml", &ds, &CompileOpts::default()).unwrap();
+        let lines: Vec<&str> = code.lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "__ytt_start_node(0)",
+                // (the empty document before the first `---`)
+                "__ytt_node(1)",
+                "load(\"h.star\", \"f\")",
+                "__ytt_start_node(2)",
+                "__ytt_start_node(3)",
+                // `a` and `b`, `d` with all below it: no annotation statement
+                "__ytt_node_run(4, 5)",
+                "__ytt_ann(6, \"schema/validation\", (\"odd\", f))",
+                "__ytt_node(6)",
+                "__ytt_node(7)",
+                "__ytt_start_node(8)",
+                "__ytt_set_node(8, (2))",
+            ]
+        );
+        // the run starts at `a`'s line
+        assert_eq!(code.lines[5].src.as_ref().map(|p| p.line()), Some(5));
+        let node = |tag: usize| &code.nodes.nodes[tag];
+        let repr = |a: &Annotation| {
+            let kwargs: Vec<String> = a
+                .kwargs
+                .iter()
+                .map(|(k, v)| format!("{k}={}", v.repr()))
+                .collect();
+            format!("{}({})", a.name, kwargs.join(", "))
+        };
+        assert_eq!(
+            repr(&node(2).literal_annotations[0]),
+            "data/values-schema()"
+        );
+        assert_eq!(
+            repr(&node(4).literal_annotations[0]),
+            "schema/validation(min=1)"
+        );
+        assert!(node(5).literal_annotations.is_empty());
+        assert!(node(6).literal_annotations.is_empty(), "a name: evaluated");
+        assert_eq!(
+            repr(&node(7).literal_annotations[0]),
+            "overlay/match(missing_ok=True)"
+        );
+        assert_eq!(node(7).literal_annotations[0].pos.line(), 9);
+        // the copied subtree keeps the annotations of the nodes inside it
+        let Value::Map(d) = &node(7).scalar else {
+            panic!("{:?}", node(7).scalar)
+        };
+        assert_eq!(d.items[0].meta.annotations[0].name, "schema/nullable");
+    }
+
+    #[test]
+    fn nodes_that_can_fail_or_mention_bound_constants_stay_statements() {
+        // a key given twice fails at its own line: no run in that map
+        let c = code("---\na: 1\nb: 2\na: 3\nc: #@ 1\n");
+        assert!(c.contains(&"__ytt_node(3)".to_string()), "{c:?}");
+        assert!(c.contains(&"__ytt_node(4)".to_string()), "{c:?}");
+        assert!(c.contains(&"__ytt_node(5)".to_string()), "{c:?}");
+        // code that mentions `True` could bind it
+        let c = code("#@ x = True\n---\n#@overlay/match missing_ok=True\na: 1\n");
+        assert!(
+            c.contains(&"__ytt_ann(4, \"overlay/match\", missing_ok=True)".to_string()),
+            "{c:?}"
+        );
+        // a text-templated node changes how what is below it compiles
+        let c = code("---\n#@yaml/text-templated-strings\na: (@= \"x\" @)\n");
+        assert!(c.iter().any(|l| l.starts_with("__ytt_ann(")), "{c:?}");
     }
 
     #[test]

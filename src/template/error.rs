@@ -196,9 +196,11 @@ fn normalize(msg: &str) -> String {
     }
     // The compiler's own instructions must never show in messages: a parse
     // error "at" one of them means the code before a YAML node is unfinished.
-    use super::compile::{ANNOTATION, END_CTX, NODE, SET_KEY, SET_NODE, START_CTX, START_NODE};
+    use super::compile::{
+        ANNOTATION, END_CTX, NODE, NODE_RUN, SET_KEY, SET_NODE, START_CTX, START_NODE,
+    };
     for internal in [
-        START_NODE, SET_NODE, NODE, ANNOTATION, SET_KEY, START_CTX, END_CTX,
+        START_NODE, SET_NODE, NODE, NODE_RUN, ANNOTATION, SET_KEY, START_CTX, END_CTX,
     ] {
         let quoted = format!("identifier '{internal}'");
         if m.contains(&quoted) {

@@ -3,6 +3,7 @@
 //!
 //! * [`metas`] — what each `#@`/`#!` comment means;
 //! * [`compile`] — annotated YAML -> ytt-dialect code and a node table;
+//! * [`literal`] — annotation arguments that are literals, evaluated once;
 //! * [`blocks`] — ytt's `end`-closed blocks -> indented Starlark;
 //! * [`text`] — text templates (`(@= x @)`), in `.txt` files and YAML strings;
 //! * [`runtime`] — the instructions that build nodes while the program runs;
@@ -23,6 +24,7 @@ pub mod eval;
 mod function;
 pub mod go;
 pub mod guard;
+pub mod literal;
 pub mod loader;
 pub mod metas;
 pub mod runtime;

@@ -11,7 +11,11 @@
 //! * `__ytt_set_node(tag[, value])` — the node's value, from the template or
 //!   from an expression;
 //! * `__ytt_node(tag)` — both, for a node with nothing templated (its value
-//!   may be a whole subtree, copied from the table).
+//!   may be a whole subtree, copied from the table);
+//! * `__ytt_node_run(first, last)` — `__ytt_node` of each tag in turn.
+//!
+//! A node whose annotations have only literal arguments gets them from the
+//! table at `start_node` (evaluated by the compiler), not from `__ytt_ann`.
 //!
 //! Nodes under construction live on a stack per context; a node is attached to
 //! its parent when the stack unwinds past it. Annotation arguments are kept in
@@ -186,6 +190,8 @@ impl EvalCtx {
         let parent_tag = tmpl.parent;
         if let Some(anns) = self.pending_anns.remove(&tag) {
             node.meta_mut().annotations = anns;
+        } else if !tmpl.literal_annotations.is_empty() {
+            node.meta_mut().annotations = tmpl.literal_annotations.clone();
         }
         if let Some(key) = self.pending_keys.remove(&tag) {
             if let BNode::MapItem(item) = &mut node {
@@ -712,6 +718,22 @@ pub fn instructions(builder: &mut GlobalsBuilder) {
         with_ctx(eval, |ctx, rt| {
             ctx.start_node(tag, rt.implicit_map_key_overrides)?;
             ctx.set_template_value(tag)
+        })?;
+        Ok(NoneType)
+    }
+
+    fn __ytt_node_run<'v>(
+        first: Value<'v>,
+        last: Value<'v>,
+        eval: &mut Evaluator<'v, '_, '_>,
+    ) -> starlark::Result<NoneType> {
+        let (first, last) = (tag_of(first)?, tag_of(last)?);
+        with_ctx(eval, |ctx, rt| {
+            for tag in first..=last {
+                ctx.start_node(tag, rt.implicit_map_key_overrides)?;
+                ctx.set_template_value(tag)?;
+            }
+            Ok(())
         })?;
         Ok(NoneType)
     }

@@ -18,6 +18,7 @@ mod hooks;
 mod hostile_input;
 mod install;
 mod json_schema;
+mod literal_annotations;
 mod policies;
 mod private_libraries;
 mod properties;
