@@ -11,6 +11,7 @@
 //! steps; such a pair is evaluated from scratch.
 
 use crate::diagnostics::RuleId;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,7 +27,7 @@ use crate::template::{CompileCache, EvalOpts, EvalSession};
 use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::pipeline::{
     collect_envelopes, files_with_annotation, merge_envelopes, select_files_with_annotation,
-    validate_values, Merged,
+    validate_values, values_and_schema_files, Merged,
 };
 use crate::values::{
     library_schema, private_libraries, private_library_values, DataValuesFlags, Envelope,
@@ -170,6 +171,25 @@ struct LibraryBase {
     merged: Merged,
     /// The paths the schema declares (`schema/unused-value`).
     declared: std::sync::OnceLock<super::usage::Declared>,
+    /// The library's own data values and schema files (not rendered).
+    not_for_output: std::sync::OnceLock<Result<HashSet<String>, ValuesError>>,
+}
+
+/// A pair's data values and schema files: the library's own, found once
+/// for all its pairs, and the environment's.
+fn pair_not_for_output(
+    session: &EvalSession,
+    library_files: &std::sync::OnceLock<Result<HashSet<String>, ValuesError>>,
+) -> Result<HashSet<String>, ValuesError> {
+    let files = session.tree.accessible_files(LibraryCtx::ROOT.current);
+    let (env, own): (Vec<_>, Vec<_>) = files
+        .into_iter()
+        .partition(|f| f.file.order >= ENV_FILE_ORDER);
+    let mut out = library_files
+        .get_or_init(|| values_and_schema_files(session, own))
+        .clone()?;
+    out.extend(values_and_schema_files(session, env)?);
+    Ok(out)
 }
 
 /// A file read failure as a finding.
@@ -314,6 +334,7 @@ fn library_base(
         schema,
         merged,
         declared: Default::default(),
+        not_for_output: Default::default(),
     })
 }
 
@@ -527,6 +548,7 @@ fn evaluate_pair(
                         .clone(),
                     (dt, _) => super::usage::declared(dt.as_ref(), &merged.doc.value),
                 },
+                not_for_output: pair_not_for_output(&session, &base.not_for_output),
                 policies: pair
                     .policies
                     .iter()

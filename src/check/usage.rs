@@ -57,6 +57,8 @@ pub(super) struct PairRender<'a> {
     pub values_for_libraries: Vec<Envelope>,
     pub schemas_for_libraries: Vec<Envelope>,
     pub declared: Declared,
+    /// The pair's data values and schema files, which are not output.
+    pub not_for_output: Result<std::collections::HashSet<String>, crate::values::ValuesError>,
     /// The pair's policies (their output documents apply to the render).
     pub policies: Vec<Arc<super::policy::LoadedPolicy>>,
 }
@@ -69,12 +71,19 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
         .with_reads(log.clone())
         .repeatedly();
     let declared = r.declared;
-    match renderer.render_root_with_values(
-        r.eval,
-        r.values.clone(),
-        r.values_for_libraries,
-        r.schemas_for_libraries,
-    ) {
+    let rendered = r
+        .not_for_output
+        .map_err(crate::render::RenderError::Values)
+        .and_then(|not_for_output| {
+            renderer.render_root_with_values(
+                r.eval,
+                r.values.clone(),
+                r.values_for_libraries,
+                r.schemas_for_libraries,
+                &not_for_output,
+            )
+        });
+    match rendered {
         Ok(rendered) => {
             let mut findings = validate_outputs(&rendered.docs.docs, r.eval, who);
             for p in &r.policies {

@@ -21,9 +21,7 @@ use crate::template::eval::{
 };
 use crate::template::values::ReadLog;
 use crate::template::{CompileCache, EvalOpts, EvalSession, TemplateError};
-use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::flags::{as_plain_merge_overlay, Overlays};
-use crate::values::pipeline::files_with_annotation;
 use crate::values::schema_pipeline::schema_envelope;
 use crate::values::{
     library_schema, library_values, private_library_values, Envelope, LibRef, ParentEnvelopes,
@@ -143,35 +141,24 @@ impl Renderer {
     /// (`check` computes them once per pair, sharing each library's start):
     /// ytt's `Eval` step alone. `values_for_libraries` and
     /// `schemas_for_libraries` are what the root addresses to its private
-    /// libraries.
+    /// libraries; `not_for_output` are the root's data values and schema
+    /// files (`values::pipeline::values_and_schema_files`, which `check`
+    /// finds once for a library's own files).
     pub fn render_root_with_values(
         &self,
         opts: &EvalOpts,
         values: Document,
         values_for_libraries: Vec<Envelope>,
         schemas_for_libraries: Vec<Envelope>,
+        not_for_output: &HashSet<String>,
     ) -> Result<Rendered, RenderError> {
-        let session = EvalSession::new(
-            self.tree.clone(),
-            opts,
-            &self.cache,
-            Value::new_map(Default::default()),
-        );
-        let mut not_for_output = HashSet::new();
-        for ann in [ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA] {
-            for f in files_with_annotation(&session, LibraryCtx::ROOT, ann)
-                .map_err(RenderError::Values)?
-            {
-                not_for_output.insert(f.rel_path);
-            }
-        }
         self.eval(
             LibraryCtx::ROOT,
             opts,
             values,
             values_for_libraries,
             schemas_for_libraries,
-            &not_for_output,
+            not_for_output,
         )
     }
 

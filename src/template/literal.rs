@@ -53,7 +53,7 @@ pub fn arguments_of_each(contents: &[&str], constants_free: bool) -> Vec<Option<
     for (i, content) in contents.iter().enumerate() {
         if content.trim().is_empty() {
             out[i] = Some((Vec::new(), Vec::new()));
-        } else if !content.contains(['\n', '\r', '#']) {
+        } else if !content.contains(['\n', '\r', '#']) && !names_a_value(content) {
             // one line, no comment that could swallow the closing bracket
             source.push_str("_(");
             source.push_str(content);
@@ -96,6 +96,49 @@ pub fn arguments_of_each(contents: &[&str], constants_free: bool) -> Vec<Option<
         }
     }
     out
+}
+
+/// Whether `content` surely names something besides argument names and
+/// the constants (`max=limit`, `lambda v: ...`, `overlay.subset(...)`): not
+/// worth parsing here, Starlark parses it anyway. A quick look at the
+/// characters outside strings; when unsure (an odd string), it says no and
+/// the parser decides.
+fn names_a_value(content: &str) -> bool {
+    let bytes = content.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'"' || b == b'\'' {
+            // skip the string (escapes included); a triple quote is unsure
+            if bytes[i..].starts_with(&[b, b, b]) {
+                return false;
+            }
+            i += 1;
+            while i < bytes.len() && bytes[i] != b {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if b.is_ascii_digit() {
+            // a number, with its letters (`0x1F`, `1e5`)
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+        } else if b.is_ascii_alphabetic() || b == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let word = &content[start..i];
+            let rest = content[i..].trim_start();
+            let argument_name = rest.starts_with('=') && !rest.starts_with("==");
+            if !argument_name && !matches!(word, "True" | "False" | "None") {
+                return true;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    false
 }
 
 /// The arguments of `_(...)`, when all are literals.
@@ -252,6 +295,27 @@ mod tests {
             reprs(&["min=1", "\"unclosed", "one_of=[1, 2]"]),
             [Some(1), None, Some(1)]
         );
+    }
+
+    #[test]
+    fn contents_that_name_values_are_not_parsed() {
+        for named in [
+            "max=limit",
+            "(\"x\", lambda v: v)",
+            "by=overlay.subset({})",
+            "x == 1",
+        ] {
+            assert!(names_a_value(named), "{named}");
+        }
+        for literal in [
+            "min=1, max=0x1F",
+            "one_of=[\"a b\", 'c\\'d', \"lambda\"]",
+            "missing_ok=True, x=None",
+            "1e5",
+            "\"\"\"odd\"\"\"",
+        ] {
+            assert!(!names_a_value(literal), "{literal}");
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::template::metas::{classify, MetaKind};
 use crate::template::TemplateError;
 use crate::yaml::{DocSet, Document, Meta, Pos, Value};
 
-use super::envelope::{Envelope, ANN_DATA_VALUES};
+use super::envelope::{Envelope, ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 
 /// Why data values could not be computed. `message` is ytt's text.
 #[derive(Debug, Clone)]
@@ -200,6 +200,21 @@ pub fn select_files_with_annotation(
         check_annotation_only_on_docs(ds, ann)?;
         if ds.docs.iter().any(|d| annotation_comments(d, ann) > 0) {
             out.push(f);
+        }
+    }
+    Ok(out)
+}
+
+/// The paths of those of `files` that hold data values or schema documents:
+/// what a render does not output.
+pub fn values_and_schema_files(
+    session: &EvalSession,
+    files: Vec<crate::files::FileInLibrary>,
+) -> Result<std::collections::HashSet<String>, ValuesError> {
+    let mut out = std::collections::HashSet::new();
+    for ann in [ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA] {
+        for f in select_files_with_annotation(session, files.clone(), ann)? {
+            out.insert(f.rel_path);
         }
     }
     Ok(out)

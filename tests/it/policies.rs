@@ -603,3 +603,59 @@ fn explain_lists_the_policies_of_the_repository() {
         "{text}"
     );
 }
+
+#[test]
+fn data_values_and_schema_files_are_never_rendered_documents() {
+    // an output policy that fails any document with a top-level `replicas`:
+    // only data values and schema documents have one, and they are not
+    // rendered, whether the library's own or the environment's
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "libs/web/values.yml",
+        "#@data/values\n---\nreplicas: 2\n",
+    );
+    write(
+        p,
+        "libs/web/config.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nkind: Deployment\nspec:\n  replicas: #@ data.values.replicas\n",
+    );
+    write(p, "envs/prod/web.yml", "#@data/values\n---\nreplicas: 3\n");
+    write(
+        p,
+        "envs/dev/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "envs/dev/web/values.yml",
+        "#@data/values\n---\nreplicas: 4\n",
+    );
+    write(
+        p,
+        "policies/outputs.yml",
+        "#@policy/output match={}\n---\n#@assert/validate (\"a rendered document\", lambda v: False)\nreplicas: 0\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies: [{path: policies/outputs.yml}]\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["summary"]["pairs"], 2, "{json:#}");
+    // (and the policy does apply to what is rendered)
+    write(
+        p,
+        "libs/web/config.yml",
+        "---\nkind: Deployment\nreplicas: 1\n",
+    );
+    let (code, json) = check(p, &[]);
+    assert_eq!(code, 1, "{json:#}");
+}
