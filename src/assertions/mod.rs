@@ -36,6 +36,7 @@ use starlark::values::{
 use crate::template::convert::{yaml_decode, yaml_encode};
 use crate::template::eval::{dialect, globals, static_module};
 use crate::template::go::err;
+use crate::yaml::AnnValue;
 
 // ------------------------------------------------------------------ assertion values
 
@@ -282,6 +283,77 @@ pub fn make_assertion<'v>(
     let f = eval.heap().access_owned_frozen_value(&f);
     let check = eval.eval_function(f, &[arg], &[])?;
     Ok(eval.heap().alloc(Assertion { check }))
+}
+
+/// The `check` function of assertion `name` made from `arg`, frozen so
+/// that any evaluation can call it (the lambda captures `arg`). Made once
+/// for each assertion and argument value (most schemas of a repository
+/// say `min=0` or `min_len=1`): freezing one costs more than making it.
+/// `None` when it cannot be shared (an argument that lives in an
+/// evaluation, or a value other than plain data), or cannot be made (the
+/// caller makes it in its evaluation, which reports the error).
+pub fn frozen_check(name: &'static str, arg: &AnnValue) -> Option<OwnedFrozenValue> {
+    /// Enough for every distinct argument of a large repository; past it
+    /// the cache starts again (a long-lived daemon keeps no more).
+    const MAX_CHECKS: usize = 4096;
+    type Checks = Mutex<HashMap<(&'static str, String), OwnedFrozenValue>>;
+    static CHECKS: OnceLock<Checks> = OnceLock::new();
+    let key = (name, plain_key(arg)?);
+    let checks = CHECKS.get_or_init(Default::default);
+    if let Some(c) = checks.lock().expect("lock").get(&key) {
+        return Some(c.clone());
+    }
+    let f = factory(name).ok()?;
+    let module = Module::with_temp_heap(|m| -> Option<FrozenModule> {
+        {
+            let mut ev = Evaluator::new(&m);
+            let make = m.heap().access_owned_frozen_value(&f);
+            let a = crate::template::eval::ann_value(arg, &ev);
+            let check = ev.eval_function(make, &[a], &[]).ok()?;
+            m.set("check", check);
+        }
+        m.freeze().ok()
+    })?;
+    let check = module.get("check").ok()?;
+    let mut checks = checks.lock().expect("lock");
+    if checks.len() >= MAX_CHECKS {
+        checks.clear();
+    }
+    checks.insert(key, check.clone());
+    Some(check)
+}
+
+/// A key that equal plain values share (`int:1`, `list[string:"a"]`), or
+/// `None` for anything else.
+fn plain_key(arg: &AnnValue) -> Option<String> {
+    fn value_key(v: Value) -> Option<String> {
+        let ty = v.get_type();
+        match ty {
+            "int" | "float" | "string" | "bool" | "NoneType" => {
+                Some(format!("{ty}:{}", v.to_repr()))
+            }
+            "list" | "tuple" => {
+                let items: Vec<Value> = match starlark::values::list::ListRef::from_value(v) {
+                    Some(l) => l.content().to_vec(),
+                    None => starlark::values::tuple::TupleRef::from_value(v)?
+                        .content()
+                        .to_vec(),
+                };
+                let keys: Option<Vec<String>> = items.into_iter().map(value_key).collect();
+                Some(format!("{ty}[{}]", keys?.join(",")))
+            }
+            _ => None,
+        }
+    }
+    match arg {
+        AnnValue::Live(_) => None,
+        AnnValue::Frozen(f) => value_key(f.value()),
+        AnnValue::None => Some("NoneType:None".into()),
+        AnnValue::Bool(b) => Some(format!("bool:{}", if *b { "True" } else { "False" })),
+        AnnValue::Int(i) => Some(format!("int:{i}")),
+        // (the whole text, unquoted: nothing follows it in the key)
+        AnnValue::Str(s) => Some(format!("text:{s}")),
+    }
 }
 
 pub fn one_not_null_assertion<'v>(keys: Value<'v>, heap: Heap<'v>) -> Value<'v> {

@@ -3,7 +3,10 @@
 //! assertion)` rules, `when=`), as `validation` runs them and `schema` keeps
 //! them on its nodes.
 
+use std::sync::{Arc, OnceLock};
+
 use starlark::values::tuple::TupleRef;
+use starlark::values::OwnedFrozenValue;
 use starlark::values::Value as SValue;
 
 use crate::template::values::YttStruct;
@@ -20,11 +23,25 @@ pub enum RuleCheck {
     Assertion {
         factory: &'static str,
         arg: AnnValue,
+        /// Its `check` function, made once and frozen: a schema's rules run
+        /// for every pair of its library, and making the lambda again for
+        /// each value cost as much as running it.
+        made: Arc<OnceLock<OwnedFrozenValue>>,
     },
     /// `one_not_null=`: `None` for all keys.
     OneNotNull(Option<AnnValue>),
     /// A yttcheck extension rule.
     Extension { name: &'static str, arg: AnnValue },
+}
+
+impl RuleCheck {
+    pub fn assertion(factory: &'static str, arg: AnnValue) -> RuleCheck {
+        RuleCheck::Assertion {
+            factory,
+            arg,
+            made: Default::default(),
+        }
+    }
 }
 
 /// One rule: what a valid value is (`must be:`), and how to check it.
@@ -309,50 +326,35 @@ impl NodeValidation {
         if let Some(n) = min_len {
             self.rules.push(rule(
                 format!("length >= {n}"),
-                RuleCheck::Assertion {
-                    factory: "assert.min_len",
-                    arg: AnnValue::Int(n),
-                },
+                RuleCheck::assertion("assert.min_len", AnnValue::Int(n)),
                 "min_len",
             ));
         }
         if let Some(n) = max_len {
             self.rules.push(rule(
                 format!("length <= {n}"),
-                RuleCheck::Assertion {
-                    factory: "assert.max_len",
-                    arg: AnnValue::Int(n),
-                },
+                RuleCheck::assertion("assert.max_len", AnnValue::Int(n)),
                 "max_len",
             ));
         }
         if let Some(m) = min {
             self.rules.push(rule(
                 format!("a value >= {}", repr(&m)),
-                RuleCheck::Assertion {
-                    factory: "assert.min",
-                    arg: m,
-                },
+                RuleCheck::assertion("assert.min", m),
                 "min",
             ));
         }
         if let Some(m) = max {
             self.rules.push(rule(
                 format!("a value <= {}", repr(&m)),
-                RuleCheck::Assertion {
-                    factory: "assert.max",
-                    arg: m,
-                },
+                RuleCheck::assertion("assert.max", m),
                 "max",
             ));
         }
         if self.not_null {
             self.rules.push(Rule {
                 msg: "not null".into(),
-                check: RuleCheck::Assertion {
-                    factory: "assert.not_null",
-                    arg: AnnValue::None,
-                },
+                check: RuleCheck::assertion("assert.not_null", AnnValue::None),
                 priority: 100,
                 critical: true,
                 name: "not_null".into(),
@@ -372,10 +374,7 @@ impl NodeValidation {
         if let Some(e) = one_of {
             self.rules.push(rule(
                 format!("one of {}", repr(&e)),
-                RuleCheck::Assertion {
-                    factory: "assert.one_of",
-                    arg: e,
-                },
+                RuleCheck::assertion("assert.one_of", e),
                 "one_of",
             ));
         }

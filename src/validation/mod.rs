@@ -377,15 +377,25 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
     fn run_rule(&mut self, rule: &Rule, value: SValue<'v>) -> Result<bool, String> {
         let f = match &rule.check {
             RuleCheck::Callable(c) => ann_value(c, self.ev),
-            RuleCheck::Assertion { factory, arg } => {
-                let a = ann_value(arg, self.ev);
-                let assertion = crate::assertions::make_assertion(factory, a, self.ev)
-                    .map_err(|e| crate::template::go::go_error_text(&e))?;
-                assertion
-                    .get_attr("check", self.ev.heap())
-                    .ok()
-                    .flatten()
-                    .ok_or("internal error: assertion without check")?
+            RuleCheck::Assertion { factory, arg, made } => {
+                if let Some(check) = made
+                    .get()
+                    .cloned()
+                    .or_else(|| crate::assertions::frozen_check(factory, arg))
+                {
+                    let _ = made.set(check.clone());
+                    self.ev.heap().access_owned_frozen_value(&check)
+                } else {
+                    // (the error of making it, as making it here gives it)
+                    let a = ann_value(arg, self.ev);
+                    let assertion = crate::assertions::make_assertion(factory, a, self.ev)
+                        .map_err(|e| crate::template::go::go_error_text(&e))?;
+                    assertion
+                        .get_attr("check", self.ev.heap())
+                        .ok()
+                        .flatten()
+                        .ok_or("internal error: assertion without check")?
+                }
             }
             RuleCheck::OneNotNull(keys) => {
                 let mut args = Vec::new();

@@ -325,3 +325,52 @@ fn named_rules_take_a_description() {
         "not one of allowed values",
     );
 }
+
+#[test]
+fn a_rule_made_once_for_an_argument_value_is_not_another_values() {
+    // one check run, libraries whose rules share assertions: a check made
+    // for `min=1` is shared by equal arguments, never by `min=5`, `min=1.5`
+    // or `one_of=[1]`
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let libs = [
+        ("a", "min=1", "0", "value < 1"),
+        ("b", "min=5", "3", "value < 5"),
+        ("c", "min=1.5", "0.5", "value < 1.5"),
+        ("d", "min=1", "-1", "value < 1"),
+        ("e", "one_of=[1]", "2", "not one of allowed values"),
+        ("f", "one_of=(1, 2)", "3", "not one of allowed values"),
+        ("g", "one_of=[\"1\"]", "1", "not one of allowed values"),
+    ];
+    for (name, rule, bad, _) in libs {
+        super::common::write(
+            p,
+            &format!("libs/{name}/schema.yml"),
+            format!("#@data/values-schema\n---\n#@schema/validation {rule}\n#@schema/type any=True\ncount: 1\n"),
+        );
+        super::common::write(
+            p,
+            &format!("envs/prod/{name}.yml"),
+            format!("count: {bad}\n"),
+        );
+    }
+    let (code, json) = super::common::check_json(p, &[]);
+    assert_eq!(code, 1);
+    let findings = json["findings"].as_array().unwrap();
+    for (name, rule, _, found) in libs {
+        let f = findings
+            .iter()
+            .find(|f| f["library"] == name)
+            .unwrap_or_else(|| panic!("{name}: {json:#}"));
+        let message = f["message"].to_string();
+        assert!(
+            message.contains(&format!("(found: {found})")),
+            "{name} ({rule}): {message}"
+        );
+    }
+    // and a value that passes one of them passes
+    super::common::write(p, "envs/prod/b.yml", "count: 7\n");
+    let (_, json) = super::common::check_json(p, &[]);
+    let findings = json["findings"].as_array().unwrap();
+    assert!(!findings.iter().any(|f| f["library"] == "b"), "{json:#}");
+}
