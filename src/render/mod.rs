@@ -78,8 +78,6 @@ pub struct Rendered {
     pub files: Vec<OutputFile>,
     /// Each library file's globals (for `library.export`).
     pub exports: Vec<(String, FrozenModule)>,
-    /// The library's final data values.
-    pub values: Document,
 }
 
 /// Renders libraries of one library tree.
@@ -233,16 +231,12 @@ impl Renderer {
             values: values_for_libraries.clone(),
             schemas: schemas_for_libraries.clone(),
         });
-        let mut session =
-            EvalSession::new(self.tree.clone(), opts, &self.cache, values.value.clone())
-                .with_libraries(runner);
+        let mut session = EvalSession::new(self.tree.clone(), opts, &self.cache, values.value)
+            .with_libraries(runner);
         session.reads = self.reads.clone();
         session.functions_at_once = self.repeated;
         let mut docsets: Vec<(usize, String, DocSet)> = Vec::new();
-        let mut rendered = Rendered {
-            values,
-            ..Rendered::default()
-        };
+        let mut rendered = Rendered::default();
         for f in self.tree.accessible_files_in_tree_order(ctx.current) {
             let file_ctx = LibraryCtx {
                 current: f.dir,
