@@ -184,13 +184,15 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 let Value::Map(lmap) = left else {
                     return Err(format!("Expected map, but was {}", left.type_name()).into());
                 };
+                // each item is used where it is (merging copies only what
+                // the left side does not have): a copy here would copy every
+                // subtree once per level above it
                 for item in &rmap.items {
-                    let item = item.clone();
                     let r = which_op(&item.meta).and_then(|op| match op {
-                        MERGE => self.merge_item(&mut **lmap, &item, defaults),
-                        REMOVE => self.remove_item(&mut **lmap, &item, defaults),
-                        REPLACE => self.replace_item(&mut **lmap, &item, defaults),
-                        ASSERT => self.assert_item(&mut **lmap, &item, defaults),
+                        MERGE => self.merge_item(&mut **lmap, item, defaults),
+                        REMOVE => self.remove_item(&mut **lmap, item, defaults),
+                        REPLACE => self.replace_item(&mut **lmap, item, defaults),
+                        ASSERT => self.assert_item(&mut **lmap, item, defaults),
                         op => Err(format!(
                             "Found @{op} on map item ({}); only array items can be annotated with @{op}",
                             item.pos.compact()
@@ -213,17 +215,16 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     return Err(format!("Expected array, but was {}", left.type_name()).into());
                 };
                 for item in &rarr.items {
-                    let item = item.clone();
                     let r = which_op(&item.meta).and_then(|op| match op {
-                        MERGE => self.merge_item(&mut **larr, &item, defaults),
-                        REMOVE => self.remove_item(&mut **larr, &item, defaults),
-                        REPLACE => self.replace_item(&mut **larr, &item, defaults),
-                        INSERT => self.insert_array_item(larr, &item, defaults),
+                        MERGE => self.merge_item(&mut **larr, item, defaults),
+                        REMOVE => self.remove_item(&mut **larr, item, defaults),
+                        REPLACE => self.replace_item(&mut **larr, item, defaults),
+                        INSERT => self.insert_array_item(larr, item, defaults),
                         APPEND => {
                             larr.items.push(item.clone());
                             Ok(())
                         }
-                        ASSERT => self.assert_item(&mut **larr, &item, defaults),
+                        ASSERT => self.assert_item(&mut **larr, item, defaults),
                         op => Err(format!("Overlay op {op} is not supported on array item").into()),
                     });
                     if let Err(e) = r {
@@ -543,19 +544,18 @@ impl<'v> Op<'_, 'v, '_, '_> {
         defaults: &Expects,
     ) -> Result<(), OverlayError> {
         for doc in &right.docs {
-            let doc = doc.clone();
             let r = which_op(&doc.meta).and_then(|op| match op {
-                MERGE => self.merge_document(left, &doc, defaults),
-                REMOVE => self.remove_document(left, &doc, defaults),
-                REPLACE => self.replace_document(left, &doc, defaults),
-                INSERT => self.insert_document(left, &doc, defaults),
+                MERGE => self.merge_document(left, doc, defaults),
+                REMOVE => self.remove_document(left, doc, defaults),
+                REPLACE => self.replace_document(left, doc, defaults),
+                INSERT => self.insert_document(left, doc, defaults),
                 APPEND => {
                     if let Some(last) = left.last_mut() {
                         last.docs.push(doc.clone());
                     }
                     Ok(())
                 }
-                ASSERT => self.assert_document(left, &doc, defaults),
+                ASSERT => self.assert_document(left, doc, defaults),
                 op => Err(format!("Overlay op {op} is not supported on document").into()),
             });
             if let Err(e) = r {
@@ -936,7 +936,7 @@ struct InsertKw<'v> {
 pub fn overlay_document(
     ev: &mut Evaluator,
     left: Document,
-    right: &Document,
+    right: Document,
 ) -> Result<Document, OverlayError> {
     let mut sets = [DocSet {
         docs: vec![left],
@@ -944,7 +944,7 @@ pub fn overlay_document(
         meta: Meta::default(),
     }];
     let right_set = DocSet {
-        docs: vec![right.clone()],
+        docs: vec![right],
         pos: Pos::unknown(),
         meta: Meta::default(),
     };

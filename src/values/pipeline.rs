@@ -357,7 +357,7 @@ pub fn merge_envelopes(
             None => env.doc,
             Some(left) => {
                 let right = env.doc;
-                call_in_fresh_evaluator(session.opts, |ev| Ok(overlay_document(ev, left, &right)))
+                call_in_fresh_evaluator(session.opts, |ev| Ok(overlay_document(ev, left, right)))
                     .map_err(|e| ValuesError::other(session.starlark_error(&e).message, None))?
                     .map_err(|m| ValuesError {
                         message: m.message,

@@ -115,7 +115,7 @@ pub fn library_schema(
             None => env.doc,
             Some(left) => {
                 let right = env.doc;
-                call_in_fresh_evaluator(session.opts, |ev| Ok(overlay_document(ev, left, &right)))
+                call_in_fresh_evaluator(session.opts, |ev| Ok(overlay_document(ev, left, right)))
                     .map_err(|e| {
                         wrap(ValuesError::other(session.starlark_error(&e).message, None))
                     })?
