@@ -81,20 +81,37 @@ impl NodeTable {
         out
     }
 
-    /// ytt's `FindCommonParentTag`.
+    /// ytt's `FindCommonParentTag`: the last tag shared by the root paths
+    /// `[root, .., curr]` and `[root, .., parent(new)]`, which is the lowest
+    /// common ancestor of `curr` and `parent(new)`. Found by depth, with no
+    /// list of ancestors: it runs for every node a template places.
     pub fn common_parent(&self, curr: NodeTag, new: NodeTag) -> NodeTag {
-        let mut curr_anc = self.ancestors(curr);
-        curr_anc.push(curr);
-        let new_anc = self.ancestors(new);
-        let mut common = ROOT_TAG;
-        for (a, b) in curr_anc.iter().zip(new_anc.iter()) {
-            if a == b {
-                common = *a;
-            } else {
-                break;
-            }
+        if curr == ROOT_TAG {
+            return ROOT_TAG;
         }
-        common
+        let depth = |mut t: NodeTag| {
+            let mut d = 0usize;
+            while t != ROOT_TAG {
+                t = self.parent(t);
+                d += 1;
+            }
+            d
+        };
+        let (mut a, mut b) = (curr, self.parent(new));
+        let (mut da, mut db) = (depth(a), depth(b));
+        while da > db {
+            a = self.parent(a);
+            da -= 1;
+        }
+        while db > da {
+            b = self.parent(b);
+            db -= 1;
+        }
+        while a != b {
+            a = self.parent(a);
+            b = self.parent(b);
+        }
+        a
     }
 }
 
@@ -1086,5 +1103,39 @@ b:
         assert_eq!(t.nodes.common_parent(3, 4), 2);
         assert_eq!(t.nodes.common_parent(2, 3), 2);
         assert_eq!(t.nodes.ancestors(3), vec![ROOT_TAG, 0, 1, 2]);
+    }
+
+    /// ytt's definition, by lists of ancestors, against the one by depth,
+    /// for every pair of tags of a nested template.
+    #[test]
+    fn common_parent_is_ytts_by_lists() {
+        // computed values keep their nodes (plain subtrees are one node)
+        let src = "a:\n  b:\n    c: #@ 1\n    d:\n    - #@ 2\n    - 3\n  e: #@ 3\n---\nf:\n- g: #@ 1\n  h:\n    i: #@ 2\n    j: #@ 3\n";
+        let ds = parse(&SourceFile::new("t.yml", src), true).unwrap();
+        let t = compile("t.yml", &ds, &CompileOpts::default()).unwrap();
+        let by_lists = |curr: NodeTag, new: NodeTag| {
+            let mut curr_anc = t.nodes.ancestors(curr);
+            curr_anc.push(curr);
+            let mut common = ROOT_TAG;
+            for (a, b) in curr_anc.iter().zip(t.nodes.ancestors(new).iter()) {
+                if a != b {
+                    break;
+                }
+                common = *a;
+            }
+            common
+        };
+        let n = t.nodes.nodes.len() as NodeTag;
+        assert!(n > 15, "{n}");
+        let tags: Vec<NodeTag> = (0..n).chain([ROOT_TAG]).collect();
+        for &curr in &tags {
+            for &new in &tags {
+                assert_eq!(
+                    t.nodes.common_parent(curr, new),
+                    by_lists(curr, new),
+                    "{curr} {new}"
+                );
+            }
+        }
     }
 }
