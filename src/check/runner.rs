@@ -173,6 +173,9 @@ struct LibraryBase {
     declared: std::sync::OnceLock<super::usage::Declared>,
     /// The library's own data values and schema files (not rendered).
     not_for_output: std::sync::OnceLock<Result<HashSet<String>, ValuesError>>,
+    /// Whether the schema marks any value deprecated or removed (most mark
+    /// none, and then no pair's values need walking for them).
+    marks_deprecations: std::sync::OnceLock<bool>,
 }
 
 /// A pair's data values and schema files: the library's own, found once
@@ -335,6 +338,7 @@ fn library_base(
         merged,
         declared: Default::default(),
         not_for_output: Default::default(),
+        marks_deprecations: Default::default(),
     })
 }
 
@@ -441,7 +445,7 @@ fn evaluate_pair(
     };
     let stdin = Stdin::closed();
     let snap = CachedSnapshot { sources };
-    let overlays = flags
+    let mut overlays = flags
         .as_overlays(&snap, &stdin, &pair.inputs.env, opts.eval.strict)
         .map_err(|m| vec![super::from_errors::from_flag_error(&m, who)])?;
 
@@ -479,12 +483,21 @@ fn evaluate_pair(
     }
     envelopes
         .extend(collect_envelopes(&session, LibraryCtx::ROOT, &env_dv_files).map_err(values_err)?);
-    envelopes.extend(overlays.root.iter().cloned());
+    envelopes.append(&mut overlays.root);
     let merged = merge_envelopes(&session, start, envelopes, &schema.schema).map_err(values_err)?;
 
     let mut findings = Vec::new();
     if let Some(dt) = &schema.schema.doc_type {
-        findings.extend(deprecations(dt, &merged.doc, who));
+        let marks = if env_has_schema {
+            marks_deprecations(&dt.value_type)
+        } else {
+            *base
+                .marks_deprecations
+                .get_or_init(|| marks_deprecations(&dt.value_type))
+        };
+        if marks {
+            findings.extend(deprecations(dt, &merged.doc, who));
+        }
     }
     if !opts.skip_validation {
         if let Err(e) = validate_values(&session, &merged.doc, &schema.schema) {
@@ -576,6 +589,19 @@ fn deprecations(dt: &DocType, doc: &Document, who: &Subject) -> Vec<Finding> {
         &mut out,
     );
     out
+}
+
+/// Whether any value [`walk_deprecations`] can reach is marked deprecated or
+/// removed.
+fn marks_deprecations(t: &Type) -> bool {
+    match crate::schema::check::resolve(t) {
+        Type::Map(mt) => mt.items.iter().any(|it| {
+            let doc = it.value_type.doc();
+            doc.deprecated || doc.removed.is_some() || marks_deprecations(&it.value_type)
+        }),
+        Type::Array(at) => marks_deprecations(&at.item_type.value_type),
+        _ => false,
+    }
 }
 
 /// `path` is one buffer for the whole walk (children push onto it and

@@ -488,6 +488,43 @@ fn removed_and_deprecated_values() {
     );
 }
 
+/// A schema whose only deprecated value is deep inside an array of maps:
+/// the check of whether a schema marks anything must look that far.
+#[test]
+fn deprecated_value_nested_in_an_array() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nports:\n- name: \"\"\n  #@schema/deprecated \"use name\"\n  id: 0\n",
+    );
+    write(p, "envs/prod/web.yml", "ports:\n- name: http\n  id: 80\n");
+    write(p, "envs/dev/web.yml", "ports:\n- name: http\n");
+    // a deprecated value is a warning: the check passes
+    let (code, out, _) = yttcheck(p, &["check", "--format", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["message"].as_str().unwrap().to_string(),
+                f["environments"][0].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        vec![(
+            "ports[0].id: this value is deprecated: use name".into(),
+            "prod".into()
+        )]
+    );
+}
+
 #[test]
 fn flags_that_mean_one_thing() {
     // `-f` is a file in `inspect`; `check` has no short flag for formats
