@@ -142,6 +142,7 @@ impl Ctx {
     };
 }
 
+#[derive(Debug, PartialEq)]
 struct Analysis {
     multiline: bool,
     flow_plain: bool,
@@ -526,7 +527,29 @@ fn analyze(value: &str) -> Analysis {
             block: false,
         };
     }
-    let chars: Vec<char> = value.chars().collect();
+    // most keys and values are words: a letter, digit or `_` first, then
+    // those, `-`, `.` and `/` (no indicator, space, break or special
+    // character), which every style may write
+    let bytes = value.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    if word(bytes[0])
+        && bytes[1..]
+            .iter()
+            .all(|&b| word(b) || matches!(b, b'-' | b'.' | b'/'))
+    {
+        return Analysis {
+            multiline: false,
+            flow_plain: true,
+            block_plain: true,
+            single_quoted: true,
+            block: true,
+        };
+    }
+    analyze_chars(value)
+}
+
+/// libyaml's `yaml_emitter_analyze_scalar`, character by character.
+fn analyze_chars(value: &str) -> Analysis {
     let mut block_indicators = false;
     let mut flow_indicators = false;
     let mut line_breaks = false;
@@ -545,10 +568,14 @@ fn analyze(value: &str) -> Analysis {
         flow_indicators = true;
     }
     let mut preceded_by_ws = true;
-    let n = chars.len();
-    for i in 0..n {
-        let c = chars[i];
-        let followed_by_ws = i + 1 >= n || matches!(chars[i + 1], ' ' | '\t');
+    // one pass, looking one character ahead (no vector of the characters:
+    // this runs for every scalar printed)
+    let mut chars = value.chars().peekable();
+    let mut i = 0usize;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let last = next.is_none();
+        let followed_by_ws = matches!(next, None | Some(' ' | '\t'));
         if i == 0 {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
@@ -591,7 +618,7 @@ fn analyze(value: &str) -> Analysis {
             if i == 0 {
                 leading_space = true;
             }
-            if i == n - 1 {
+            if last {
                 trailing_space = true;
             }
             if previous_break {
@@ -604,7 +631,7 @@ fn analyze(value: &str) -> Analysis {
             if i == 0 {
                 leading_break = true;
             }
-            if i == n - 1 {
+            if last {
                 trailing_break = true;
             }
             if previous_space {
@@ -617,6 +644,7 @@ fn analyze(value: &str) -> Analysis {
             previous_break = false;
         }
         preceded_by_ws = matches!(c, ' ' | '\t') || is_break(c);
+        i += 1;
     }
     let mut a = Analysis {
         multiline: line_breaks,
@@ -679,13 +707,17 @@ fn go_base64(bytes: &[u8]) -> String {
 }
 
 /// The text and requested style go-yaml's encoder gives a scalar.
-fn scalar_text(v: &Value) -> (String, Style) {
+/// A scalar's text and the style it asks for; a string's text is borrowed
+/// (this runs for every key and scalar printed).
+fn scalar_text(v: &Value) -> (std::borrow::Cow<'_, str>, Style) {
+    use std::borrow::Cow;
     match v {
-        Value::Null => ("null".to_string(), Style::Plain),
-        Value::Bool(b) => (b.to_string(), Style::Plain),
-        Value::Int(i) => (i.to_string(), Style::Plain),
-        Value::UInt(u) => (u.to_string(), Style::Plain),
-        Value::Float(f) => (format_float(*f), Style::Plain),
+        Value::Null => (Cow::Borrowed("null"), Style::Plain),
+        Value::Bool(true) => (Cow::Borrowed("true"), Style::Plain),
+        Value::Bool(false) => (Cow::Borrowed("false"), Style::Plain),
+        Value::Int(i) => (Cow::Owned(i.to_string()), Style::Plain),
+        Value::UInt(u) => (Cow::Owned(u.to_string()), Style::Plain),
+        Value::Float(f) => (Cow::Owned(format_float(*f)), Style::Plain),
         Value::Str(s) => {
             let style = if s.contains('\n') {
                 Style::Literal
@@ -694,11 +726,11 @@ fn scalar_text(v: &Value) -> (String, Style) {
             } else {
                 Style::Double
             };
-            (s.to_string(), style)
+            (Cow::Borrowed(&**s), style)
         }
-        Value::Binary(b) => (go_base64(b), Style::Plain),
+        Value::Binary(b) => (Cow::Owned(go_base64(b)), Style::Plain),
         // collections are never scalars; callers handle them first
-        Value::Map(_) | Value::Array(_) => (String::new(), Style::Plain),
+        Value::Map(_) | Value::Array(_) => (Cow::Borrowed(""), Style::Plain),
     }
 }
 
@@ -711,6 +743,27 @@ mod tests {
     fn roundtrip(text: &str) -> String {
         let ds = parse(&SourceFile::new("t.yml", text), false).unwrap();
         print_docset(&ds)
+    }
+
+    /// The shortcut for words gives what the full analysis gives.
+    #[test]
+    fn words_analyze_as_every_character_would() {
+        let alphabet = ['a', 'Z', '0', '9', '_', '-', '.', '/'];
+        let mut checked = 0;
+        for a in alphabet {
+            for b in alphabet {
+                for c in alphabet {
+                    for w in [format!("{a}"), format!("{a}{b}"), format!("{a}{b}{c}")] {
+                        assert_eq!(analyze(&w), analyze_chars(&w), "{w:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 3 * 8 * 8 * 8);
+        for w in ["service-name", "v1.2.3", "a/b", "x_y", "8080"] {
+            assert_eq!(analyze(w), analyze_chars(w), "{w:?}");
+        }
     }
 
     #[test]
