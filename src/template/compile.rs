@@ -49,6 +49,9 @@ pub struct NodeTemplate {
     /// `start_node` with no statement of their own.
     pub literal_annotations: Vec<Annotation>,
     pub injected: bool,
+    /// Placed by `start_node` alone: the statements after it build its
+    /// value. In a `__ytt_node_run` such a node is started, not set.
+    pub opened: bool,
 }
 
 #[derive(Debug, Default)]
@@ -162,9 +165,11 @@ pub const START_NODE: &str = "__ytt_start_node";
 /// subtree when nothing below it is templated either) is copied from the
 /// table.
 pub const NODE: &str = "__ytt_node";
-/// `__ytt_node_run(first, last)`: `__ytt_node` of each tag from `first` to
-/// `last`, for consecutive nodes with nothing templated (the static parts
-/// of a schema between its computed annotations), in one statement.
+/// `__ytt_node_run(first, last)`: each tag from `first` to `last` in turn,
+/// `__ytt_node` of a static one and `start_node` of an opened one (whose
+/// children follow), for consecutive nodes none of which can fail (the
+/// static parts of a schema between its computed annotations, and the maps
+/// and items that hold them), in one statement.
 pub const NODE_RUN: &str = "__ytt_node_run";
 pub const SET_NODE: &str = "__ytt_set_node";
 pub const SET_KEY: &str = "__ytt_set_key";
@@ -253,6 +258,7 @@ impl Compiler<'_> {
             annotations: Vec::new(),
             literal_annotations: Vec::new(),
             injected: false,
+            opened: false,
         });
         tag
     }
@@ -306,6 +312,16 @@ impl Compiler<'_> {
     /// when it continues it and `joinable` (it cannot fail: a run's errors
     /// would all point at its first line).
     fn node_line(&mut self, tag: NodeTag, pos: &Pos, joinable: bool) {
+        self.run_or_line(tag, format!("{NODE}({tag})"), pos, joinable);
+    }
+
+    /// Joins `tag` to the run of the line before when it continues it and
+    /// `joinable`, or writes `text` as a line of its own (which a later node
+    /// may join when this one is `joinable`). A run's lines are consecutive
+    /// tags in one statement: nothing between them (no code, no block
+    /// boundary), and its errors would all point at its first line, so
+    /// only nodes that cannot fail are joined.
+    fn run_or_line(&mut self, tag: NodeTag, text: String, pos: &Pos, joinable: bool) {
         if let Some((line, first, last)) = self.run {
             if joinable && line + 1 == self.lines.len() && last + 1 == tag {
                 self.lines[line].text = format!("{NODE_RUN}({first}, {tag})");
@@ -313,11 +329,7 @@ impl Compiler<'_> {
                 return;
             }
         }
-        self.line(
-            format!("{NODE}({tag})"),
-            LineKind::Instr { node: true },
-            Some(pos),
-        );
+        self.line(text, LineKind::Instr { node: true }, Some(pos));
         self.run = joinable.then(|| (self.lines.len() - 1, tag, tag));
     }
 
@@ -391,6 +403,7 @@ impl Compiler<'_> {
     }
 
     /// Emits the code, annotations and `start_node` of a node; returns its tag.
+    /// `joinable`: its `start_node` cannot fail (see [`Self::run_or_line`]).
     fn open(
         &mut self,
         kind: NodeKind,
@@ -398,12 +411,14 @@ impl Compiler<'_> {
         pos: &Pos,
         meta: &Meta,
         has_value: bool,
+        joinable: bool,
     ) -> Result<(NodeTag, Metas), CompileError> {
-        self.open_keyed(kind, parent, pos, meta, has_value, None)
+        self.open_keyed(kind, parent, pos, meta, has_value, None, joinable)
     }
 
     /// [`Self::open`]; a map item's `key` is text-templated when the item
     /// or an ancestor says `@yaml/text-templated-strings`.
+    #[allow(clippy::too_many_arguments)] // a node: where, what it carries, how it may be placed
     fn open_keyed(
         &mut self,
         kind: NodeKind,
@@ -412,6 +427,7 @@ impl Compiler<'_> {
         meta: &Meta,
         has_value: bool,
         key: Option<&Value>,
+        joinable: bool,
     ) -> Result<(NodeTag, Metas), CompileError> {
         let m = self.extract(meta, pos, has_value)?;
         let tag = self.add(kind, parent, pos.clone());
@@ -453,11 +469,8 @@ impl Compiler<'_> {
         if let (true, Some(Value::Str(k))) = (self.text_templated, key) {
             self.text_value(k, pos, &format!("{SET_KEY}({tag}, {END_CTX}())"))?;
         }
-        self.line(
-            format!("{START_NODE}({tag})"),
-            LineKind::Instr { node: true },
-            Some(pos),
-        );
+        self.nodes[tag as usize].opened = true;
+        self.run_or_line(tag, format!("{START_NODE}({tag})"), pos, joinable);
         Ok((tag, m))
     }
 
@@ -629,7 +642,7 @@ impl Compiler<'_> {
     }
 
     fn build_docset(&mut self, ds: &DocSet) -> Result<(), CompileError> {
-        let (tag, m) = self.open(NodeKind::DocSet, ROOT_TAG, &ds.pos, &ds.meta, false)?;
+        let (tag, m) = self.open(NodeKind::DocSet, ROOT_TAG, &ds.pos, &ds.meta, false, false)?;
         for doc in &ds.docs {
             self.build_doc(doc, tag)?;
         }
@@ -639,7 +652,14 @@ impl Compiler<'_> {
 
     fn build_doc(&mut self, doc: &Document, parent: NodeTag) -> Result<(), CompileError> {
         let has_value = !doc.value.is_null();
-        let (tag, m) = self.open(NodeKind::Document, parent, &doc.pos, &doc.meta, has_value)?;
+        let (tag, m) = self.open(
+            NodeKind::Document,
+            parent,
+            &doc.pos,
+            &doc.meta,
+            has_value,
+            false,
+        )?;
         self.nodes[tag as usize].injected = doc.injected;
         if m.values.is_empty() {
             self.build_value(&doc.value, tag, &doc.pos)?;
@@ -658,7 +678,8 @@ impl Compiler<'_> {
     ) -> Result<(), CompileError> {
         match v {
             Value::Map(map) => {
-                let (tag, m) = self.open(NodeKind::Map, parent, &map.pos, &map.meta, false)?;
+                let (tag, m) =
+                    self.open(NodeKind::Map, parent, &map.pos, &map.meta, false, true)?;
                 // a key given twice fails at its item's line: those items
                 // keep a statement of their own
                 let distinct_keys = map.items.len() <= 64
@@ -684,6 +705,7 @@ impl Compiler<'_> {
                         &item.meta,
                         has_value,
                         Some(&item.key),
+                        distinct_keys,
                     )?;
                     self.nodes[itag as usize].key = item.key.clone();
                     if im.values.is_empty() {
@@ -696,14 +718,21 @@ impl Compiler<'_> {
                 self.close(&m);
             }
             Value::Array(arr) => {
-                let (tag, m) = self.open(NodeKind::Array, parent, &arr.pos, &arr.meta, false)?;
+                let (tag, m) =
+                    self.open(NodeKind::Array, parent, &arr.pos, &arr.meta, false, true)?;
                 for item in &arr.items {
                     if self.static_item(tag, &item.pos, &item.meta, &item.value, None, true) {
                         continue;
                     }
                     let has_value = !item.value.is_null();
-                    let (itag, im) =
-                        self.open(NodeKind::ArrayItem, tag, &item.pos, &item.meta, has_value)?;
+                    let (itag, im) = self.open(
+                        NodeKind::ArrayItem,
+                        tag,
+                        &item.pos,
+                        &item.meta,
+                        has_value,
+                        true,
+                    )?;
                     if im.values.is_empty() {
                         self.build_value(&item.value, itag, &item.pos)?;
                     } else {
@@ -725,15 +754,20 @@ impl Compiler<'_> {
                 self.nodes[parent as usize].scalar = scalar.clone();
                 // `start_node(t)` then `set_node(t)` is `__ytt_node(t)`: one
                 // statement instead of two (an annotated scalar's usual
-                // code), at the same place
+                // code), at the same place; a run that ends with `t`
+                // started sets it too once `t` is no longer opened
                 let start = format!("{START_NODE}({parent})");
+                let run_ends_here = matches!(self.run,
+                    Some((line, first, last)) if line + 1 == self.lines.len() && last == parent && first != last);
                 match self.lines.last_mut() {
+                    _ if run_ends_here => self.nodes[parent as usize].opened = false,
                     Some(last)
                         if last.text == start
                             && matches!(last.kind, LineKind::Instr { node: true })
                             && last.src.as_ref() == Some(parent_pos).filter(|p| p.is_known()) =>
                     {
                         last.text = format!("{NODE}({parent})");
+                        self.nodes[parent as usize].opened = false;
                     }
                     _ => self.line(
                         format!("{SET_NODE}({parent})"),
@@ -922,9 +956,9 @@ mod tests {
                 "__ytt_start_node(3)",
                 "__ytt_set_node(3, (x))",
                 "__ytt_ann(4, \"overlay/match\", by=x)",
-                "__ytt_start_node(4)",
-                "__ytt_start_node(5)",
-                "__ytt_node(6)",
+                // `b` and its array (started: their children follow) and
+                // the array's static item, in one run
+                "__ytt_node_run(4, 6)",
             ]
         );
     }
@@ -956,18 +990,19 @@ f: #@ 2
                 "__ytt_node(1)",
                 "load(\"h.star\", \"f\")",
                 "__ytt_start_node(2)",
-                "__ytt_start_node(3)",
-                // `a` and `b`, `d` with all below it: no annotation statement
-                "__ytt_node_run(4, 5)",
+                // the map (started), `a` and `b`: no annotation statement
+                "__ytt_node_run(3, 5)",
                 "__ytt_ann(6, \"schema/validation\", (\"odd\", f))",
-                "__ytt_node(6)",
-                "__ytt_node(7)",
-                "__ytt_start_node(8)",
+                // `c`, `d` with all below it, and `f` started for its value
+                "__ytt_node_run(6, 8)",
                 "__ytt_set_node(8, (2))",
             ]
         );
-        // the run starts at `a`'s line
-        assert_eq!(code.lines[5].src.as_ref().map(|p| p.line()), Some(5));
+        // the first run starts at the map's line (its document's), the second at `c`'s
+        assert_eq!(code.lines[4].src.as_ref().map(|p| p.line()), Some(3));
+        assert_eq!(code.lines[6].src.as_ref().map(|p| p.line()), Some(8));
+        let opened: Vec<bool> = (3..=8).map(|t| code.nodes.nodes[t].opened).collect();
+        assert_eq!(opened, [true, false, false, false, false, true]);
         let node = |tag: usize| &code.nodes.nodes[tag];
         let repr = |a: &Annotation| {
             let kwargs: Vec<String> = a
@@ -1033,8 +1068,8 @@ b:
             vec![
                 "__ytt_start_node(0)",
                 "__ytt_start_node(1)",
-                "__ytt_start_node(2)",
-                "__ytt_start_node(3)",
+                // the map and `a`, started (`a`'s value is code)
+                "__ytt_node_run(2, 3)",
                 "__ytt_set_node(3, (1))",
                 "__ytt_node(4)",
             ]
@@ -1048,7 +1083,9 @@ b:
   #@ end
 ",
         );
-        assert!(c.contains(&"__ytt_node(5)".to_string()), "{c:?}");
+        // (`b`, in the run of the maps and `a` started before it; the
+        // block is a boundary no run crosses)
+        assert!(c.contains(&"__ytt_node_run(2, 5)".to_string()), "{c:?}");
         // (the templated scalar's start and set are one statement too)
         assert!(c.contains(&"if True:".to_string()), "{c:?}");
         assert!(c.contains(&"__ytt_node(6)".to_string()), "{c:?}");
@@ -1064,7 +1101,11 @@ b:
   c: 2
 ",
         );
-        assert!(c.contains(&"__ytt_start_node(5)".to_string()), "{c:?}");
+        // (`b` and its map may be one run: neither can fail; each `c` is a
+        // statement of its own)
+        assert!(c.contains(&"__ytt_node_run(4, 5)".to_string()), "{c:?}");
+        assert!(c.contains(&"__ytt_node(6)".to_string()), "{c:?}");
+        assert!(c.contains(&"__ytt_node(7)".to_string()), "{c:?}");
         // a `#` comment is not copied over: ytt's error about it is raised
         let ds = parse(
             &SourceFile::new(

@@ -12,7 +12,8 @@
 //!   from an expression;
 //! * `__ytt_node(tag)` — both, for a node with nothing templated (its value
 //!   may be a whole subtree, copied from the table);
-//! * `__ytt_node_run(first, last)` — `__ytt_node` of each tag in turn.
+//! * `__ytt_node_run(first, last)` — `__ytt_node` of each tag in turn
+//!   (`start_node` alone of an opened one).
 //!
 //! A node whose annotations have only literal arguments gets them from the
 //! table at `start_node` (evaluated by the compiler), not from `__ytt_ann`.
@@ -731,7 +732,9 @@ pub fn instructions(builder: &mut GlobalsBuilder) {
         with_ctx(eval, |ctx, rt| {
             for tag in first..=last {
                 ctx.start_node(tag, rt.implicit_map_key_overrides)?;
-                ctx.set_template_value(tag)?;
+                if !ctx.nodes.get(tag).is_some_and(|n| n.opened) {
+                    ctx.set_template_value(tag)?;
+                }
             }
             Ok(())
         })?;

@@ -19,6 +19,7 @@ mod hostile_input;
 mod install;
 mod json_schema;
 mod literal_annotations;
+mod node_runs;
 mod policies;
 mod private_libraries;
 mod properties;
