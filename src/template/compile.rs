@@ -312,7 +312,7 @@ impl Compiler<'_> {
     /// when it continues it and `joinable` (it cannot fail: a run's errors
     /// would all point at its first line).
     fn node_line(&mut self, tag: NodeTag, pos: &Pos, joinable: bool) {
-        self.run_or_line(tag, format!("{NODE}({tag})"), pos, joinable);
+        self.run_or_line(tag, NODE, pos, joinable);
     }
 
     /// Joins `tag` to the run of the line before when it continues it and
@@ -321,15 +321,22 @@ impl Compiler<'_> {
     /// tags in one statement: nothing between them (no code, no block
     /// boundary), and its errors would all point at its first line, so
     /// only nodes that cannot fail are joined.
-    fn run_or_line(&mut self, tag: NodeTag, text: String, pos: &Pos, joinable: bool) {
+    fn run_or_line(&mut self, tag: NodeTag, function: &str, pos: &Pos, joinable: bool) {
+        use std::fmt::Write;
         if let Some((line, first, last)) = self.run {
             if joinable && line + 1 == self.lines.len() && last + 1 == tag {
-                self.lines[line].text = format!("{NODE_RUN}({first}, {tag})");
+                let text = &mut self.lines[line].text;
+                text.clear();
+                let _ = write!(text, "{NODE_RUN}({first}, {tag})");
                 self.run = Some((line, first, tag));
                 return;
             }
         }
-        self.line(text, LineKind::Instr { node: true }, Some(pos));
+        self.line(
+            format!("{function}({tag})"),
+            LineKind::Instr { node: true },
+            Some(pos),
+        );
         self.run = joinable.then(|| (self.lines.len() - 1, tag, tag));
     }
 
@@ -470,7 +477,7 @@ impl Compiler<'_> {
             self.text_value(k, pos, &format!("{SET_KEY}({tag}, {END_CTX}())"))?;
         }
         self.nodes[tag as usize].opened = true;
-        self.run_or_line(tag, format!("{START_NODE}({tag})"), pos, joinable);
+        self.run_or_line(tag, START_NODE, pos, joinable);
         Ok((tag, m))
     }
 

@@ -310,15 +310,21 @@ pub fn from_yaml_tracked<'v>(
                 it.key.scalar_display()
             )));
         };
-        let child = if path.is_empty() {
-            k.to_string()
-        } else {
-            format!("{path}.{k}")
+        // only a map records reads: a scalar or array child needs no path
+        // (one string per value was most of converting data.values)
+        let value = match &it.value {
+            YValue::Map(_) => {
+                let mut child = String::with_capacity(path.len() + 1 + k.len());
+                if !path.is_empty() {
+                    child.push_str(path);
+                    child.push('.');
+                }
+                child.push_str(k);
+                from_yaml_tracked(&it.value, heap, log, &child)?
+            }
+            other => from_yaml(other, heap, MapAs::Struct)?,
         };
-        fields.insert(
-            k.to_string(),
-            from_yaml_tracked(&it.value, heap, log, &child)?,
-        );
+        fields.insert(k.to_string(), value);
     }
     Ok(YttStruct::alloc_tracked(
         fields,
