@@ -484,7 +484,8 @@ fn evaluate_pair(
     envelopes
         .extend(collect_envelopes(&session, LibraryCtx::ROOT, &env_dv_files).map_err(values_err)?);
     envelopes.append(&mut overlays.root);
-    let merged = merge_envelopes(&session, start, envelopes, &schema.schema).map_err(values_err)?;
+    let mut merged =
+        merge_envelopes(&session, start, envelopes, &schema.schema).map_err(values_err)?;
 
     let mut findings = Vec::new();
     if let Some(dt) = &schema.schema.doc_type {
@@ -544,23 +545,30 @@ fn evaluate_pair(
         // its findings already
         let mut values_for_libraries = merged.for_libraries.clone();
         values_for_libraries.extend(overlays.libraries.iter().cloned());
+        let declared = match (&schema.schema.doc_type, env_has_schema) {
+            // the library's own schema: computed once for its pairs
+            (Some(dt), false) => base
+                .declared
+                .get_or_init(|| super::usage::declared(Some(dt), &merged.doc.value))
+                .clone(),
+            (dt, _) => super::usage::declared(dt.as_ref(), &merged.doc.value),
+        };
+        // the render takes the values; they are kept only when asked for
+        let values = if opts.keep_values {
+            merged.doc.clone()
+        } else {
+            std::mem::take(&mut merged.doc)
+        };
         let (more, used) = super::usage::render_pair(
             super::usage::PairRender {
                 tree: session.tree.clone(),
                 cache,
                 eval: &opts.eval,
                 skip_validation: opts.skip_validation,
-                values: &merged.doc,
+                values,
                 values_for_libraries,
                 schemas_for_libraries: schema.for_libraries.clone(),
-                declared: match (&schema.schema.doc_type, env_has_schema) {
-                    // the library's own schema: computed once for its pairs
-                    (Some(dt), false) => base
-                        .declared
-                        .get_or_init(|| super::usage::declared(Some(dt), &merged.doc.value))
-                        .clone(),
-                    (dt, _) => super::usage::declared(dt.as_ref(), &merged.doc.value),
-                },
+                declared,
                 not_for_output: pair_not_for_output(&session, &base.not_for_output),
                 policies: pair
                     .policies

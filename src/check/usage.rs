@@ -53,7 +53,8 @@ pub(super) struct PairRender<'a> {
     pub cache: &'a Arc<CompileCache>,
     pub eval: &'a EvalOpts,
     pub skip_validation: bool,
-    pub values: &'a Document,
+    /// The pair's final data values (`keep_values` keeps a copy).
+    pub values: Document,
     pub values_for_libraries: Vec<Envelope>,
     pub schemas_for_libraries: Vec<Envelope>,
     pub declared: Declared,
@@ -77,7 +78,7 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
         .and_then(|not_for_output| {
             renderer.render_root_with_values(
                 r.eval,
-                r.values.clone(),
+                r.values,
                 r.values_for_libraries,
                 r.schemas_for_libraries,
                 &not_for_output,
