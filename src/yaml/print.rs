@@ -191,9 +191,8 @@ impl Emitter {
     }
 
     fn write_str(&mut self, s: &str) {
-        for c in s.chars() {
-            self.put(c);
-        }
+        self.out.push_str(s);
+        self.column += s.chars().count();
     }
 
     fn increase_indent(&mut self, flow: bool, indentless: bool) {
@@ -352,6 +351,13 @@ impl Emitter {
     fn write_plain(&mut self, value: &str) {
         if !self.whitespace {
             self.put(' ');
+        }
+        // most scalars are one line of ASCII: written whole
+        if value.is_ascii() && !value.bytes().any(|b| b == b'\n' || b == b'\r') {
+            self.write_str(value);
+            self.whitespace = false;
+            self.indention = false;
+            return;
         }
         let mut breaks = false;
         for c in value.chars() {
