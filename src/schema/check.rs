@@ -129,13 +129,8 @@ fn check_holder(t: &Type, value: &Value, pos: &Pos, path: &mut String, out: &mut
     }
 }
 
-/// The index of `key`'s declaration in `mt`, trying `next` first: values
-/// mostly come in the schema's order, so a map is matched in one pass.
 fn declaration_of(mt: &super::types::MapType, key: &Value, next: usize) -> Option<usize> {
-    match mt.items.get(next) {
-        Some(it) if it.key.scalar_eq(key) => Some(next),
-        _ => mt.items.iter().position(|it| it.key.scalar_eq(key)),
-    }
+    mt.declaration_of(key, next)
 }
 
 fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) {

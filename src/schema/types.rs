@@ -75,6 +75,18 @@ pub struct MapType {
     pub doc: Documentation,
 }
 
+impl MapType {
+    /// The index of `key`'s declaration, trying `next` first: values mostly
+    /// come in the schema's order, so a walk that passes the index after
+    /// the last one found matches a map in one pass.
+    pub fn declaration_of(&self, key: &Value, next: usize) -> Option<usize> {
+        match self.items.get(next) {
+            Some(it) if it.key.scalar_eq(key) => Some(next),
+            _ => self.items.iter().position(|it| it.key.scalar_eq(key)),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct MapItemType {
     pub key: Value,

@@ -118,10 +118,19 @@ fn to_yaml_depth<'v>(
     }
     if let Some(s) = YttStruct::from_value(v) {
         s.tracked.whole();
-        let mut map = Map::default();
+        // a struct's field names are distinct strings: no key to look up
+        let mut map = Map {
+            items: Vec::with_capacity(s.fields.len()),
+            ..Map::default()
+        };
         for (k, val) in &s.fields {
             let value = to_yaml_depth(val.to_value(), store, depth + 1)?;
-            set_key(&mut map, YValue::str(k), value);
+            map.items.push(MapItem {
+                key: YValue::str(k),
+                value,
+                pos: Pos::unknown(),
+                meta: Meta::default(),
+            });
         }
         return Ok(YValue::Map(Box::new(map)));
     }

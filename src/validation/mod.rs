@@ -187,12 +187,17 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     return;
                 }
                 let len = path.len();
+                let mut next = 0;
                 for item in &m.items {
                     crate::yaml::push_key_path(path, &item.key);
                     let (sv, st) = match ty {
                         Some(crate::schema::Type::Map(mt)) => {
-                            match mt.items.iter().find(|it| it.key.scalar_eq(&item.key)) {
-                                Some(it) => (it.validation.as_deref(), Some(&it.value_type)),
+                            match mt.declaration_of(&item.key, next) {
+                                Some(i) => {
+                                    next = i + 1;
+                                    let it = &mt.items[i];
+                                    (it.validation.as_deref(), Some(&it.value_type))
+                                }
                                 None => (None, None),
                             }
                         }
