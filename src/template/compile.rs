@@ -316,8 +316,8 @@ impl Compiler<'_> {
     }
 
     /// Joins `tag` to the run of the line before when it continues it and
-    /// `joinable`, or writes `text` as a line of its own (which a later node
-    /// may join when this one is `joinable`). A run's lines are consecutive
+    /// `joinable`, or writes `function(tag)` as a line of its own (which a
+    /// later node may join when this one is `joinable`). A run's lines are consecutive
     /// tags in one statement: nothing between them (no code, no block
     /// boundary), and its errors would all point at its first line, so
     /// only nodes that cannot fail are joined.
