@@ -48,7 +48,7 @@ fn assign(t: &Type, v: &mut Value, out: &mut Vec<Violation>) {
             let mut found = vec![false; mt.items.len()];
             let mut next = 0;
             for item in m.items.iter_mut() {
-                if let Some(idx) = declaration_of(mt, &item.key, next) {
+                if let Some(idx) = mt.declaration_of(&item.key, next) {
                     found[idx] = true;
                     next = idx + 1;
                     if item.value.is_collection() {
@@ -129,10 +129,6 @@ fn check_holder(t: &Type, value: &Value, pos: &Pos, path: &mut String, out: &mut
     }
 }
 
-fn declaration_of(mt: &super::types::MapType, key: &Value, next: usize) -> Option<usize> {
-    mt.declaration_of(key, next)
-}
-
 fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) {
     let len = path.len();
     match (t, v) {
@@ -143,7 +139,7 @@ fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) 
                 .items
                 .iter()
                 .map(|item| {
-                    declaration_of(mt, &item.key, next).map(|i| {
+                    mt.declaration_of(&item.key, next).map(|i| {
                         next = i + 1;
                         &mt.items[i]
                     })

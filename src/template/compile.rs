@@ -68,7 +68,9 @@ impl NodeTable {
         self.get(tag).map(|n| n.parent).unwrap_or(ROOT_TAG)
     }
 
-    /// Tags from the root down to (excluding) `tag`.
+    /// Tags from the root down to (excluding) `tag`: ytt's definition, which
+    /// the tests hold [`Self::common_parent`] to.
+    #[cfg(test)]
     pub fn ancestors(&self, tag: NodeTag) -> Vec<NodeTag> {
         let mut out = Vec::new();
         let mut t = tag;
@@ -763,11 +765,14 @@ impl Compiler<'_> {
                 // statement instead of two (an annotated scalar's usual
                 // code), at the same place; a run that ends with `t`
                 // started sets it too once `t` is no longer opened
-                let start = format!("{START_NODE}({parent})");
                 let run_ends_here = matches!(self.run,
                     Some((line, first, last)) if line + 1 == self.lines.len() && last == parent && first != last);
+                if run_ends_here {
+                    self.nodes[parent as usize].opened = false;
+                    return Ok(());
+                }
+                let start = format!("{START_NODE}({parent})");
                 match self.lines.last_mut() {
-                    _ if run_ends_here => self.nodes[parent as usize].opened = false,
                     Some(last)
                         if last.text == start
                             && matches!(last.kind, LineKind::Instr { node: true })
