@@ -502,9 +502,8 @@ fn deprecated_value_nested_in_an_array() {
     write(p, "envs/prod/web.yml", "ports:\n- name: http\n  id: 80\n");
     write(p, "envs/dev/web.yml", "ports:\n- name: http\n");
     // a deprecated value is a warning: the check passes
-    let (code, out, _) = yttcheck(p, &["check", "--format", "json"]);
-    assert_eq!(code, 0, "{out}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (code, v) = super::common::check_json(p, &[]);
+    assert_eq!(code, 0, "{v}");
     let found: Vec<(String, String)> = v["findings"]
         .as_array()
         .unwrap()

@@ -132,6 +132,21 @@ impl Drop for DaemonStopper {
     }
 }
 
+/// The binary run in `dir` with `args`: exit code, stdout, stderr.
+pub fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = assert_cmd::Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// `yttcheck check --format json` in `dir` (no daemon, no progress bar):
 /// the exit code and the report.
 pub fn check_json(dir: &Path, extra: &[&str]) -> (i32, serde_json::Value) {

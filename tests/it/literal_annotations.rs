@@ -7,9 +7,7 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
-use super::common::write;
+use super::common::{run, write};
 
 /// Writes `files` with each `«v»` as `v` (literal) or as an expression.
 fn write_variant(dir: &Path, files: &[(&str, &str)], literal: bool) {
@@ -30,20 +28,6 @@ fn write_variant(dir: &Path, files: &[(&str, &str)], literal: bool) {
         out.push_str(rest);
         write(dir, name, out);
     }
-}
-
-fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// Runs each command on both variants; returns the literal variant's results.

@@ -8,22 +8,10 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
-use super::common::write;
+use super::common::{run, write};
 
 fn render(dir: &Path) -> (i32, String, String) {
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(dir)
-        .args(["render", "-f", "t.yml"])
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    run(dir, &["render", "-f", "t.yml"])
 }
 
 /// `text` with `#@ _ = None` (indented as the line) before each line.
