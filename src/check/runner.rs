@@ -102,6 +102,12 @@ impl Snapshot for CachedSnapshot<'_> {
     fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
         self.sources.snapshot().list(dir)
     }
+    fn list_kinds(
+        &self,
+        dir: &str,
+    ) -> Result<Vec<(String, crate::source::EntryKindResult)>, SourceError> {
+        self.sources.snapshot().list_kinds(dir)
+    }
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
         match RepoPath::new(path) {
             Some(p) => self.sources.get(&p).map(|s| s.text().as_bytes().to_vec()),

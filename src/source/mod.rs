@@ -52,6 +52,24 @@ pub trait Snapshot: Send + Sync {
     fn kind(&self, path: &str) -> Result<EntryKind, SourceError>;
     /// Names in a directory.
     fn list(&self, dir: &str) -> Result<Vec<String>, SourceError>;
+    /// Names in a directory, sorted, each with what it is (as [`Snapshot::kind`]
+    /// says). A work tree answers from the listing itself, without an
+    /// `lstat` per entry: a walk of a big repository is mostly that.
+    fn list_kinds(&self, dir: &str) -> Result<Vec<(String, EntryKindResult)>, SourceError> {
+        let names = self.list(dir)?;
+        Ok(names
+            .into_iter()
+            .map(|name| {
+                let path = if dir.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{dir}/{name}")
+                };
+                let kind = self.kind(&path);
+                (name, kind)
+            })
+            .collect())
+    }
     /// File contents.
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError>;
     /// Where a symlink points, resolved within the snapshot, if it stays inside.
@@ -70,7 +88,20 @@ pub trait Snapshot: Send + Sync {
     fn paths_fingerprint(&self) -> Option<u64> {
         None
     }
+    /// Where the snapshot keeps its whole walk ([`walk`] of the root), when
+    /// it keeps it: a work tree lives for one run (or one request of the
+    /// daemon), and discovery, `--changed-since` and the daemon's plan key
+    /// each walk it; the first walks, the others wait for it and share.
+    fn kept_walk(&self) -> Option<&std::sync::OnceLock<Walk>> {
+        None
+    }
 }
+
+/// What an entry is, or why that cannot be told.
+pub type EntryKindResult = Result<EntryKind, SourceError>;
+
+/// A walk of a snapshot: its files (sorted), and what could not be walked.
+pub type Walk = (Vec<RepoPath>, Vec<SourceError>);
 
 /// See [`Snapshot::content_id`].
 pub type ContentId = [u8; 20];
@@ -158,7 +189,7 @@ impl Stdin {
             );
         }
         *used = true;
-        read_bounded(std::io::stdin()).map_err(|e| match e {
+        read_bounded(std::io::stdin(), None).map_err(|e| match e {
             BoundedReadError::TooLarge => too_large("-", None),
             BoundedReadError::Io(e) => e.to_string(),
         })
@@ -173,9 +204,14 @@ pub enum BoundedReadError {
 }
 
 /// Reads at most [`MAX_FILE_SIZE`] bytes, and stops with an error as soon as
-/// there are more: a huge or endless input never fills memory.
-pub fn read_bounded(reader: impl std::io::Read) -> Result<Vec<u8>, BoundedReadError> {
-    let mut buf = Vec::new();
+/// there are more: a huge or endless input never fills memory. `size`,
+/// when `stat` told it, sizes the buffer so that a file is read in one
+/// `read` (and one more that finds its end), not in growing steps.
+pub fn read_bounded(
+    reader: impl std::io::Read,
+    size: Option<u64>,
+) -> Result<Vec<u8>, BoundedReadError> {
+    let mut buf = Vec::with_capacity(size.map_or(0, |n| n.min(MAX_FILE_SIZE) as usize + 1));
     std::io::Read::read_to_end(
         &mut std::io::Read::take(reader, MAX_FILE_SIZE + 1),
         &mut buf,

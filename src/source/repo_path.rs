@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::{EntryKind, Snapshot, SourceError};
+use super::{EntryKind, Snapshot, SourceError, Walk};
 
 /// A path relative to the repository root, `/`-separated, without `.` or `..`
 /// pieces (`libs/web/schema.yml`). The root itself is the empty path.
@@ -135,24 +135,33 @@ pub const SKIPPED_DIRS: &[&str] = &[".git", "node_modules", "target", ".venv", "
 /// own path (the folder it points to, once: `a -> .` cannot loop); links
 /// that lead out of the snapshot are never followed. Unreadable folders are
 /// returned as errors, not skipped, so that a caller can report them.
-pub fn walk(snap: &dyn Snapshot, dir: &RepoPath) -> (Vec<RepoPath>, Vec<SourceError>) {
+/// A snapshot that keeps its walk ([`Snapshot::kept_walk`]) is walked once
+/// from the root, however many ask.
+pub fn walk(snap: &dyn Snapshot, dir: &RepoPath) -> Walk {
+    match snap.kept_walk() {
+        Some(kept) if dir.is_root() => kept.get_or_init(|| walk_uncached(snap, dir)).clone(),
+        _ => walk_uncached(snap, dir),
+    }
+}
+
+fn walk_uncached(snap: &dyn Snapshot, dir: &RepoPath) -> Walk {
     let skipped = |name: &str| name.starts_with('.') || SKIPPED_DIRS.contains(&name);
     let mut files = Vec::new();
     let mut errors = Vec::new();
     // (path as shown, folder to list, how many links were followed)
     let mut stack = vec![(dir.clone(), dir.clone(), 0usize)];
     while let Some((shown, real, links)) = stack.pop() {
-        let names = match snap.list(real.as_str()) {
+        let entries = match snap.list_kinds(real.as_str()) {
             Ok(n) => n,
             Err(e) => {
                 errors.push(e);
                 continue;
             }
         };
-        for name in names {
+        for (name, kind) in entries {
             let path = shown.join(&name);
             let real_path = real.join(&name);
-            match snap.kind(real_path.as_str()) {
+            match kind {
                 Ok(EntryKind::Dir) => {
                     if !skipped(&name) {
                         stack.push((path, real_path, links));

@@ -18,6 +18,8 @@ pub struct WorkTree {
     /// tree lives for one run (or one request of the daemon), so a folder
     /// is resolved once per run instead of once per file in it.
     folders: std::sync::Mutex<std::collections::HashMap<String, bool>>,
+    /// The walk of the whole tree, once per run (see [`Snapshot::kept_walk`]).
+    walked: std::sync::OnceLock<super::Walk>,
 }
 
 /// How many times a file watcher saw a path (absolute) change: part of a work tree
@@ -32,6 +34,7 @@ impl WorkTree {
             real_root: std::sync::OnceLock::new(),
             change_count: None,
             folders: Default::default(),
+            walked: std::sync::OnceLock::new(),
         }
     }
 
@@ -70,9 +73,16 @@ impl WorkTree {
             return leaves(path);
         }
         // not a link itself: it leads out only if its folder does
-        let Some((folder, _)) = path.rsplit_once('/') else {
-            return false;
-        };
+        match path.rsplit_once('/') {
+            Some((folder, _)) => self.folder_escapes(folder, &leaves),
+            None => false,
+        }
+    }
+
+    /// Whether a folder leads out of the root: when the folder above does,
+    /// or when it is itself a link that does. One `lstat` per folder of the
+    /// run (remembered), instead of resolving every piece of its path.
+    fn folder_escapes(&self, folder: &str, leaves: &dyn Fn(&str) -> bool) -> bool {
         if let Some(known) = self
             .folders
             .lock()
@@ -81,7 +91,15 @@ impl WorkTree {
         {
             return known;
         }
-        let out = leaves(folder);
+        let above_out = match folder.rsplit_once('/') {
+            Some((above, _)) => self.folder_escapes(above, leaves),
+            None => false,
+        };
+        let out = above_out
+            || match fs::symlink_metadata(self.full(folder)) {
+                Ok(md) if md.file_type().is_symlink() => leaves(folder),
+                _ => false,
+            };
         if let Ok(mut f) = self.folders.lock() {
             f.insert(folder.to_string(), out);
         }
@@ -187,6 +205,48 @@ impl Snapshot for WorkTree {
         Ok(names)
     }
 
+    fn list_kinds(&self, dir: &str) -> Result<Vec<(String, super::EntryKindResult)>, SourceError> {
+        let listing_error = |op: &str, e: &io::Error| SourceError {
+            path: dir.to_string(),
+            message: go_io_error(op, dir, e),
+            line: 0,
+            column: 0,
+        };
+        let rd = fs::read_dir(self.full(dir)).map_err(|e| listing_error("open", &e))?;
+        let mut out = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| listing_error("readdir", &e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // the type the listing carries (`d_type`); the standard library
+            // asks `lstat` itself when the file system does not tell
+            let kind = match entry.file_type() {
+                Ok(t) if t.is_symlink() => Ok(EntryKind::Symlink),
+                Ok(t) if t.is_dir() => Ok(EntryKind::Dir),
+                Ok(_) => Ok(EntryKind::File),
+                Err(e) => {
+                    let path = if dir.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{dir}/{name}")
+                    };
+                    Err(SourceError {
+                        message: go_io_error("lstat", &path, &e),
+                        path,
+                        line: 0,
+                        column: 0,
+                    })
+                }
+            };
+            out.push((name, kind));
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+
+    fn kept_walk(&self) -> Option<&std::sync::OnceLock<super::Walk>> {
+        Some(&self.walked)
+    }
+
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
         let full = self.full(path);
         let error = |message: String| SourceError {
@@ -209,6 +269,7 @@ impl Snapshot for WorkTree {
         } else {
             lstat
         };
+        let size = stat.as_ref().filter(|md| md.is_file()).map(|md| md.len());
         match stat {
             Some(md) if !md.is_file() && !md.is_dir() => {
                 return Err(error(format!(
@@ -221,7 +282,7 @@ impl Snapshot for WorkTree {
             _ => {}
         }
         let file = fs::File::open(&full).map_err(|e| error(go_io_error("open", path, &e)))?;
-        super::read_bounded(file).map_err(|e| match e {
+        super::read_bounded(file, size).map_err(|e| match e {
             super::BoundedReadError::TooLarge => error(super::too_large(path, None)),
             super::BoundedReadError::Io(e) => error(go_io_error("read", path, &e)),
         })
