@@ -326,41 +326,97 @@ pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec
     // libraries without a schema: folders with `@data/values` defaults that
     // are neither inside nor around a schema library
     for r in marked(|m| m.1) {
-        if !roots.iter().any(|s| r.starts_with(s) || s.starts_with(&r)) {
+        if !has_at_or_above(&roots, &r) && !has_below(&roots, &r) {
             roots.insert(r);
         }
     }
     // climb while the folder above holds more of this library's files and
-    // no other library
-    let candidates: Vec<RepoPath> = roots.iter().cloned().collect();
+    // no other library; each question is a lookup in a sorted set, not a
+    // scan (a monorepo has hundreds of libraries)
+    let candidates: Vec<RepoPath> = roots.into_iter().collect();
+    // folders holding ytt files right in them (not only in sub-folders,
+    // which may be other things entirely)
+    let holding_ytt_files: BTreeSet<&str> = files
+        .files
+        .iter()
+        .filter(|f| is_ytt_file(f) && !is_claimed(claimed, f))
+        .filter_map(|f| f.as_str().rsplit_once('/').map(|(dir, _)| dir))
+        .collect();
     let mut climbed = BTreeSet::new();
-    for root in candidates.iter() {
+    for root in &candidates {
         let mut r = root.clone();
         while let Some(parent) = r.parent() {
             if parent.is_root() {
                 break;
             }
-            let others = candidates
-                .iter()
-                .any(|o| o != root && o.starts_with(&parent));
-            // ytt files right in the folder above (not in other sub-folders,
-            // which may be other things entirely)
-            let prefix_len = parent.as_str().len() + 1;
-            let more_files = files.under(&parent).iter().any(|f| {
-                !f.as_str()[prefix_len..].contains('/') && is_ytt_file(f) && !is_claimed(claimed, f)
-            });
-            if others || !more_files {
+            // another library below the folder above (`root` is one)
+            let others = count_at_or_below(&candidates, &parent, 2) > 1;
+            if others || !holding_ytt_files.contains(parent.as_str()) {
                 break;
             }
             r = parent;
         }
         climbed.insert(r);
     }
-    let all: Vec<RepoPath> = climbed.iter().cloned().collect();
+    // a library inside another is part of it
+    let inside_another = |r: &RepoPath| {
+        let mut above = r.parent();
+        while let Some(a) = above {
+            if climbed.contains(&a) {
+                return true;
+            }
+            above = a.parent();
+        }
+        false
+    };
     climbed
-        .into_iter()
-        .filter(|r| !all.iter().any(|o| o != r && r.starts_with(o)))
+        .iter()
+        .filter(|r| !inside_another(r))
+        .cloned()
         .collect()
+}
+
+/// Whether `set` holds `dir` or a folder around it.
+fn has_at_or_above(set: &BTreeSet<RepoPath>, dir: &RepoPath) -> bool {
+    let mut at = Some(dir.clone());
+    while let Some(a) = at {
+        if set.contains(&a) {
+            return true;
+        }
+        at = a.parent();
+    }
+    false
+}
+
+/// Whether `set` holds a path inside `dir` (not `dir` itself).
+fn has_below(set: &BTreeSet<RepoPath>, dir: &RepoPath) -> bool {
+    if dir.is_root() {
+        return set.iter().any(|p| !p.is_root());
+    }
+    let prefix = format!("{}/", dir.as_str());
+    set.range::<str, _>((
+        std::ops::Bound::Included(prefix.as_str()),
+        std::ops::Bound::Unbounded,
+    ))
+    .next()
+    .is_some_and(|p| p.as_str().starts_with(&prefix))
+}
+
+/// How many of the `sorted` paths are `dir` or inside it, counting up to
+/// `limit`.
+fn count_at_or_below(sorted: &[RepoPath], dir: &RepoPath, limit: usize) -> usize {
+    if dir.is_root() {
+        return sorted.len().min(limit);
+    }
+    let own = usize::from(sorted.binary_search(dir).is_ok());
+    let prefix = format!("{}/", dir.as_str());
+    let start = sorted.partition_point(|p| p.as_str() < prefix.as_str());
+    let below = sorted[start..]
+        .iter()
+        .take_while(|p| p.as_str().starts_with(&prefix))
+        .take(limit)
+        .count();
+    (own + below).min(limit)
 }
 
 /// Library names: the folder name, or the path (`libs-web`) when folders of
@@ -674,4 +730,54 @@ pub(super) fn named_env(
         .collect();
     let sources = inputs.files_read();
     (inputs, sources)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sorted-set lookups answer what a scan of every path answers
+    /// (`starts_with` is "is or is inside"), for every pair of a tree with
+    /// look-alike names (`libs-x` sorts between `libs` and `libs/...`).
+    #[test]
+    fn set_lookups_agree_with_a_scan() {
+        let all: Vec<RepoPath> = [
+            "",
+            "libs",
+            "libs-x",
+            "libs-x/a",
+            "libs/a",
+            "libs/a/b",
+            "libs/ab",
+            "libs/b/c/d",
+            "x",
+        ]
+        .iter()
+        .map(|p| RepoPath::new(p).unwrap())
+        .collect();
+        // every subset of the paths as the set, every path as the question
+        for mask in 0u32..(1 << all.len()) {
+            let set: BTreeSet<RepoPath> = all
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, p)| p.clone())
+                .collect();
+            let sorted: Vec<RepoPath> = set.iter().cloned().collect();
+            for dir in &all {
+                let above = set.iter().any(|s| dir.starts_with(s));
+                let below = set.iter().any(|s| s != dir && s.starts_with(dir));
+                let count = set.iter().filter(|s| s.starts_with(dir)).count();
+                assert_eq!(has_at_or_above(&set, dir), above, "{dir} in {set:?}");
+                assert_eq!(has_below(&set, dir), below, "{dir} in {set:?}");
+                for limit in 1..4 {
+                    assert_eq!(
+                        count_at_or_below(&sorted, dir, limit),
+                        count.min(limit),
+                        "{dir} in {set:?}"
+                    );
+                }
+            }
+        }
+    }
 }
