@@ -300,3 +300,52 @@ impl Snapshot for WorkTree {
         "work tree".to_string()
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// A file is refused when any folder on its way is a link out of the
+    /// root, however deep below that folder it is, and read when the links
+    /// on its way stay inside.
+    #[test]
+    fn a_folder_link_out_of_the_root_refuses_every_file_below_it() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::create_dir_all(outside.path().join("sub")).unwrap();
+        fs::write(outside.path().join("secret.yml"), "a: 1\n").unwrap();
+        fs::write(outside.path().join("sub/secret.yml"), "a: 1\n").unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        fs::create_dir_all(r.join("real/deeper")).unwrap();
+        fs::write(r.join("real/x.yml"), "x: 1\n").unwrap();
+        fs::write(r.join("real/deeper/y.yml"), "y: 1\n").unwrap();
+        symlink(outside.path(), r.join("out")).unwrap();
+        symlink(r.join("real"), r.join("inner")).unwrap();
+        symlink(outside.path(), r.join("real/deeper/out2")).unwrap();
+        let tree = WorkTree::new(r);
+        for refused in [
+            "out/secret.yml",
+            "out/sub/secret.yml",
+            "real/deeper/out2/secret.yml",
+            "inner/deeper/out2/sub/secret.yml",
+        ] {
+            // twice: the second answer comes from what the first remembered
+            for _ in 0..2 {
+                let e = tree.read(refused).unwrap_err();
+                assert!(
+                    e.message.contains("symlink out of the repository"),
+                    "{refused}: {e}"
+                );
+            }
+        }
+        for read in [
+            "real/x.yml",
+            "inner/x.yml",
+            "inner/deeper/y.yml",
+            "real/deeper/y.yml",
+        ] {
+            assert!(tree.read(read).is_ok(), "{read}");
+        }
+    }
+}
