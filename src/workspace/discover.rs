@@ -196,11 +196,65 @@ impl<'a> RepoFiles<'a> {
 /// Whether a file has a document annotated `annotation` (a cheap look at
 /// its `#@` lines; the check parses the file properly).
 fn has_annotation(file: &SourceFile, annotation: &str) -> bool {
-    file.annotation_lines().iter().any(|rest| {
-        rest.starts_with(annotation)
-            && !rest[annotation.len()..]
-                .starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '/')
-    })
+    let mut found = false;
+    for_each_annotation(file.text(), |rest| {
+        found = names(rest, annotation);
+        found
+    });
+    found
+}
+
+/// Whether the text after an annotation line's `#@` names `annotation`
+/// (and not a longer name that starts with it).
+fn names(rest: &str, annotation: &str) -> bool {
+    rest.starts_with(annotation)
+        && !rest[annotation.len()..]
+            .starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '/')
+}
+
+/// Whether a file has `#@data/values-schema` and `#@data/values` documents,
+/// in one look.
+fn values_marks(file: &SourceFile) -> (bool, bool) {
+    let (mut schema, mut values) = (false, false);
+    for_each_annotation(file.text(), |rest| {
+        schema |= names(rest, "data/values-schema");
+        values |= names(rest, "data/values");
+        schema && values
+    });
+    (schema, values)
+}
+
+/// Calls `f` with the text after `#@` (and spaces) of each line that
+/// starts, after indentation, with `#@` — the lines
+/// [`SourceFile::annotation_lines`] lists — until `f` says it is done.
+/// Discovery asks this of every YAML file of the repository, and a schema
+/// has dozens of `#@` lines: it jumps from `#` to `#` instead of listing
+/// lines, and looks back from a `#` only over the spaces before it (so even
+/// a long line of `#`s is read about once).
+fn for_each_annotation(text: &str, mut f: impl FnMut(&str) -> bool) {
+    let text = text.trim_start_matches('\u{feff}');
+    let mut from = 0;
+    while let Some(found) = text[from..].find('#') {
+        let at = from + found;
+        from = at + 1;
+        if text.as_bytes().get(at + 1) != Some(&b'@') {
+            continue;
+        }
+        // only indentation before it on its line
+        let starts_line = text[..at]
+            .chars()
+            .rev()
+            .find(|c| *c == '\n' || !c.is_whitespace())
+            .is_none_or(|c| c == '\n');
+        if !starts_line {
+            continue;
+        }
+        let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+        if f(text[at + 2..line_end].trim_start()) {
+            return;
+        }
+        from = line_end;
+    }
 }
 
 pub(super) fn in_private_lib(p: &RepoPath) -> bool {
@@ -308,10 +362,7 @@ pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec
         .par_iter()
         .with_min_len(16)
         .map(|f| match files.text(f) {
-            Some(t) => (
-                has_annotation(&t, "data/values-schema"),
-                has_annotation(&t, "data/values"),
-            ),
+            Some(t) => values_marks(&t),
             None => (false, false),
         })
         .collect();
@@ -735,6 +786,46 @@ pub(super) fn named_env(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The scan answers what a look through the listed `#@` lines answers.
+    #[test]
+    fn the_annotation_scan_agrees_with_the_annotation_lines() {
+        use proptest::prelude::*;
+        let piece = prop::sample::select(vec![
+            "#@",
+            "#@ ",
+            "data/values",
+            "data/values-schema",
+            "data/valuesx",
+            " ",
+            "\t",
+            "\u{a0}",
+            "\n",
+            "\r\n",
+            "a: 1",
+            "x",
+            "-",
+            "/",
+            "\u{feff}",
+            "#",
+            "@",
+            "é",
+        ]);
+        proptest!(ProptestConfig::with_cases(4000), |(pieces in prop::collection::vec(piece, 0..24))| {
+            let text: String = pieces.concat();
+            let file = SourceFile::new("f.yml", text.clone());
+            for annotation in ["data/values", "data/values-schema"] {
+                let by_lines = file.annotation_lines().iter().any(|rest| names(rest, annotation));
+                prop_assert_eq!(has_annotation(&file, annotation), by_lines, "{:?}", text);
+            }
+            let both = |a| file.annotation_lines().iter().any(|rest| names(rest, a));
+            prop_assert_eq!(
+                values_marks(&file),
+                (both("data/values-schema"), both("data/values")),
+                "{:?}", text
+            );
+        });
+    }
 
     /// The sorted-set lookups answer what a scan of every path answers
     /// (`starts_with` is "is or is inside"), for every pair of a tree with
