@@ -14,8 +14,11 @@ use std::sync::Arc;
 pub struct SourceFile {
     name: String,
     text: String,
-    /// Byte offset of the start of each line (line 1 starts at `line_starts[0]`).
-    line_starts: Vec<usize>,
+    /// Byte offset of the start of each line (line 1 starts at
+    /// `line_starts[0]`), found when first asked: discovery reads every
+    /// YAML file of a repository for its `#@` lines, and most are never
+    /// asked for a line.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
     /// What follows `#@` on each annotation line, found once (discovery
     /// asks a file several times, and a daemon keeps the file).
     annotation_lines: std::sync::OnceLock<Box<[Box<str>]>>,
@@ -23,18 +26,23 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Arc<SourceFile> {
-        let text = text.into();
-        let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i + 1);
-            }
-        }
         Arc::new(SourceFile {
             name: name.into(),
-            text,
-            line_starts,
+            text: text.into(),
+            line_starts: std::sync::OnceLock::new(),
             annotation_lines: std::sync::OnceLock::new(),
+        })
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0];
+            for (i, b) in self.text.bytes().enumerate() {
+                if b == b'\n' {
+                    starts.push(i + 1);
+                }
+            }
+            starts
         })
     }
 
@@ -62,15 +70,15 @@ impl SourceFile {
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 
     /// The text of 1-based line `line`, without its line break.
     pub fn line_text(&self, line: u32) -> Option<&str> {
         let idx = (line as usize).checked_sub(1)?;
-        let start = *self.line_starts.get(idx)?;
+        let start = *self.line_starts().get(idx)?;
         let end = self
-            .line_starts
+            .line_starts()
             .get(idx + 1)
             .map(|e| e - 1)
             .unwrap_or(self.text.len());
@@ -80,11 +88,11 @@ impl SourceFile {
 
     /// 1-based (line, column) of a byte offset; the column counts characters.
     pub fn line_col(&self, offset: usize) -> (u32, u32) {
-        let idx = match self.line_starts.binary_search(&offset) {
+        let idx = match self.line_starts().binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        let start = self.line_starts[idx];
+        let start = self.line_starts()[idx];
         let col = self
             .text
             .get(start..offset.min(self.text.len()))
