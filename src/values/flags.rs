@@ -117,7 +117,10 @@ impl DataValuesFlags {
                 rule: RuleId::FileUnreadable,
                 place: Some((rel.clone(), 0)),
             })?;
-            let ds = parse_opts(&file.src, true, strict).map_err(|e| FlagError {
+            // comments are read only to refuse annotations (`#@`) in a
+            // plain file: a file without `#@` has none to refuse
+            let may_be_templated = file.src.text().contains("#@");
+            let ds = parse_opts(&file.src, may_be_templated, strict).map_err(|e| FlagError {
                 message: format!(
                     "Unmarshaling YAML data values file '{}': {}",
                     file.rel_path,

@@ -128,7 +128,7 @@ fn parse_inner(
     } else {
         (format!("---\n{original}").into(), 1)
     };
-    let raw = read_events(&text, line_shift, limits)?;
+    let raw = read_events(&text, line_shift, limits, with_comments)?;
     let mut builder = Builder {
         src,
         text: &text,
@@ -274,8 +274,24 @@ enum Open {
     Map(RawId, Option<RawId>),
 }
 
-fn read_events(text: &str, line_shift: u32, limits: Limits) -> Result<Raw, ParseError> {
+/// Most comment lines in a row where the parser looks ahead.
+const MAX_BUFFERED_COMMENTS: usize = 65_536;
+
+/// `comments`: whether to collect comments at all (the parser skips their
+/// text when not: about a third of its work on a small values file).
+fn read_events(
+    text: &str,
+    line_shift: u32,
+    limits: Limits,
+    comments: bool,
+) -> Result<Raw, ParseError> {
     let mut options = Options::default();
+    options.emit_comments = comments;
+    // go-yaml buffers any number of comments; the parser's default stops at
+    // 96 in a row where it looks ahead (between `key:` and its first item,
+    // say). A bound stays, far above any real file, so that a file of
+    // nothing but comment lines cannot buffer one event per line.
+    options.max_buffered_comment_events = MAX_BUFFERED_COMMENTS;
     options.emit_anchor_events = true;
     options.block_scalar_eof_without_line_feed = true;
     // The parser's own limits sit just above ours, so that our error (with

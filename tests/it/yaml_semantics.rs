@@ -247,3 +247,48 @@ fn syntax_errors_in_go_yaml_words_and_lines() {
         "{err}"
     );
 }
+
+/// go-yaml reads any number of comment lines where the parser looks ahead
+/// (between a key and its first item): a values file, plain or annotated,
+/// and a template with a long commented-out block read as ytt reads them.
+#[test]
+fn a_long_run_of_comments_before_an_item_is_read() {
+    let d = tempfile::tempdir().unwrap();
+    let comments =
+        |mark: &str| -> String { (0..200).map(|i| format!("{mark} line {i}\n")).collect() };
+    std::fs::write(
+        d.path().join("defaults.yml"),
+        format!("#@data/values\n---\na: 1\nb:\n{}- 1\n", comments("#!")),
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("plain.yml"),
+        format!("a: 2\nb:\n{}- 3\n", comments("#")),
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("template.yml"),
+        format!(
+            "#@ load(\"@ytt:data\", \"data\")\nitems:\n{}- #@ data.values.b[0]\n",
+            comments("#!")
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = inspect(
+        d.path(),
+        &["-f", "defaults.yml", "--data-values-file", "plain.yml"],
+    );
+    assert_eq!((code, out.as_str()), (0, "a: 2\nb:\n- 3\n"), "{err}");
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["render", "-f", "defaults.yml", "-f", "template.yml"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(stdout, "items:\n- 1\n", "{stderr}");
+}
