@@ -249,6 +249,7 @@ fn handler(workdir: &Path, git_dir: &Path) -> server::Handler {
                 index_file: call.index_file.clone(),
                 change_count: Some(warm.watcher.change_count()),
             },
+            exits_after: false,
         };
         Ok(execute(&args, &ctx, &w))
     })
