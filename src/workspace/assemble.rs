@@ -60,10 +60,28 @@ pub fn plan_keeping(
     if let Some(paths) = keep() {
         plan.retain_reading(&paths);
     }
+    read_unsorted(files, &plan.pairs);
     for pair in &mut plan.pairs {
         sort_inputs(files, &mut pair.inputs);
     }
     plan
+}
+
+/// Reads the environments' YAML files that sorting looks into, on all
+/// cores, once each (an environment's common files are shared by many
+/// pairs); sorting, and then the check, find them in the cache.
+fn read_unsorted(files: &RepoFiles, pairs: &[Pair]) {
+    use rayon::prelude::*;
+    let mut paths: Vec<&RepoPath> = pairs
+        .iter()
+        .flat_map(|p| p.inputs.unsorted.iter().map(|a| &a.path))
+        .filter(|p| p.is_yaml())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths.par_iter().with_min_len(16).for_each(|p| {
+        files.text(p);
+    });
 }
 
 fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Plan {
