@@ -60,12 +60,7 @@ pub trait Snapshot: Send + Sync {
         Ok(names
             .into_iter()
             .map(|name| {
-                let path = if dir.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{dir}/{name}")
-                };
-                let kind = self.kind(&path);
+                let kind = self.kind(&child_path(dir, &name));
                 (name, kind)
             })
             .collect())
@@ -94,6 +89,15 @@ pub trait Snapshot: Send + Sync {
     /// each walk it; the first walks, the others wait for it and share.
     fn kept_walk(&self) -> Option<&std::sync::OnceLock<Walk>> {
         None
+    }
+}
+
+/// The path of `name` in folder `dir` (the root is the empty path).
+fn child_path(dir: &str, name: &str) -> String {
+    if dir.is_empty() {
+        name.to_string()
+    } else {
+        format!("{dir}/{name}")
     }
 }
 

@@ -183,26 +183,12 @@ impl Snapshot for WorkTree {
     }
 
     fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
-        let rd = fs::read_dir(self.full(dir)).map_err(|e| SourceError {
-            path: dir.to_string(),
-            message: go_io_error("open", dir, &e),
-
-            line: 0,
-            column: 0,
-        })?;
-        let mut names = Vec::new();
-        for entry in rd {
-            let entry = entry.map_err(|e| SourceError {
-                path: dir.to_string(),
-                message: go_io_error("readdir", dir, &e),
-
-                line: 0,
-                column: 0,
-            })?;
-            names.push(entry.file_name().to_string_lossy().into_owned());
-        }
-        names.sort();
-        Ok(names)
+        // the listing with kinds costs no more (they come with it)
+        Ok(self
+            .list_kinds(dir)?
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect())
     }
 
     fn list_kinds(&self, dir: &str) -> Result<Vec<(String, super::EntryKindResult)>, SourceError> {
@@ -224,11 +210,7 @@ impl Snapshot for WorkTree {
                 Ok(t) if t.is_dir() => Ok(EntryKind::Dir),
                 Ok(_) => Ok(EntryKind::File),
                 Err(e) => {
-                    let path = if dir.is_empty() {
-                        name.clone()
-                    } else {
-                        format!("{dir}/{name}")
-                    };
+                    let path = super::child_path(dir, &name);
                     Err(SourceError {
                         message: go_io_error("lstat", &path, &e),
                         path,
