@@ -4,23 +4,7 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
-use super::common::write;
-
-fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
+use super::common::{run, write};
 
 /// A planned pair: its name, the files it reads, its ytt command.
 type Planned = (String, Vec<String>, Vec<String>);

@@ -6,23 +6,7 @@
 use std::path::Path;
 use std::process::Command as Process;
 
-use assert_cmd::Command;
-
-use super::common::{git, write};
-
-fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
+use super::common::{git, run, write};
 
 /// The pairs `list --format json ARGS` plans.
 fn listed(dir: &Path, args: &[&str]) -> Vec<serde_json::Value> {

@@ -7,18 +7,10 @@ use assert_cmd::Command;
 use super::common::write;
 
 fn render(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(dir)
-        .arg("render")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args: Vec<&str> = std::iter::once("render")
+        .chain(args.iter().copied())
+        .collect();
+    super::common::run(dir, &args)
 }
 
 #[test]

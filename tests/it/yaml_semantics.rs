@@ -3,21 +3,11 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
 fn inspect(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(dir)
-        .arg("inspect")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    let args: Vec<&str> = std::iter::once("inspect")
+        .chain(args.iter().copied())
+        .collect();
+    super::common::run(dir, &args)
 }
 
 #[test]
@@ -279,16 +269,10 @@ fn a_long_run_of_comments_before_an_item_is_read() {
         &["-f", "defaults.yml", "--data-values-file", "plain.yml"],
     );
     assert_eq!((code, out.as_str()), (0, "a: 2\nb:\n- 3\n"), "{err}");
-    let out = Command::cargo_bin("yttcheck")
-        .unwrap()
-        .current_dir(d.path())
-        .args(["render", "-f", "defaults.yml", "-f", "template.yml"])
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
+    let (code, stdout, stderr) = super::common::run(
+        d.path(),
+        &["render", "-f", "defaults.yml", "-f", "template.yml"],
     );
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "items:\n- 1\n", "{stderr}");
 }
