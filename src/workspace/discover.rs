@@ -169,19 +169,9 @@ impl<'a> RepoFiles<'a> {
         self.sources.get(path).ok()
     }
 
-    /// Files in `dir` (at any depth), by binary search: paths with a common
-    /// prefix are contiguous in sorted order.
+    /// Files in `dir` (at any depth).
     pub fn under<'s>(&'s self, dir: &RepoPath) -> &'s [RepoPath] {
-        if dir.is_root() {
-            return &self.files;
-        }
-        let prefix = format!("{}/", dir.as_str());
-        let start = self.files.partition_point(|f| f.as_str() < prefix.as_str());
-        let len = self.files[start..]
-            .iter()
-            .take_while(|f| f.as_str().starts_with(&prefix))
-            .count();
-        &self.files[start..start + len]
+        below(&self.files, dir)
     }
 
     pub fn is_dir(&self, dir: &RepoPath) -> bool {
@@ -191,6 +181,20 @@ impl<'a> RepoFiles<'a> {
     pub fn is_file(&self, path: &RepoPath) -> bool {
         self.files.binary_search(path).is_ok()
     }
+}
+
+/// The paths of `sorted` inside `dir` (at any depth; the root holds all),
+/// by binary search: paths with a common prefix are contiguous in sorted
+/// order, and those starting `dir/` sort before `dir0` (`0` follows `/`).
+fn below<'s>(sorted: &'s [RepoPath], dir: &RepoPath) -> &'s [RepoPath] {
+    if dir.is_root() {
+        return sorted;
+    }
+    let dir = dir.as_str();
+    let (start, end) = (format!("{dir}/"), format!("{dir}0"));
+    let from = sorted.partition_point(|p| p.as_str() < start.as_str());
+    let to = sorted.partition_point(|p| p.as_str() < end.as_str());
+    &sorted[from..to]
 }
 
 /// Whether a file has a document annotated `annotation` (a cheap look at
@@ -410,16 +414,7 @@ pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec
         climbed.insert(r);
     }
     // a library inside another is part of it
-    let inside_another = |r: &RepoPath| {
-        let mut above = r.parent();
-        while let Some(a) = above {
-            if climbed.contains(&a) {
-                return true;
-            }
-            above = a.parent();
-        }
-        false
-    };
+    let inside_another = |r: &RepoPath| r.parent().is_some_and(|p| has_at_or_above(&climbed, &p));
     climbed
         .iter()
         .filter(|r| !inside_another(r))
@@ -460,14 +455,7 @@ fn count_at_or_below(sorted: &[RepoPath], dir: &RepoPath, limit: usize) -> usize
         return sorted.len().min(limit);
     }
     let own = usize::from(sorted.binary_search(dir).is_ok());
-    let prefix = format!("{}/", dir.as_str());
-    let start = sorted.partition_point(|p| p.as_str() < prefix.as_str());
-    let below = sorted[start..]
-        .iter()
-        .take_while(|p| p.as_str().starts_with(&prefix))
-        .take(limit)
-        .count();
-    (own + below).min(limit)
+    (own + below(sorted, dir).len()).min(limit)
 }
 
 /// Library names: the folder name, or the path (`libs-web`) when folders of
