@@ -595,10 +595,11 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         Some(store) => SourceCache::with_store(source.opened.snapshot(), store),
         None => SourceCache::new(source.opened.snapshot()),
     };
-    let cache = LeftToExit::new(cache, warm.exits_after);
+    let leave = warm.exits_after;
+    let cache = LeftToExit::new(cache, leave);
     let plan = LeftToExit::new(
         load_plan_with(&cache, &source, &selection, warm.plans)?,
-        warm.exits_after,
+        leave,
     );
     let threshold = fail_on(args.fail_on.as_deref(), plan.fail_on.as_deref())?;
     let eval = eval_opts(&args.budget, plan.budget.as_ref())?;
@@ -650,7 +651,6 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         }
         _ => None,
     };
-    let leave = warm.exits_after;
     let fresh_memo;
     let memo = match warm.memo {
         Some(memo) => memo,

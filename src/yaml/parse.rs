@@ -277,8 +277,8 @@ enum Open {
 /// Most comment lines in a row where the parser looks ahead.
 const MAX_BUFFERED_COMMENTS: usize = 65_536;
 
-/// `comments`: whether to collect comments at all (the parser skips their
-/// text when not: about a third of its work on a small values file).
+/// `comments`: whether to collect comments at all (when not, the parser
+/// neither keeps their text nor buffers them).
 fn read_events(
     text: &str,
     line_shift: u32,
