@@ -14,6 +14,7 @@
 pub mod extensions;
 pub mod formats;
 pub mod rules;
+pub mod shortcut;
 
 use std::collections::HashMap;
 use std::fmt;
