@@ -403,14 +403,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         for &i in &idxs {
             let old = left.items()[i].value();
             let new_val = self.replace_value(&via, Some(old), item.value())?;
-            let mut n = item.clone();
-            *n.value_mut() = new_val;
+            let n = item.with_value(new_val);
             left.items_mut()[i] = n;
         }
         if idxs.is_empty() && via.or_add {
             let new_val = self.replace_value(&via, None, item.value())?;
-            let mut n = item.clone();
-            *n.value_mut() = new_val;
+            let n = item.with_value(new_val);
             left.items_mut().push(n);
         }
         Ok(())
@@ -517,8 +515,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         for (i, li) in items.into_iter().enumerate() {
             if matched(i) {
                 let v = self.via_value(ins.via, Some(li.value()), item.value())?;
-                let mut n = item.clone();
-                *n.value_mut() = v;
+                let n = item.with_value(v);
                 if ins.before {
                     out.push(n.clone());
                 }
@@ -684,14 +681,11 @@ impl<'v> Op<'_, 'v, '_, '_> {
         };
         for &(i, j) in &idxs {
             let v = self.replace_value(&via, Some(&left[i].docs[j].value), &doc.value)?;
-            let mut n = doc.clone();
-            n.value = v;
-            left[i].docs[j] = n;
+            left[i].docs[j] = doc.with_value(v);
         }
         if idxs.is_empty() && via.or_add {
             let v = self.replace_value(&via, None, &doc.value)?;
-            let mut n = doc.clone();
-            n.value = v;
+            let n = doc.with_value(v);
             if let Some(first) = left.first_mut() {
                 first.docs.push(n);
             }
@@ -969,6 +963,9 @@ trait Item: Clone {
     fn pos(&self) -> &Pos;
     fn set_pos(&mut self, pos: Pos);
     fn meta(&self) -> &Meta;
+    /// A copy with another value (the old value is not copied: it would be
+    /// thrown away, and a replaced subtree can be large).
+    fn with_value(&self, value: Value) -> Self;
 }
 
 /// A map or an array: the items an overlay item is matched against, and how
@@ -987,7 +984,7 @@ trait Items {
 }
 
 macro_rules! item_access {
-    ($t:ty) => {
+    ($t:ident { $($field:ident),* }) => {
         impl Item for $t {
             fn value(&self) -> &Value {
                 &self.value
@@ -1004,12 +1001,22 @@ macro_rules! item_access {
             fn meta(&self) -> &Meta {
                 &self.meta
             }
+            fn with_value(&self, value: Value) -> Self {
+                $t {
+                    value,
+                    $($field: self.$field.clone()),*
+                }
+            }
         }
     };
 }
-item_access!(MapItem);
-item_access!(ArrayItem);
-item_access!(Document);
+item_access!(MapItem { key, pos, meta });
+item_access!(ArrayItem { pos, meta });
+item_access!(Document {
+    pos,
+    meta,
+    injected
+});
 
 macro_rules! items_of {
     ($list:ty, $item:ty, $matching:ident) => {
