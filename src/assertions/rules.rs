@@ -47,7 +47,11 @@ impl RuleCheck {
 /// One rule: what a valid value is (`must be:`), and how to check it.
 #[derive(Debug, Clone)]
 pub struct Rule {
-    pub msg: String,
+    /// The author's description (a custom rule's, or a named rule's
+    /// `("description", arg)`); `None` for a named rule described by its
+    /// argument, which [`Rule::description`] writes only when it is needed
+    /// (a schema has hundreds of rules, and most never fail).
+    pub msg: Option<String>,
     pub check: RuleCheck,
     /// Higher runs first (`not_null` has 100).
     pub priority: i32,
@@ -55,6 +59,55 @@ pub struct Rule {
     pub critical: bool,
     /// The rule id for findings: `validation/<name>`.
     pub name: String,
+}
+
+impl Rule {
+    /// What a valid value is, as the `must be:` line says it.
+    pub fn description(&self) -> String {
+        if let Some(m) = &self.msg {
+            return m.clone();
+        }
+        match &self.check {
+            RuleCheck::Assertion { factory, arg, .. } => match *factory {
+                // made from the int the kwarg was read as
+                "assert.min_len" | "assert.max_len" => {
+                    let op = if *factory == "assert.min_len" {
+                        ">="
+                    } else {
+                        "<="
+                    };
+                    match arg {
+                        AnnValue::Int(n) => format!("length {op} {n}"),
+                        other => format!("length {op} {}", repr(other)),
+                    }
+                }
+                "assert.min" => format!("a value >= {}", repr(arg)),
+                "assert.max" => format!("a value <= {}", repr(arg)),
+                "assert.not_null" => "not null".to_string(),
+                "assert.one_of" => format!("one of {}", repr(arg)),
+                other => other.to_string(),
+            },
+            RuleCheck::OneNotNull(keys) => {
+                let which = match keys {
+                    None => "all children".to_string(),
+                    Some(k) => repr(k),
+                };
+                format!("exactly one of {which} to be not null")
+            }
+            RuleCheck::Extension { name, arg } => describe_extension(name, arg),
+            RuleCheck::Callable(_) => String::new(),
+        }
+    }
+}
+
+/// A position written as `file:line` when a message needs it: the rules of
+/// every annotation of a schema are read, and most are never wrong.
+struct At<'a>(&'a Pos);
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.compact())
+    }
 }
 
 /// The rules of one annotation.
@@ -151,7 +204,7 @@ fn number_to_int(v: &AnnValue) -> Option<i64> {
 impl NodeValidation {
     /// Parses `@schema/validation` / `@assert/validate` (ytt's `NewValidationFromAnn`).
     pub fn from_annotation(ann: &Annotation) -> Result<NodeValidation, String> {
-        let at = ann.pos.compact();
+        let at = At(&ann.pos);
         if ann.args.is_empty() && ann.kwargs.is_empty() {
             return Err(format!(
                 "expected annotation to have 2-tuple as argument(s), but found no arguments (by {at})"
@@ -195,7 +248,7 @@ impl NodeValidation {
             };
             let owned = owner.map(|_| check_fn.unpack_frozen().expect("frozen annotation values"));
             rules.push(Rule {
-                msg: msg.to_string(),
+                msg: Some(msg.to_string()),
                 check: RuleCheck::Callable(AnnValue::Frozen(owned)),
                 priority: 0,
                 critical: false,
@@ -213,7 +266,7 @@ impl NodeValidation {
         Ok(v)
     }
 
-    fn kwargs(&mut self, kwargs: &[(String, AnnValue)], at: &str) -> Result<(), String> {
+    fn kwargs(&mut self, kwargs: &[(String, AnnValue)], at: &At) -> Result<(), String> {
         let mut min_len = None;
         let mut max_len = None;
         let mut min = None;
@@ -316,8 +369,8 @@ impl NodeValidation {
             }
             self.named.push((k.clone(), val.clone()));
         }
-        let rule = |msg: String, check: RuleCheck, name: &str| Rule {
-            msg,
+        let rule = |check: RuleCheck, name: &str| Rule {
+            msg: None,
             check,
             priority: 0,
             critical: false,
@@ -325,35 +378,27 @@ impl NodeValidation {
         };
         if let Some(n) = min_len {
             self.rules.push(rule(
-                format!("length >= {n}"),
                 RuleCheck::assertion("assert.min_len", AnnValue::Int(n)),
                 "min_len",
             ));
         }
         if let Some(n) = max_len {
             self.rules.push(rule(
-                format!("length <= {n}"),
                 RuleCheck::assertion("assert.max_len", AnnValue::Int(n)),
                 "max_len",
             ));
         }
         if let Some(m) = min {
-            self.rules.push(rule(
-                format!("a value >= {}", repr(&m)),
-                RuleCheck::assertion("assert.min", m),
-                "min",
-            ));
+            self.rules
+                .push(rule(RuleCheck::assertion("assert.min", m), "min"));
         }
         if let Some(m) = max {
-            self.rules.push(rule(
-                format!("a value <= {}", repr(&m)),
-                RuleCheck::assertion("assert.max", m),
-                "max",
-            ));
+            self.rules
+                .push(rule(RuleCheck::assertion("assert.max", m), "max"));
         }
         if self.not_null {
             self.rules.push(Rule {
-                msg: "not null".into(),
+                msg: None,
                 check: RuleCheck::assertion("assert.not_null", AnnValue::None),
                 priority: 100,
                 critical: true,
@@ -361,33 +406,20 @@ impl NodeValidation {
             });
         }
         if let Some(keys) = one_not_null {
-            let which = match &keys {
-                None => "all children".to_string(),
-                Some(k) => repr(k),
-            };
-            self.rules.push(rule(
-                format!("exactly one of {which} to be not null"),
-                RuleCheck::OneNotNull(keys),
-                "one_not_null",
-            ));
+            self.rules
+                .push(rule(RuleCheck::OneNotNull(keys), "one_not_null"));
         }
         if let Some(e) = one_of {
-            self.rules.push(rule(
-                format!("one of {}", repr(&e)),
-                RuleCheck::assertion("assert.one_of", e),
-                "one_of",
-            ));
+            self.rules
+                .push(rule(RuleCheck::assertion("assert.one_of", e), "one_of"));
         }
         for (name, arg) in extensions {
-            self.rules.push(rule(
-                describe_extension(name, &arg),
-                RuleCheck::Extension { name, arg },
-                name,
-            ));
+            self.rules
+                .push(rule(RuleCheck::Extension { name, arg }, name));
         }
         for (name, desc) in descriptions {
             for r in self.rules.iter_mut().filter(|r| r.name == name) {
-                r.msg = desc.clone();
+                r.msg = Some(desc.clone());
             }
         }
         Ok(())

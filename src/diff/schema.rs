@@ -256,7 +256,7 @@ fn validations(
             v.rules
                 .iter()
                 .filter(|r| r.name == "custom")
-                .map(|r| r.msg.clone())
+                .map(|r| r.description())
                 .collect()
         })
         .unwrap_or_default()

@@ -362,7 +362,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     .to_string();
                 inv.violations.push(RuleViolation {
                     rule_pos: v.pos.clone(),
-                    description: rule.msg.clone(),
+                    description: rule.description(),
                     result,
                     rule: rule.name.clone(),
                 });
