@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 const DEFAULT_LIBRARIES: usize = 200;
 const DEFAULT_ENVS: usize = 5;
-const RUNS: usize = 5;
+const RUNS: usize = 9;
 
 fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -112,15 +112,6 @@ fn generate(root: &Path, libraries: usize, envs: usize) {
     }
 }
 
-/// CPU time (user + system) of all children waited for so far.
-fn children_cpu() -> Duration {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage writes into the struct we own
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    tv(usage.ru_utime) + tv(usage.ru_stime)
-}
-
 /// One run of `yttcheck check` with its own wall time, CPU time and peak
 /// memory (from `wait4`, so an earlier, bigger run does not hide it).
 // the child is reaped by `wait4` itself, which `Child::wait` cannot do
@@ -203,14 +194,6 @@ fn per_pair_loop(root: &Path, command: &[String], libraries: usize, envs: usize)
     started.elapsed()
 }
 
-/// Peak resident memory of the largest child waited for so far, in MiB.
-fn children_peak_mib() -> f64 {
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage writes into the struct we own
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    usage.ru_maxrss as f64 / 1024.0
-}
-
 fn run(root: &Path, args: &[&str]) -> (Duration, String) {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
@@ -275,30 +258,31 @@ fn main() {
     assert!(json.contains(&format!("\"pairs\": {pairs}")), "{json}");
 
     let runs = if benching { RUNS } else { 1 };
-    let cpu_before = children_cpu();
-    let mut fulls: Vec<Duration> = (0..runs)
-        .map(|_| run(dir.path(), &["check", "--quiet"]).0)
+    // each run's own wall, CPU and peak memory: medians, so that one run
+    // slowed by a neighbour on a shared machine moves neither figure
+    let full_runs: Vec<(Duration, Duration, f64)> = (0..runs)
+        .map(|_| measured(dir.path(), &["check", "--quiet"]))
         .collect();
-    let full_cpu = (children_cpu() - cpu_before) / runs as u32;
-    let peak = children_peak_mib();
+    let mut fulls: Vec<Duration> = full_runs.iter().map(|r| r.0).collect();
     fulls.sort();
     let full = median(fulls.clone());
-    // what the second core buys
-    let jobs = |j: &str| {
-        median(
-            (0..runs)
-                .map(|_| run(dir.path(), &["check", "--quiet", "-j", j]).0)
-                .collect(),
-        )
-    };
-    let (j1, j2) = (jobs("1"), jobs("2"));
-    let cpu_before = children_cpu();
-    let values_only = median(
-        (0..runs)
-            .map(|_| run(dir.path(), &["check", "--quiet", "--no-render"]).0)
-            .collect(),
-    );
-    let values_only_cpu = (children_cpu() - cpu_before) / runs as u32;
+    let mut full_cpus: Vec<Duration> = full_runs.iter().map(|r| r.1).collect();
+    full_cpus.sort();
+    let full_cpu = median(full_cpus.clone());
+    let peak = full_runs.iter().map(|r| r.2).fold(0.0, f64::max);
+    // what the second core buys: -j1 and -j2 alternate, so that a slower
+    // minute of the machine weighs on both alike
+    let (mut j1s, mut j2s) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        j1s.push(measured(dir.path(), &["check", "--quiet", "-j", "1"]).0);
+        j2s.push(measured(dir.path(), &["check", "--quiet", "-j", "2"]).0);
+    }
+    let (j1, j2) = (median(j1s), median(j2s));
+    let values_runs: Vec<(Duration, Duration, f64)> = (0..runs)
+        .map(|_| measured(dir.path(), &["check", "--quiet", "--no-render"]))
+        .collect();
+    let values_only = median(values_runs.iter().map(|r| r.0).collect());
+    let values_only_cpu = median(values_runs.iter().map(|r| r.1).collect());
     // the same with a 10-rule policy pack on every pair
     std::fs::create_dir_all(dir.path().join("policies")).unwrap();
     std::fs::write(dir.path().join("policies/pack.yml"), POLICY).unwrap();
@@ -307,13 +291,11 @@ fn main() {
         "policies: [{path: policies/pack.yml}]\n",
     )
     .unwrap();
-    let cpu_before = children_cpu();
-    let with_policy = median(
-        (0..runs)
-            .map(|_| run(dir.path(), &["check", "--quiet"]).0)
-            .collect(),
-    );
-    let with_policy_cpu = (children_cpu() - cpu_before) / runs as u32;
+    let policy_runs: Vec<(Duration, Duration, f64)> = (0..runs)
+        .map(|_| measured(dir.path(), &["check", "--quiet"]))
+        .collect();
+    let with_policy = median(policy_runs.iter().map(|r| r.0).collect());
+    let with_policy_cpu = median(policy_runs.iter().map(|r| r.1).collect());
     std::fs::remove_file(dir.path().join(".yttcheck.yml")).unwrap();
     std::fs::remove_dir_all(dir.path().join("policies")).unwrap();
     // one values file changed: only its pair runs, by path and by git
@@ -345,16 +327,18 @@ fn main() {
 
     println!("yttcheck check on {libraries} libraries x {envs} environments = {pairs} pairs");
     println!(
-        "  full check (values, validations, render): {:.3} s wall (median of {runs}; min {:.3}, max {:.3}), {:.3} s CPU, {:.0} pairs/s, peak memory {:.0} MiB",
+        "  full check (values, validations, render): {:.3} s wall (median of {runs}; min {:.3}, max {:.3}), {:.3} s CPU (min {:.3}, max {:.3}), {:.0} pairs/s, peak memory {:.0} MiB",
         full.as_secs_f64(),
         fulls[0].as_secs_f64(),
         fulls[fulls.len() - 1].as_secs_f64(),
         full_cpu.as_secs_f64(),
+        full_cpus[0].as_secs_f64(),
+        full_cpus[full_cpus.len() - 1].as_secs_f64(),
         pairs as f64 / full.as_secs_f64(),
         peak
     );
     println!(
-        "  -j1: {:.3} s wall, -j2: {:.3} s wall ({:.2}x)",
+        "  -j1: {:.3} s wall, -j2: {:.3} s wall ({:.2}x; medians of {runs} alternating runs)",
         j1.as_secs_f64(),
         j2.as_secs_f64(),
         j1.as_secs_f64() / j2.as_secs_f64()
