@@ -237,6 +237,20 @@ impl Snapshot for WorkTree {
             line: 0,
             column: 0,
         };
+        // most files are plain files in folders that stay in the root:
+        // opened without following a link, and asked their kind and size
+        // once open (one lookup of the path instead of two, and no read
+        // past the end); a link, anything but a plain file, or an error
+        // takes the way below, which says what it is
+        if !self.escapes(path, false) {
+            if let Some((file, size)) = open_plain_file(&full) {
+                if size > super::MAX_FILE_SIZE {
+                    return Err(error(super::too_large(path, Some(size))));
+                }
+                return read_known_size(file, size as usize)
+                    .map_err(|e| error(go_io_error("read", path, &e)));
+            }
+        }
         let lstat = fs::symlink_metadata(&full).ok();
         let is_link = lstat.as_ref().is_some_and(|m| m.file_type().is_symlink());
         if self.escapes(path, is_link) {
@@ -281,6 +295,40 @@ impl Snapshot for WorkTree {
     fn describe(&self) -> String {
         "work tree".to_string()
     }
+}
+
+/// `full` opened, when it is a plain file, with its size: opened without
+/// following a link (`O_NOFOLLOW`) and without waiting (`O_NONBLOCK`: a
+/// FIFO would otherwise block the open), then asked its kind and size
+/// (`fstat`). `None` for anything else (a link, a folder, a FIFO, a file
+/// that is not there), which the caller reads the careful way.
+fn open_plain_file(full: &Path) -> Option<(fs::File, u64)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(full)
+        .ok()?;
+    let md = file.metadata().ok()?;
+    md.is_file().then_some((file, md.len()))
+}
+
+/// Reads up to `size` bytes (what `fstat` said), stopping at the end: as
+/// git reads a file it has stat'ed, without a last read to find the end.
+fn read_known_size(mut file: fs::File, size: usize) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut buf = vec![0u8; size];
+    let mut filled = 0;
+    while filled < size {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    buf.truncate(filled);
+    Ok(buf)
 }
 
 #[cfg(all(test, unix))]
@@ -329,5 +377,47 @@ mod tests {
         ] {
             assert!(tree.read(read).is_ok(), "{read}");
         }
+    }
+
+    /// Every kind of entry reads as it did before plain files had their
+    /// own way in: a plain file whole, a link inside by its target, a link
+    /// out refused, a FIFO and a folder refused without blocking, a file
+    /// over the limit refused with its size before it is read, and an
+    /// empty file empty.
+    #[test]
+    fn each_kind_of_entry_reads_as_before() {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.yml"), "a: 1\n").unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        fs::write(r.join("plain.yml"), "p: 1\n").unwrap();
+        fs::write(r.join("empty.yml"), "").unwrap();
+        fs::create_dir(r.join("folder")).unwrap();
+        symlink(r.join("plain.yml"), r.join("inside.yml")).unwrap();
+        symlink(outside.path().join("secret.yml"), r.join("out.yml")).unwrap();
+        let fifo = std::ffi::CString::new(r.join("fifo.yml").to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let big = fs::File::create(r.join("big.yml")).unwrap();
+        big.set_len(super::super::MAX_FILE_SIZE + 1).unwrap();
+        let tree = WorkTree::new(r);
+        assert_eq!(tree.read("plain.yml").unwrap(), b"p: 1\n");
+        assert_eq!(tree.read("empty.yml").unwrap(), b"");
+        assert_eq!(tree.read("inside.yml").unwrap(), b"p: 1\n");
+        let out = tree.read("out.yml").unwrap_err();
+        assert!(
+            out.message.contains("symlink out of the repository"),
+            "{out}"
+        );
+        let fifo = tree.read("fifo.yml").unwrap_err();
+        assert!(fifo.message.contains("to be a regular file"), "{fifo}");
+        assert!(tree.read("folder").is_err());
+        let big = tree.read("big.yml").unwrap_err();
+        assert!(
+            big.message
+                .contains(&format!("is {} bytes", super::super::MAX_FILE_SIZE + 1)),
+            "{big}"
+        );
+        assert!(tree.read("missing.yml").is_err());
     }
 }
