@@ -241,14 +241,18 @@ impl Snapshot for WorkTree {
         // opened without following a link, and asked their kind and size
         // once open (one lookup of the path instead of two, and no read
         // past the end); a link, anything but a plain file, or an error
-        // takes the way below, which says what it is
+        // takes the careful way below, which says what it is
         if !self.escapes(path, false) {
             if let Some((file, size)) = open_plain_file(&full) {
                 if size > super::MAX_FILE_SIZE {
                     return Err(error(super::too_large(path, Some(size))));
                 }
-                return read_known_size(file, size as usize)
-                    .map_err(|e| error(go_io_error("read", path, &e)));
+                // a read that fails this way (a file system that honours
+                // O_NONBLOCK for files, say) is tried again the careful way,
+                // which says what is wrong
+                if let Ok(bytes) = read_known_size(file, size as usize) {
+                    return Ok(bytes);
+                }
             }
         }
         let lstat = fs::symlink_metadata(&full).ok();
