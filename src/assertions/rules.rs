@@ -69,18 +69,8 @@ impl Rule {
         }
         match &self.check {
             RuleCheck::Assertion { factory, arg, .. } => match *factory {
-                // made from the int the kwarg was read as
-                "assert.min_len" | "assert.max_len" => {
-                    let op = if *factory == "assert.min_len" {
-                        ">="
-                    } else {
-                        "<="
-                    };
-                    match arg {
-                        AnnValue::Int(n) => format!("length {op} {n}"),
-                        other => format!("length {op} {}", repr(other)),
-                    }
-                }
+                "assert.min_len" => format!("length >= {}", repr(arg)),
+                "assert.max_len" => format!("length <= {}", repr(arg)),
                 "assert.min" => format!("a value >= {}", repr(arg)),
                 "assert.max" => format!("a value <= {}", repr(arg)),
                 "assert.not_null" => "not null".to_string(),
