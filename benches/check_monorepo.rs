@@ -194,6 +194,19 @@ fn per_pair_loop(root: &Path, command: &[String], libraries: usize, envs: usize)
     started.elapsed()
 }
 
+/// `runs` runs of [`measured`].
+fn measured_runs(root: &Path, args: &[&str], runs: usize) -> Vec<(Duration, Duration, f64)> {
+    (0..runs).map(|_| measured(root, args)).collect()
+}
+
+/// The median wall and CPU times of [`measured_runs`].
+fn medians(runs: &[(Duration, Duration, f64)]) -> (Duration, Duration) {
+    (
+        median(runs.iter().map(|r| r.0).collect()),
+        median(runs.iter().map(|r| r.1).collect()),
+    )
+}
+
 fn run(root: &Path, args: &[&str]) -> (Duration, String) {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
@@ -260,9 +273,7 @@ fn main() {
     let runs = if benching { RUNS } else { 1 };
     // each run's own wall, CPU and peak memory: medians, so that one run
     // slowed by a neighbour on a shared machine moves neither figure
-    let full_runs: Vec<(Duration, Duration, f64)> = (0..runs)
-        .map(|_| measured(dir.path(), &["check", "--quiet"]))
-        .collect();
+    let full_runs = measured_runs(dir.path(), &["check", "--quiet"], runs);
     let mut fulls: Vec<Duration> = full_runs.iter().map(|r| r.0).collect();
     fulls.sort();
     let full = median(fulls.clone());
@@ -278,11 +289,11 @@ fn main() {
         j2s.push(measured(dir.path(), &["check", "--quiet", "-j", "2"]).0);
     }
     let (j1, j2) = (median(j1s), median(j2s));
-    let values_runs: Vec<(Duration, Duration, f64)> = (0..runs)
-        .map(|_| measured(dir.path(), &["check", "--quiet", "--no-render"]))
-        .collect();
-    let values_only = median(values_runs.iter().map(|r| r.0).collect());
-    let values_only_cpu = median(values_runs.iter().map(|r| r.1).collect());
+    let (values_only, values_only_cpu) = medians(&measured_runs(
+        dir.path(),
+        &["check", "--quiet", "--no-render"],
+        runs,
+    ));
     // the same with a 10-rule policy pack on every pair
     std::fs::create_dir_all(dir.path().join("policies")).unwrap();
     std::fs::write(dir.path().join("policies/pack.yml"), POLICY).unwrap();
@@ -291,11 +302,8 @@ fn main() {
         "policies: [{path: policies/pack.yml}]\n",
     )
     .unwrap();
-    let policy_runs: Vec<(Duration, Duration, f64)> = (0..runs)
-        .map(|_| measured(dir.path(), &["check", "--quiet"]))
-        .collect();
-    let with_policy = median(policy_runs.iter().map(|r| r.0).collect());
-    let with_policy_cpu = median(policy_runs.iter().map(|r| r.1).collect());
+    let (with_policy, with_policy_cpu) =
+        medians(&measured_runs(dir.path(), &["check", "--quiet"], runs));
     std::fs::remove_file(dir.path().join(".yttcheck.yml")).unwrap();
     std::fs::remove_dir_all(dir.path().join("policies")).unwrap();
     // one values file changed: only its pair runs, by path and by git
