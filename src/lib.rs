@@ -10,6 +10,7 @@ pub mod cli;
 pub mod daemon;
 pub mod diagnostics;
 pub mod diff;
+pub mod escape;
 pub mod files;
 pub mod gocompat;
 pub mod overlay;

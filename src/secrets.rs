@@ -36,11 +36,135 @@ impl Secrets {
     /// `apiToken` -> api, token) is a secret word.
     pub fn is_secret(&self, key: &str) -> bool {
         split_words(key).iter().any(|w| {
+            // a plural is the same word (`tokens`, `credentials`)
+            let w = match w.strip_suffix('s') {
+                Some(one) if one.len() > 2 => one,
+                _ => w.as_str(),
+            };
             self.words
                 .iter()
                 .any(|s| w == s || (s.len() > 3 && w.ends_with(s.as_str())))
         })
     }
+}
+
+/// What a redacted value is shown as.
+pub const HIDDEN: &str = "(value not shown)";
+
+impl Secrets {
+    /// A line of YAML source (a code frame, a stack trace) with the value
+    /// of every secret-looking key left out: `password: x`, and the same
+    /// inside flow collections (`db: {host: h, password: x}`); a key
+    /// without a value on the line (`password:`, the start of a block) is
+    /// shown as it is. Quoted keys count; quotes in values are skipped
+    /// over, so a `,` or `}` inside a quoted value does not end it.
+    pub fn redact_line<'a>(&self, line: &'a str) -> std::borrow::Cow<'a, str> {
+        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        let mut out = String::new();
+        let mut copied = 0; // bytes of `line` already in `out`
+        let mut key_start = 0; // where the current key may start
+        let mut depth = 0usize; // flow nesting
+        let mut i = 0;
+        while i < chars.len() {
+            let (at, c) = chars[i];
+            match c {
+                '"' | '\'' => {
+                    i = skip_quoted(&chars, i);
+                    continue;
+                }
+                // a comment (`#@` is ytt code, which may hold the value)
+                '#' if (at == 0 || chars[i - 1].1.is_whitespace())
+                    && chars.get(i + 1).is_none_or(|(_, n)| *n != '@') =>
+                {
+                    break
+                }
+                '{' | '[' => {
+                    depth += 1;
+                    key_start = at + 1;
+                }
+                '}' | ']' => depth = depth.saturating_sub(1),
+                ',' if depth > 0 => key_start = at + 1,
+                ':' if chars.get(i + 1).is_none_or(|(_, n)| n.is_whitespace()) => {
+                    let key = line[key_start..at]
+                        .trim()
+                        .trim_start_matches("- ")
+                        .trim()
+                        .trim_matches(['"', '\'']);
+                    let value_at = at + 1;
+                    // the value: to the end of the line, or in a flow
+                    // collection to the next `,` or closing bracket of it
+                    let mut j = i + 1;
+                    let mut inner = 0usize;
+                    while j < chars.len() {
+                        let (_, d) = chars[j];
+                        match d {
+                            '"' | '\'' => {
+                                j = skip_quoted(&chars, j);
+                                continue;
+                            }
+                            '{' | '[' => inner += 1,
+                            '}' | ']' if inner == 0 && depth > 0 => break,
+                            '}' | ']' => inner = inner.saturating_sub(1),
+                            ',' if inner == 0 && depth > 0 => break,
+                            '#' if depth == 0
+                                && chars[j - 1].1.is_whitespace()
+                                && chars.get(j + 1).is_none_or(|(_, n)| *n != '@') =>
+                            {
+                                break
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    let value_end = chars.get(j).map_or(line.len(), |(b, _)| *b);
+                    let value = &line[value_at..value_end];
+                    if !value.trim().is_empty() && self.is_secret(key) {
+                        out.push_str(&line[copied..value_at]);
+                        out.push(' ');
+                        out.push_str(HIDDEN);
+                        if value.ends_with(' ') {
+                            out.push(' ');
+                        }
+                        copied = value_end;
+                        i = j;
+                        key_start = value_end;
+                        continue;
+                    }
+                    key_start = value_at;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        if copied == 0 {
+            return std::borrow::Cow::Borrowed(line);
+        }
+        out.push_str(&line[copied..]);
+        std::borrow::Cow::Owned(out)
+    }
+}
+
+/// The index after the quoted scalar starting at `chars[i]`.
+fn skip_quoted(chars: &[(usize, char)], i: usize) -> usize {
+    let quote = chars[i].1;
+    let mut j = i + 1;
+    while j < chars.len() {
+        let c = chars[j].1;
+        if quote == '"' && c == '\\' {
+            j += 2;
+            continue;
+        }
+        if c == quote {
+            // '' is an escaped quote in a single-quoted scalar
+            if quote == '\'' && chars.get(j + 1).is_some_and(|(_, n)| *n == '\'') {
+                j += 2;
+                continue;
+            }
+            return j + 1;
+        }
+        j += 1;
+    }
+    j
 }
 
 fn split_words(key: &str) -> Vec<String> {
@@ -84,6 +208,40 @@ mod tests {
         }
         for k in ["keyboard", "monkey", "replicas", "host"] {
             assert!(!s.is_secret(k), "{k}");
+        }
+    }
+
+    #[test]
+    fn secret_values_leave_source_lines_at_every_depth() {
+        let s = Secrets::default();
+        for (line, want) in [
+            ("  db_password: hunter2", "  db_password: (value not shown)"),
+            ("apiToken: abc # note", "apiToken: (value not shown) # note"),
+            ("tls.key: |", "tls.key: (value not shown)"),
+            ("replicas: 3", "replicas: 3"),
+            ("password:", "password:"),
+            ("- password: x", "- password: (value not shown)"),
+            (
+                "db: {host: h, password: qa-pw, port: 5}",
+                "db: {host: h, password: (value not shown), port: 5}",
+            ),
+            (
+                "db: {password: \"a, b}\", user: u}",
+                "db: {password: (value not shown), user: u}",
+            ),
+            (
+                "list: [{name: a, token: 't,}'}]",
+                "list: [{name: a, token: (value not shown)}]",
+            ),
+            (
+                "x: {credentials: {user: u, pass: p}}",
+                "x: {credentials: (value not shown)}",
+            ),
+            ("password: #@ \"hunter2\"", "password: (value not shown)"),
+            ("url: http://x", "url: http://x"),
+            ("\"secret key\": v", "\"secret key\": (value not shown)"),
+        ] {
+            assert_eq!(s.redact_line(line), want, "{line}");
         }
     }
 }

@@ -159,7 +159,7 @@ pub fn compare_results(
     for lib in libraries {
         let before = base.schemas.get(lib).and_then(|s| s.as_ref());
         let after = head.schemas.get(lib).and_then(|s| s.as_ref());
-        let mut changes = compare(before, after);
+        let mut changes = compare(before, after, secrets);
         if let (Some(a), Some(b)) = (before, after) {
             changes.extend(now_required(
                 &default_failures(a, opts),

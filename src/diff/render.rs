@@ -4,6 +4,8 @@
 
 use super::values::{Change, ChangeKind};
 use super::{DiffReport, PairStatus};
+use crate::escape::control;
+use crate::escape::markdown::{code, html, html_code, text as md_text};
 
 fn value(v: &Option<super::values::Tree>, redacted: bool) -> String {
     if redacted {
@@ -130,10 +132,15 @@ pub fn text(r: &DiffReport, color: bool) -> String {
             s.to_string()
         }
     };
-    let mut out = format!("yttcheck diff {} -> {}: {}\n", r.base, r.head, headline(r));
+    let mut out = format!(
+        "yttcheck diff {} -> {}: {}\n",
+        control(&r.base),
+        control(&r.head),
+        headline(r)
+    );
     for p in r.pairs.iter().filter(|p| shown(p)) {
         out.push('\n');
-        out.push_str(&paint("1", &p.name));
+        out.push_str(&paint("1", &control(&p.name)));
         if let Some(n) = status_note(p.status) {
             out.push_str(&format!("  ({n})"));
         }
@@ -148,7 +155,7 @@ pub fn text(r: &DiffReport, color: bool) -> String {
         }
         out.push('\n');
         for c in &p.changes {
-            let line = change_line(c);
+            let line = control(&change_line(c)).into_owned();
             let code = match c.kind {
                 ChangeKind::Added => "32",
                 ChangeKind::Removed => "31",
@@ -161,7 +168,7 @@ pub fn text(r: &DiffReport, color: bool) -> String {
     for l in &r.schemas {
         out.push_str(&format!(
             "\n{}\n",
-            paint("1", &format!("schema of {}", l.library))
+            paint("1", &format!("schema of {}", control(&l.library)))
         ));
         for c in &l.changes {
             let tag = if c.breaking {
@@ -169,19 +176,23 @@ pub fn text(r: &DiffReport, color: bool) -> String {
             } else {
                 paint("32", "ok      ")
             };
-            out.push_str(&format!("  {tag}  {}  {}\n", c.path, c.detail));
+            out.push_str(&format!(
+                "  {tag}  {}  {}\n",
+                control(&c.path),
+                control(&c.detail)
+            ));
         }
     }
     out
 }
 
-fn cell(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-        .replace('`', "'")
-        .replace('\n', "<br>")
+/// A value in a table cell: code, or nothing when there is none.
+fn cell_value(v: &str) -> String {
+    if v.is_empty() {
+        String::new()
+    } else {
+        code(v)
+    }
 }
 
 /// Most changes listed per pair (a job summary takes at most 1 MiB).
@@ -189,10 +200,10 @@ const MAX_CHANGES: usize = 200;
 
 pub fn markdown(r: &DiffReport) -> String {
     let mut out = format!(
-        "## yttcheck diff: {}\n\n`{}` → `{}`\n\n",
+        "## yttcheck diff: {}\n\n{} → {}\n\n",
         headline(r),
-        cell(&r.base),
-        cell(&r.head)
+        code(&r.base),
+        code(&r.head)
     );
     for p in r.pairs.iter().filter(|p| shown(p)) {
         let mut note = status_note(p.status)
@@ -202,20 +213,21 @@ pub fn markdown(r: &DiffReport) -> String {
             note.push_str(&format!(" — ❌ {n}"));
         }
         out.push_str(&format!(
-            "<details><summary><code>{}</code>: {} change{}{note}</summary>\n\n",
-            cell(&p.name),
+            "<details><summary>{}: {} change{}{}</summary>\n\n",
+            html_code(&p.name),
             p.changes.len(),
-            if p.changes.len() == 1 { "" } else { "s" }
+            if p.changes.len() == 1 { "" } else { "s" },
+            html(&note)
         ));
         if !p.changes.is_empty() {
             out.push_str("| | value | before | after |\n|---|---|---|---|\n");
             for c in p.changes.iter().take(MAX_CHANGES) {
                 out.push_str(&format!(
-                    "| {} | `{}` | {} | {} |\n",
+                    "| {} | {} | {} | {} |\n",
                     sign(c.kind),
-                    cell(&c.path),
-                    cell(&value(&c.before, c.redacted && c.kind != ChangeKind::Added)),
-                    cell(&value(
+                    code(&c.path),
+                    cell_value(&value(&c.before, c.redacted && c.kind != ChangeKind::Added)),
+                    cell_value(&value(
                         &c.after,
                         c.redacted && c.kind != ChangeKind::Removed
                     )),
@@ -232,11 +244,11 @@ pub fn markdown(r: &DiffReport) -> String {
         for l in &r.schemas {
             for c in &l.changes {
                 out.push_str(&format!(
-                    "| {} | {} | `{}` | {} |\n",
+                    "| {} | {} | {} | {} |\n",
                     if c.breaking { "💥 breaking" } else { "ok" },
-                    cell(&l.library),
-                    cell(&c.path),
-                    cell(&c.detail)
+                    code(&l.library),
+                    code(&c.path),
+                    md_text(&c.detail)
                 ));
             }
         }
@@ -245,7 +257,6 @@ pub fn markdown(r: &DiffReport) -> String {
 }
 
 pub fn json(r: &DiffReport) -> String {
-    let mut s = serde_json::to_string_pretty(r).unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    s
+    let s = serde_json::to_string_pretty(r).unwrap_or_else(|_| "{}".into());
+    crate::escape::json::harden(&s) + "\n"
 }

@@ -14,7 +14,7 @@ use crate::schema::check::resolve;
 use crate::schema::{DocType, Type};
 use crate::yaml::AnnValue;
 
-use super::values::Tree;
+use super::values::{Secrets, Tree};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -61,7 +61,11 @@ fn child(path: &str, key: &str) -> String {
 }
 
 /// Changes from the `before` schema to the `after` one (`None`: no schema).
-pub fn compare(before: Option<&DocType>, after: Option<&DocType>) -> Vec<SchemaChange> {
+pub fn compare(
+    before: Option<&DocType>,
+    after: Option<&DocType>,
+    secrets: &Secrets,
+) -> Vec<SchemaChange> {
     let mut out = Vec::new();
     match (before, after) {
         (Some(a), Some(b)) => {
@@ -71,7 +75,7 @@ pub fn compare(before: Option<&DocType>, after: Option<&DocType>) -> Vec<SchemaC
                 b.validation.as_deref(),
                 &mut out,
             );
-            walk("", &a.value_type, &b.value_type, &mut out);
+            walk("", &a.value_type, &b.value_type, secrets, &mut out);
         }
         (None, Some(_)) => out.push(change(
             "",
@@ -90,7 +94,7 @@ pub fn compare(before: Option<&DocType>, after: Option<&DocType>) -> Vec<SchemaC
     out
 }
 
-fn walk(path: &str, a: &Type, b: &Type, out: &mut Vec<SchemaChange>) {
+fn walk(path: &str, a: &Type, b: &Type, secrets: &Secrets, out: &mut Vec<SchemaChange>) {
     let (na, nb) = (matches!(a, Type::Null(_)), matches!(b, Type::Null(_)));
     if na && !nb {
         out.push(change(
@@ -127,8 +131,8 @@ fn walk(path: &str, a: &Type, b: &Type, out: &mut Vec<SchemaChange>) {
                 match y.items.iter().find(|ib| ib.key.scalar_eq(&ia.key)) {
                     Some(ib) => {
                         validations(&p, ia.validation.as_deref(), ib.validation.as_deref(), out);
-                        default_changed(&p, &ia.default, &ib.default, out);
-                        walk(&p, &ia.value_type, &ib.value_type, out);
+                        default_changed(&p, &ia.default, &ib.default, secrets, out);
+                        walk(&p, &ia.value_type, &ib.value_type, secrets, out);
                     }
                     None => out.push(change(
                         &p,
@@ -140,12 +144,18 @@ fn walk(path: &str, a: &Type, b: &Type, out: &mut Vec<SchemaChange>) {
             }
             for ib in &y.items {
                 if !x.items.iter().any(|ia| ia.key.scalar_eq(&ib.key)) {
-                    let p = child(path, &ib.key.scalar_display());
+                    let key = ib.key.scalar_display();
+                    let p = child(path, &key);
+                    let default = if secret_path(&p, secrets) {
+                        crate::secrets::HIDDEN.to_string()
+                    } else {
+                        Tree::from_value(&ib.default).redacted(secrets).short()
+                    };
                     out.push(change(
                         &p,
                         SchemaChangeKind::Added,
                         false,
-                        format!("added (default: {})", Tree::from_value(&ib.default).short()),
+                        format!("added (default: {default})"),
                     ));
                 }
             }
@@ -158,16 +168,30 @@ fn walk(path: &str, a: &Type, b: &Type, out: &mut Vec<SchemaChange>) {
                 y.item_type.validation.as_deref(),
                 out,
             );
-            walk(&p, &x.item_type.value_type, &y.item_type.value_type, out);
+            walk(
+                &p,
+                &x.item_type.value_type,
+                &y.item_type.value_type,
+                secrets,
+                out,
+            );
         }
         _ => {}
     }
+}
+
+/// Whether a piece of a schema path (`db.password`, `tokens[]`) is a
+/// secret-looking key.
+fn secret_path(path: &str, secrets: &Secrets) -> bool {
+    path.split(['.', '[', ']'])
+        .any(|piece| !piece.is_empty() && secrets.is_secret(piece))
 }
 
 fn default_changed(
     path: &str,
     a: &crate::yaml::Value,
     b: &crate::yaml::Value,
+    secrets: &Secrets,
     out: &mut Vec<SchemaChange>,
 ) {
     let (ta, tb) = (Tree::from_value(a), Tree::from_value(b));
@@ -175,11 +199,16 @@ fn default_changed(
     if matches!(ta, Tree::Map(_) | Tree::Array(_)) || ta == tb {
         return;
     }
+    let detail = if secret_path(path, secrets) {
+        "default changed (value not shown)".to_string()
+    } else {
+        format!("default {} -> {}", ta.short(), tb.short())
+    };
     out.push(change(
         path,
         SchemaChangeKind::DefaultChanged,
         false,
-        format!("default {} -> {}", ta.short(), tb.short()),
+        detail,
     ));
 }
 

@@ -18,6 +18,19 @@ pub enum Tree {
     Str(String),
     Map(Vec<(String, Tree)>),
     Array(Vec<Tree>),
+    /// A secret's value, left out (printed and serialized as
+    /// `(value not shown)`).
+    Hidden(Hidden),
+}
+
+/// The marker of a value left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hidden;
+
+impl Serialize for Hidden {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(crate::secrets::HIDDEN)
+    }
 }
 
 impl Tree {
@@ -51,6 +64,30 @@ impl Tree {
             Tree::Str(_) => "string",
             Tree::Map(_) => "map",
             Tree::Array(_) => "array",
+            Tree::Hidden(_) => "hidden",
+        }
+    }
+
+    /// The tree with the value of every secret-looking key left out, at
+    /// every depth (maps in arrays in maps...): what a change may show of
+    /// a map or array added, removed or changed whole.
+    pub fn redacted(&self, secrets: &Secrets) -> Tree {
+        match self {
+            Tree::Map(items) => Tree::Map(
+                items
+                    .iter()
+                    .map(|(k, v)| {
+                        let v = if secrets.is_secret(k) {
+                            Tree::Hidden(Hidden)
+                        } else {
+                            v.redacted(secrets)
+                        };
+                        (k.clone(), v)
+                    })
+                    .collect(),
+            ),
+            Tree::Array(items) => Tree::Array(items.iter().map(|t| t.redacted(secrets)).collect()),
+            other => other.clone(),
         }
     }
 
@@ -89,6 +126,7 @@ impl Tree {
                 "[{}]",
                 items.iter().map(Tree::short).collect::<Vec<_>>().join(", ")
             ),
+            Tree::Hidden(_) => crate::secrets::HIDDEN.into(),
         }
     }
 }
@@ -119,23 +157,29 @@ pub struct Change {
 
 const ID_KEYS: &[&str] = &["name", "id", "key"];
 
-/// The key that identifies the maps of both arrays, if there is one.
-fn identity_key(a: &[Tree], b: &[Tree]) -> Option<&'static str> {
+/// The key that identifies the maps of both arrays, if there is one. A
+/// secret-looking key (`key` is one) never does: its values would be
+/// printed in the paths.
+fn identity_key(a: &[Tree], b: &[Tree], secrets: &Secrets) -> Option<&'static str> {
     if a.is_empty() && b.is_empty() {
         return None;
     }
-    ID_KEYS.iter().copied().find(|k| {
-        [a, b].iter().all(|items| {
-            let mut seen = Vec::new();
-            items.iter().all(|item| match item.get(k) {
-                Some(id @ (Tree::Str(_) | Tree::Int(_))) if !seen.contains(&id) => {
-                    seen.push(id);
-                    true
-                }
-                _ => false,
+    ID_KEYS
+        .iter()
+        .copied()
+        .filter(|k| !secrets.is_secret(k))
+        .find(|k| {
+            [a, b].iter().all(|items| {
+                let mut seen = Vec::new();
+                items.iter().all(|item| match item.get(k) {
+                    Some(id @ (Tree::Str(_) | Tree::Int(_))) if !seen.contains(&id) => {
+                        seen.push(id);
+                        true
+                    }
+                    _ => false,
+                })
             })
         })
-    })
 }
 
 fn child(path: &str, key: &str) -> String {
@@ -157,8 +201,16 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
     let change = |kind, before: Option<&Tree>, after: Option<&Tree>| Change {
         path: path.to_string(),
         kind,
-        before: if secret { None } else { before.cloned() },
-        after: if secret { None } else { after.cloned() },
+        before: if secret {
+            None
+        } else {
+            before.map(|t| t.redacted(secrets))
+        },
+        after: if secret {
+            None
+        } else {
+            after.map(|t| t.redacted(secrets))
+        },
         redacted: secret,
     };
     match (a, b) {
@@ -171,7 +223,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                     None => out.push(Change {
                         path: p,
                         kind: ChangeKind::Removed,
-                        before: if s { None } else { Some(va.clone()) },
+                        before: if s { None } else { Some(va.redacted(secrets)) },
                         after: None,
                         redacted: s,
                     }),
@@ -184,13 +236,13 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                         path: child(path, k),
                         kind: ChangeKind::Added,
                         before: None,
-                        after: if s { None } else { Some(vb.clone()) },
+                        after: if s { None } else { Some(vb.redacted(secrets)) },
                         redacted: s,
                     });
                 }
             }
         }
-        (Tree::Array(x), Tree::Array(y)) => match identity_key(x, y) {
+        (Tree::Array(x), Tree::Array(y)) => match identity_key(x, y, secrets) {
             Some(key) => {
                 let id = |t: &Tree| t.get(key).map(Tree::short).unwrap_or_default();
                 for va in x {
@@ -200,7 +252,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                         None => out.push(Change {
                             path: p,
                             kind: ChangeKind::Removed,
-                            before: (!secret).then(|| va.clone()),
+                            before: (!secret).then(|| va.redacted(secrets)),
                             after: None,
                             redacted: secret,
                         }),
@@ -212,7 +264,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                             path: format!("{path}[{key}={}]", id(vb)),
                             kind: ChangeKind::Added,
                             before: None,
-                            after: (!secret).then(|| vb.clone()),
+                            after: (!secret).then(|| vb.redacted(secrets)),
                             redacted: secret,
                         });
                     }
@@ -226,7 +278,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                         (Some(va), None) => out.push(Change {
                             path: p,
                             kind: ChangeKind::Removed,
-                            before: (!secret).then(|| va.clone()),
+                            before: (!secret).then(|| va.redacted(secrets)),
                             after: None,
                             redacted: secret,
                         }),
@@ -234,7 +286,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                             path: p,
                             kind: ChangeKind::Added,
                             before: None,
-                            after: (!secret).then(|| vb.clone()),
+                            after: (!secret).then(|| vb.redacted(secrets)),
                             redacted: secret,
                         }),
                         (None, None) => {}
@@ -304,6 +356,53 @@ mod tests {
             ]
         );
         assert!(changes[4].redacted && changes[4].after.is_none());
+    }
+
+    #[test]
+    fn secrets_stay_out_of_changes_whatever_their_shape_and_depth() {
+        let secrets = Secrets::default();
+        let db = map(&[
+            ("host", s("db.qa")),
+            ("password", s("qa-pw")),
+            (
+                "replicas",
+                Tree::Array(vec![map(&[("name", s("r1")), ("apiToken", s("tok-1"))])]),
+            ),
+        ]);
+        let empty = map(&[]);
+        let with_db = map(&[("database", db.clone())]);
+        let typed = map(&[("database", s("none"))]);
+        // added whole, removed whole, type changed, inside arrays
+        let keyed = |v: Tree| map(&[("items", Tree::Array(vec![v]))]);
+        for (a, b) in [
+            (&empty, &with_db),
+            (&with_db, &empty),
+            (&typed, &with_db),
+            (&with_db, &typed),
+            (
+                &keyed(map(&[("key", s("k-secret"))])),
+                &keyed(map(&[("key", s("k2-secret"))])),
+            ),
+        ] {
+            let changes = diff(a, b, &secrets);
+            assert!(!changes.is_empty());
+            let all = serde_json::to_string(&changes).unwrap();
+            for leaked in ["qa-pw", "tok-1", "k-secret", "k2-secret"] {
+                assert!(!all.contains(leaked), "{all}");
+            }
+            for c in &changes {
+                for t in [&c.before, &c.after].into_iter().flatten() {
+                    assert!(!t.short().contains("qa-pw"), "{}", t.short());
+                }
+            }
+        }
+        // what is not secret is still shown
+        let added = diff(&empty, &with_db, &secrets);
+        let shown = added[0].after.as_ref().unwrap().short();
+        assert!(
+            shown.contains("db.qa") && shown.contains("(value not shown)"),
+            "{shown}"
+        );
     }
 
     #[test]

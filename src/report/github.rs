@@ -6,22 +6,22 @@
 //! are and where to find them.
 
 use crate::check::{Finding, Severity};
+use crate::escape::control;
 
 use super::{pairs_of, ReportInput};
 
 /// Annotations GitHub shows per kind and step.
 pub const GITHUB_LIMIT: usize = 10;
 
-/// Escapes a command's message (GitHub's `escapeData`).
+/// Escapes a command's message (GitHub's `escapeData`, and every other
+/// unsafe character made visible: see [`crate::escape::workflow`]).
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    crate::escape::workflow::data(s)
 }
 
 /// Escapes a property value (GitHub's `escapeProperty`).
 pub fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+    crate::escape::workflow::property(s)
 }
 
 fn command(f: &Finding, input: &ReportInput) -> String {
@@ -42,14 +42,23 @@ fn command(f: &Finding, input: &ReportInput) -> String {
         "title={}",
         escape_property(&format!("yttcheck {}", f.rule_id()))
     ));
-    let mut message = f.message_with_hints();
+    // repository text is made one line here, so that the only line breaks
+    // of the annotation are ours
+    let mut message = control(&f.message_with_hints()).into_owned();
     for r in &f.related {
-        message.push_str(&format!("\n{}: {}", r.message, r.location.display()));
+        message.push_str(&format!(
+            "\n{}: {}",
+            control(&r.message),
+            control(&r.location.display())
+        ));
     }
     if let Some(o) = &f.origin {
-        message.push_str(&format!("\nvalue from {o}"));
+        message.push_str(&format!("\nvalue from {}", control(o)));
     }
-    message.push_str(&format!("\nin {}", pairs_of(f)));
+    let pairs = pairs_of(f);
+    if !pairs.is_empty() {
+        message.push_str(&format!("\nin {}", control(&pairs)));
+    }
     format!("::{kind} {}::{}\n", props.join(","), escape_data(&message))
 }
 

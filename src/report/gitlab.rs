@@ -58,7 +58,6 @@ pub fn render(input: &ReportInput) -> String {
             })
         })
         .collect();
-    let mut s = serde_json::to_string_pretty(&issues).unwrap_or_else(|_| "[]".into());
-    s.push('\n');
-    s
+    let s = serde_json::to_string_pretty(&issues).unwrap_or_else(|_| "[]".into());
+    crate::escape::json::harden(&s) + "\n"
 }

@@ -59,7 +59,6 @@ pub fn render(input: &ReportInput) -> String {
         "findings": input.result.findings,
         "pairs": pairs,
     });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    s
+    let s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
+    crate::escape::json::harden(&s) + "\n"
 }

@@ -7,25 +7,7 @@ use crate::check::Finding;
 
 use super::ReportInput;
 
-/// Escapes text for XML content and attributes.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // characters XML 1.0 cannot carry at all
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => {
-                out.push_str(&format!("\\u{:04x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
+use crate::escape::xml::text as xml_escape;
 
 fn line(f: &Finding) -> String {
     let place = f

@@ -1,20 +1,14 @@
 //! Markdown for `$GITHUB_STEP_SUMMARY` or a pull request comment: a headline,
 //! a table of findings, and the pairs in a collapsed section.
+//!
+//! Every text from the repository (messages, paths, pair names) goes
+//! through [`crate::escape::markdown`]: it renders as itself, inside its
+//! table cell, and adds no structure of its own.
 
 use crate::diagnostics::Severity;
+use crate::escape::markdown::{code, text};
 
 use super::{pairs_of, Counts, ReportInput};
-
-/// Escapes text for a table cell.
-fn cell(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('\\', "\\\\")
-        .replace('|', "\\|")
-        .replace('`', "\\`")
-        .replace('\n', "<br>")
-}
 
 /// Most findings listed: `$GITHUB_STEP_SUMMARY` takes at most 1 MiB.
 const MAX_ROWS: usize = 300;
@@ -46,15 +40,18 @@ pub fn render(input: &ReportInput) -> String {
         for f in input.result.findings.iter().take(MAX_ROWS) {
             let place = input
                 .anchor(f)
-                .map(|l| cell(&l.display()))
+                .map(|l| code(&l.display()))
                 .unwrap_or_default();
             out.push_str(&format!(
-                "| {} | `{}` | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} |\n",
                 icon(f.severity),
-                f.rule_id(),
+                code(f.rule_id()),
                 place,
-                cell(&f.message_with_hints()),
-                cell(&pairs_of(f))
+                text(&f.message_with_hints()),
+                match pairs_of(f) {
+                    p if p.is_empty() => p,
+                    p => code(&p),
+                }
             ));
         }
         if input.result.findings.len() > MAX_ROWS {
@@ -71,8 +68,8 @@ pub fn render(input: &ReportInput) -> String {
     for p in pairs {
         let c = Counts::of(&p.findings);
         out.push_str(&format!(
-            "| `{}` | {} |\n",
-            cell(&p.name),
+            "| {} | {} |\n",
+            code(&p.name),
             if c == Counts::default() {
                 "✅".to_string()
             } else {

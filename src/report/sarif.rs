@@ -233,7 +233,6 @@ pub fn render(input: &ReportInput) -> String {
         .version(serde_json::json!("2.1.0"))
         .runs(vec![run])
         .build();
-    let mut s = serde_json::to_string_pretty(&sarif).unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    s
+    let s = serde_json::to_string_pretty(&sarif).unwrap_or_else(|_| "{}".into());
+    crate::escape::json::harden(&s) + "\n"
 }

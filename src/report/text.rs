@@ -3,6 +3,7 @@
 
 use crate::check::{Finding, Severity};
 use crate::diagnostics::RuleId;
+use crate::escape::control;
 
 use super::{pairs_of, ReportInput};
 
@@ -45,19 +46,51 @@ fn shows_detail(f: &Finding) -> bool {
     )
 }
 
-/// A source line for a code frame, with the value of a secret-looking key
-/// left out (CI logs are widely readable).
-fn frame_line(line: &str) -> String {
-    if let Some((key, value)) = line.split_once(':') {
-        let k = key
-            .trim()
-            .trim_start_matches("- ")
-            .trim_matches(['"', '\'']);
-        if !value.trim().is_empty() && crate::secrets::Secrets::default().is_secret(k) {
-            return format!("{key}: (value not shown)");
-        }
+/// A source line for a code frame, with the value of every secret-looking
+/// key left out (CI logs are widely readable), and no character a terminal
+/// or log reader acts on. When the finding's own key is secret, the whole
+/// value on the line is hidden, whatever its shape (a list item under
+/// `password:`).
+fn frame_line(line: &str, key_path: Option<&str>) -> String {
+    let secrets = crate::secrets::Secrets::default();
+    let line = line.trim_end();
+    let own_key_secret = key_path.is_some_and(|k| {
+        k.split(['.', '[', ']', '='])
+            .any(|piece| secrets.is_secret(piece))
+    });
+    if own_key_secret {
+        let indent = line.len() - line.trim_start().len();
+        let rest = &line[indent..];
+        let head = match rest
+            .find(": ")
+            .or_else(|| rest.ends_with(':').then(|| rest.len() - 1))
+        {
+            Some(i) => &rest[..=i],
+            None if rest.starts_with("- ") => "-",
+            None => "",
+        };
+        return control(&format!(
+            "{}{head}{}{}",
+            &line[..indent],
+            if head.is_empty() { "" } else { " " },
+            crate::secrets::HIDDEN
+        ))
+        .into_owned();
     }
-    line.trim_end().to_string()
+    control(&secrets.redact_line(line)).into_owned()
+}
+
+/// A line of ytt's detail text: a stack trace's source lines
+/// (`file:3 | key: value`) lose their secret values as code frames do.
+fn detail_line(l: &str) -> String {
+    match l.split_once(" | ") {
+        Some((place, src)) => control(&format!(
+            "{place} | {}",
+            crate::secrets::Secrets::default().redact_line(src)
+        ))
+        .into_owned(),
+        None => control(l).into_owned(),
+    }
 }
 
 fn finding(
@@ -70,12 +103,16 @@ fn finding(
     out.push_str(&format!(
         "{}{} {}\n",
         st.severity(f.severity),
-        st.bold(&format!("[{}]", f.rule_id())),
-        f.message
+        st.bold(&format!("[{}]", control(f.rule_id()))),
+        control(&f.message)
     ));
     match &f.location {
         Some(loc) => {
-            out.push_str(&format!("  {} {}\n", st.blue("-->"), loc.display()));
+            out.push_str(&format!(
+                "  {} {}\n",
+                st.blue("-->"),
+                control(&loc.display())
+            ));
             if let Some(line) = cache.line(input, &loc.path, loc.line) {
                 let n = loc.line.to_string();
                 let pad = " ".repeat(n.len());
@@ -84,7 +121,7 @@ fn finding(
                     "  {} {} {}\n",
                     st.blue(&n),
                     st.blue("|"),
-                    frame_line(&line)
+                    frame_line(&line, f.key_path.as_deref())
                 ));
                 if loc.column > 0 {
                     let caret = " ".repeat(loc.column as usize - 1) + "^";
@@ -98,7 +135,7 @@ fn finding(
         }
         None => {
             if let Some(o) = &f.origin {
-                out.push_str(&format!("  {} {o}\n", st.blue("-->")));
+                out.push_str(&format!("  {} {}\n", st.blue("-->"), control(o)));
             }
         }
     }
@@ -106,21 +143,25 @@ fn finding(
         out.push_str(&format!(
             "  {} {}: {}\n",
             st.blue("="),
-            r.message,
-            r.location.display()
+            control(&r.message),
+            control(&r.location.display())
         ));
     }
     if shows_detail(f) && f.detail.len() > 1 {
         for l in &f.detail {
-            out.push_str(&format!("  {} {}\n", st.blue("|"), st.dim(l)));
+            out.push_str(&format!("  {} {}\n", st.blue("|"), st.dim(&detail_line(l))));
         }
     } else {
         for l in f.detail.iter().filter(|l| l.starts_with("hint: ")) {
-            out.push_str(&format!("  {} {l}\n", st.blue("=")));
+            out.push_str(&format!("  {} {}\n", st.blue("="), control(l)));
         }
     }
     if !f.library.is_empty() {
-        out.push_str(&format!("  {} in {}\n", st.blue("="), pairs_of(f)));
+        out.push_str(&format!(
+            "  {} in {}\n",
+            st.blue("="),
+            control(&pairs_of(f))
+        ));
     }
     out.push('\n');
 }
@@ -190,18 +231,39 @@ mod tests {
     #[test]
     fn secret_looking_values_stay_out_of_code_frames() {
         assert_eq!(
-            frame_line("  db_password: hunter2"),
+            frame_line("  db_password: hunter2", None),
             "  db_password: (value not shown)"
         );
-        assert_eq!(frame_line("apiToken: abc"), "apiToken: (value not shown)");
-        assert_eq!(frame_line("tls.key: |"), "tls.key: (value not shown)");
-        assert_eq!(frame_line("replicas: 3"), "replicas: 3");
-        assert_eq!(frame_line("monkey: 3"), "monkey: 3");
-        assert_eq!(frame_line("password:"), "password:");
         assert_eq!(
-            frame_line("harborAdminPassword: x"),
+            frame_line("apiToken: abc", None),
+            "apiToken: (value not shown)"
+        );
+        assert_eq!(frame_line("tls.key: |", None), "tls.key: (value not shown)");
+        assert_eq!(frame_line("replicas: 3", None), "replicas: 3");
+        assert_eq!(frame_line("monkey: 3", None), "monkey: 3");
+        assert_eq!(frame_line("password:", None), "password:");
+        assert_eq!(
+            frame_line("harborAdminPassword: x", None),
             "harborAdminPassword: (value not shown)"
         );
-        assert_eq!(frame_line("keyboard: x"), "keyboard: x");
+        assert_eq!(frame_line("keyboard: x", None), "keyboard: x");
+        assert_eq!(
+            frame_line("db: {host: h, password: qa-pw}", None),
+            "db: {host: h, password: (value not shown)}"
+        );
+        // the finding's own key is secret: its value goes whatever its shape
+        assert_eq!(
+            frame_line("    - hunter2", Some("db.passwords[0]")),
+            "    - (value not shown)"
+        );
+        assert_eq!(
+            frame_line("  pw_list: [a, b]", Some("pw_list")),
+            "  pw_list: [a, b]"
+        );
+        assert_eq!(
+            frame_line("  tokens: [a, b]", Some("tokens")),
+            "  tokens: (value not shown)"
+        );
+        assert_eq!(frame_line("a\x1b[2Jb", None), "a\\x1b[2Jb");
     }
 }
