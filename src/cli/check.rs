@@ -2,7 +2,7 @@
 
 use crate::daemon::protocol::Answer;
 use crate::diagnostics::RuleId;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -175,7 +175,7 @@ pub struct CheckArgs {
     pub fail_on: Option<String>,
 
     /// Worker threads (default: one per core)
-    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0, value_parser = crate::cli::check::parse_jobs)]
     pub jobs: usize,
 
     /// Colours in the text report: auto, always, never (NO_COLOR is respected)
@@ -210,6 +210,17 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub budget: BudgetArgs,
+}
+
+/// `-j N`: 0 (one per core) to [`crate::check::memo::MAX_JOBS`].
+pub fn parse_jobs(s: &str) -> Result<usize, String> {
+    let max = crate::check::memo::MAX_JOBS;
+    match s.parse::<usize>() {
+        Ok(n) if n <= max => Ok(n),
+        _ => Err(format!(
+            "expected a number of threads from 0 (one per core) to {max}"
+        )),
+    }
 }
 
 /// A usage or configuration problem: exit status 2.
@@ -467,9 +478,13 @@ pub struct CheckContext {
 fn prepare(args: &CheckArgs) -> Result<CheckContext, UsageError> {
     for (_, file) in outputs(args)? {
         if let Some(f) = file {
-            std::fs::File::create(&f)
+            super::write::can_write(&f)
                 .map_err(|e| UsageError(format!("cannot write {}: {e}", f.display())))?;
         }
+    }
+    if let (Some(f), true) = (&args.baseline, args.update_baseline) {
+        super::write::can_write(f)
+            .map_err(|e| UsageError(format!("cannot write {}: {e}", f.display())))?;
     }
     Ok(CheckContext {
         cwd: std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
@@ -544,18 +559,18 @@ impl<T> Drop for LeftToExit<T> {
 /// have; returns the exit code.
 pub fn deliver(answer: &mut Answer) -> i32 {
     if !answer.stderr.is_empty() {
-        eprint!("{}", answer.stderr);
+        super::out::err(&answer.stderr);
     }
     for (path, text) in &answer.files {
-        if let Err(e) = std::fs::write(path, text) {
-            eprintln!("yttcheck: error: cannot write {}: {e}", path.display());
+        if let Err(e) = super::write::report_file(path, text.as_bytes()) {
+            errln!("yttcheck: error: cannot write {}: {e}", path.display());
             return 2;
         }
     }
-    if !answer.stdout.is_empty() {
-        let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(answer.stdout.as_bytes());
-        let _ = stdout.flush();
+    if answer.human {
+        super::out::report(&answer.stdout);
+    } else {
+        super::out::data(&answer.stdout);
     }
     answer.code
 }
@@ -636,7 +651,7 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
     let baseline = match (&args.baseline, args.update_baseline) {
         (Some(path), false) => {
             let path = ctx.cwd.join(path);
-            let text = std::fs::read_to_string(&path).map_err(|e| {
+            let text = crate::source::read_local_text(&path).map_err(|e| {
                 UsageError(format!(
                     "cannot read the baseline {}: {e} (write one with --update-baseline)",
                     path.display()
@@ -689,7 +704,10 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         match file {
             Some(path) => answer.files.push((path, text)),
             None if silent => {}
-            None => answer.stdout.push_str(&text),
+            None => {
+                answer.human = format == Format::Text;
+                answer.stdout.push_str(&text);
+            }
         }
     }
     // a broken configuration is exit 2 even though the rest was checked

@@ -15,6 +15,7 @@ use crate::daemon::server::{self, Exit, ServeOptions, Warm as DaemonWarm};
 use crate::source::git::Git;
 
 use super::check::{execute, CheckArgs, CheckContext, SourceOptions, UsageError, Warm};
+use super::out;
 
 /// How long a client waits for a check's answer before checking itself.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
@@ -118,7 +119,7 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
     }
     let warn = |why: &str| {
         if mode == Mode::Always {
-            eprintln!(
+            errln!(
                 "yttcheck: warning: the daemon could not answer ({why}); checking in this process"
             );
         }
@@ -259,7 +260,7 @@ pub fn run(args: &DaemonArgs) -> i32 {
     match run_inner(args) {
         Ok(code) => code,
         Err(UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
+            errln!("yttcheck: error: {m}");
             2
         }
     }
@@ -301,7 +302,7 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
                 idle,
                 restarts: w.restarts,
             };
-            eprintln!(
+            errln!(
                 "yttcheck daemon {} (pid {}) serving {} on {}",
                 env!("CARGO_PKG_VERSION"),
                 std::process::id(),
@@ -310,11 +311,11 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
             );
             match server::serve(opts, handler(git.workdir(), &git.git_dir())).map_err(UsageError)? {
                 Exit::Done(why) => {
-                    eprintln!("yttcheck daemon: exiting: {why}");
+                    errln!("yttcheck daemon: exiting: {why}");
                     Ok(0)
                 }
                 Exit::Restart(why) => {
-                    eprintln!("yttcheck daemon: restarting: {why}");
+                    errln!("yttcheck daemon: restarting: {why}");
                     restart(w, &git)
                 }
             }
@@ -322,7 +323,7 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
         Action::Start(w) => {
             let (git, paths) = locate(w)?;
             if let Some(s) = status_of(&paths) {
-                println!("yttcheck daemon already running (pid {})", s.pid);
+                outln!("yttcheck daemon already running (pid {})", s.pid);
                 return Ok(0);
             }
             paths.ensure_private().map_err(UsageError)?;
@@ -331,7 +332,7 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
             let deadline = Instant::now() + Duration::from_secs(5);
             while Instant::now() < deadline {
                 if let Some(s) = status_of(&paths) {
-                    println!(
+                    outln!(
                         "yttcheck daemon started (pid {}) on {}",
                         s.pid,
                         paths.socket.display()
@@ -354,12 +355,12 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
                     while paths.socket.exists() && Instant::now() < deadline {
                         std::thread::sleep(Duration::from_millis(20));
                     }
-                    println!("yttcheck daemon stopped");
+                    outln!("yttcheck daemon stopped");
                     Ok(0)
                 }
                 Ok(Reply::Error { message }) => Err(UsageError(message)),
                 _ => {
-                    println!("no yttcheck daemon is running for this repository");
+                    outln!("no yttcheck daemon is running for this repository");
                     Ok(0)
                 }
             }
@@ -368,18 +369,18 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
             let (_, paths) = locate(w)?;
             let Some(s) = status_of(&paths) else {
                 if w.json {
-                    println!("{{\"running\": false}}");
+                    outln!("{{\"running\": false}}");
                 } else {
-                    println!("no yttcheck daemon is running for this repository");
+                    outln!("no yttcheck daemon is running for this repository");
                 }
                 return Ok(3);
             };
             if w.json {
                 let mut v = serde_json::to_value(&s).unwrap_or_default();
                 v["running"] = serde_json::Value::Bool(true);
-                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
-                print!("{}", describe(&s));
+                out::out(&describe(&s));
             }
             Ok(0)
         }

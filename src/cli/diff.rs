@@ -2,7 +2,7 @@
 //! of every pair a change affects, at base and at head, and the schema
 //! changes, without checking anything out.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -95,7 +95,7 @@ pub fn run(args: &DiffArgs) -> i32 {
     match run_inner(args) {
         Ok(code) => code,
         Err(UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
+            errln!("yttcheck: error: {m}");
             2
         }
     }
@@ -208,11 +208,10 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
             _ => render::json(&report),
         };
         match file {
-            Some(path) => std::fs::write(&path, text)
+            Some(path) => super::write::report_file(&path, text.as_bytes())
                 .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
-            None => {
-                let _ = std::io::stdout().lock().write_all(text.as_bytes());
-            }
+            None if format == "text" => super::out::report(&text),
+            None => super::out::data(&text),
         }
     }
     Ok(i32::from(args.fail_on_breaking && report.breaking() > 0))

@@ -4,6 +4,8 @@ use clap::Args;
 
 use crate::diagnostics::{explain, RuleId};
 
+use super::out;
+
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
     /// A rule id (`schema/type-mismatch`, or just `type-mismatch` when one
@@ -83,9 +85,9 @@ fn policies(wanted: Option<&str>) -> Vec<String> {
 fn print_policies(wanted: Option<&str>) {
     let list = policies(wanted);
     if !list.is_empty() {
-        println!("\npolicies of this repository (rule ids policy/<policy>/<rule>):");
+        outln!("\npolicies of this repository (rule ids policy/<policy>/<rule>):");
         for l in list {
-            println!("{l}");
+            outln!("{l}");
         }
     }
 }
@@ -95,14 +97,14 @@ pub fn run(args: &ExplainArgs) -> i32 {
         None => {
             for r in RuleId::ALL {
                 let d = r.doc();
-                println!("{:<30} {:<8} {}", d.id, d.severity.as_str(), d.summary);
+                outln!("{:<30} {:<8} {}", d.id, d.severity.as_str(), d.summary);
             }
             print_policies(None);
             0
         }
         Some(id) => match find(id) {
             Some(r) => {
-                print!("{}", explain(r));
+                out::out(&explain(r));
                 if r == RuleId::PolicyViolation {
                     print_policies(None);
                 }
@@ -110,7 +112,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
             }
             // a policy's own id: the rule it refines, and the policy
             None if id.starts_with("policy/") && !policies(Some(id)).is_empty() => {
-                print!("{}", explain(RuleId::PolicyViolation));
+                out::out(&explain(RuleId::PolicyViolation));
                 print_policies(Some(id));
                 0
             }
@@ -122,10 +124,10 @@ pub fn run(args: &ExplainArgs) -> i32 {
                     .filter(|(d, _)| *d <= 4);
                 match best {
                     Some((_, near)) => {
-                        eprintln!("yttcheck: error: no rule '{id}' (did you mean '{near}'?)")
+                        errln!("yttcheck: error: no rule '{id}' (did you mean '{near}'?)")
                     }
                     None => {
-                        eprintln!("yttcheck: error: no rule '{id}'; `yttcheck explain` lists them")
+                        errln!("yttcheck: error: no rule '{id}'; `yttcheck explain` lists them")
                     }
                 }
                 2

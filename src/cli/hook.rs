@@ -4,7 +4,6 @@
 //! is kept and chained (renamed `<hook>.yttcheck-chained`, run first by
 //! ours), never overwritten; uninstall puts it back.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
@@ -17,8 +16,13 @@ use super::check::UsageError;
 const PRE_COMMIT: &str = include_str!("../../hooks/pre-commit");
 const PRE_PUSH: &str = include_str!("../../hooks/pre-push");
 
-/// A line every yttcheck hook has: how ours are told from others.
-const MARK: &str = "# yttcheck's pre-";
+/// How a hook of ours starts, exactly: its first line and the start of its
+/// second. A hook is ours only when it starts so: a hook of the user's that
+/// merely mentions yttcheck (in a comment, a command) is never taken for
+/// ours, so never overwritten nor removed.
+fn header(name: &str) -> String {
+    format!("#!/bin/sh\n# yttcheck's {name} hook: ")
+}
 
 const CHAINED: &str = ".yttcheck-chained";
 
@@ -51,7 +55,7 @@ pub fn run(args: &HookArgs) -> i32 {
     match run_inner(args) {
         Ok(()) => 0,
         Err(UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
+            errln!("yttcheck: error: {m}");
             2
         }
     }
@@ -67,8 +71,10 @@ fn hooks_dir(root: &Option<PathBuf>) -> Result<PathBuf, UsageError> {
         .hooks_dir())
 }
 
-fn ours(path: &Path) -> bool {
-    std::fs::read_to_string(path).is_ok_and(|t| t.contains(MARK))
+fn ours(path: &Path, name: &str) -> bool {
+    // a link is never ours (we write plain files)
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::read_to_string(path).is_ok_and(|t| t.starts_with(&header(name)))
 }
 
 fn chained(hook: &Path) -> PathBuf {
@@ -85,7 +91,7 @@ fn install(dir: &Path, name: &str, text: &str) -> Result<(), UsageError> {
     std::fs::create_dir_all(dir).map_err(|e| io("create", dir, e))?;
     let hook = dir.join(name);
     let exists = std::fs::symlink_metadata(&hook).is_ok();
-    if exists && !ours(&hook) {
+    if exists && !ours(&hook, name) {
         let keep = chained(&hook);
         if std::fs::symlink_metadata(&keep).is_ok() {
             return Err(UsageError(format!(
@@ -95,18 +101,16 @@ fn install(dir: &Path, name: &str, text: &str) -> Result<(), UsageError> {
             )));
         }
         std::fs::rename(&hook, &keep).map_err(|e| io("move", &hook, e))?;
-        println!(
+        outln!(
             "kept the existing {name} hook as {} (it runs first)",
             keep.display()
         );
     }
-    // write beside, then rename: a commit never runs half a hook
-    let tmp = dir.join(format!(".{name}.yttcheck-tmp"));
-    std::fs::write(&tmp, text).map_err(|e| io("write", &tmp, e))?;
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755))
-        .map_err(|e| io("make executable", &tmp, e))?;
-    std::fs::rename(&tmp, &hook).map_err(|e| io("write", &hook, e))?;
-    println!("installed {}", hook.display());
+    // written beside, then renamed over: a commit never runs half a hook,
+    // and a link where the hook goes is replaced, never written through
+    super::write::replace_with_mode(dir, std::ffi::OsStr::new(name), text.as_bytes(), 0o755)
+        .map_err(|e| io("write", &hook, e))?;
+    outln!("installed {}", hook.display());
     Ok(())
 }
 
@@ -115,17 +119,17 @@ fn uninstall(dir: &Path, name: &str) -> Result<(), UsageError> {
     if std::fs::symlink_metadata(&hook).is_err() {
         return Ok(());
     }
-    if !ours(&hook) {
-        println!("left {} alone: it is not yttcheck's", hook.display());
+    if !ours(&hook, name) {
+        outln!("left {} alone: it is not yttcheck's", hook.display());
         return Ok(());
     }
     std::fs::remove_file(&hook).map_err(|e| io("remove", &hook, e))?;
     let keep = chained(&hook);
     if std::fs::symlink_metadata(&keep).is_ok() {
         std::fs::rename(&keep, &hook).map_err(|e| io("restore", &keep, e))?;
-        println!("removed yttcheck's {name} hook and put back the one it chained");
+        outln!("removed yttcheck's {name} hook and put back the one it chained");
     } else {
-        println!("removed {}", hook.display());
+        outln!("removed {}", hook.display());
     }
     Ok(())
 }
@@ -153,10 +157,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn our_hooks_carry_the_mark_and_are_posix_sh() {
-        for text in [PRE_COMMIT, PRE_PUSH] {
-            assert!(text.starts_with("#!/bin/sh\n"));
-            assert!(text.contains(MARK));
+    fn our_hooks_start_with_the_header_and_a_mention_is_not_ours() {
+        for (name, text) in [("pre-commit", PRE_COMMIT), ("pre-push", PRE_PUSH)] {
+            assert!(text.starts_with(&header(name)), "{name}");
         }
+        let d = tempfile::tempdir().unwrap();
+        let hook = d.path().join("pre-commit");
+        std::fs::write(
+            &hook,
+            "#!/bin/sh\n# runs lint; we used to run yttcheck's pre-commit hook: see # yttcheck's pre-\nmake lint\n",
+        )
+        .unwrap();
+        assert!(!ours(&hook, "pre-commit"));
+        std::fs::write(&hook, PRE_COMMIT).unwrap();
+        assert!(ours(&hook, "pre-commit"));
+        assert!(!ours(&hook, "pre-push"));
     }
 }

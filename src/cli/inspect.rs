@@ -1,7 +1,6 @@
 //! `yttcheck inspect`: ytt's `--data-values-inspect` and
 //! `--data-values-schema-inspect`, with ytt's flags and output.
 
-use std::io::Write;
 use std::sync::Arc;
 
 use clap::Args;
@@ -170,15 +169,31 @@ impl BudgetArgs {
             }
             opts.max_steps = n;
         }
+        if let Some(n) = self.max_steps {
+            if n > MAX_STEPS_LIMIT {
+                return Err(format!(
+                    "--max-steps must be at most {MAX_STEPS_LIMIT} (got {n})"
+                ));
+            }
+        }
         if let Some(t) = self.timeout {
-            if !(t.is_finite() && t > 0.0) {
-                return Err("--timeout must be a positive number of seconds".to_string());
+            if !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_SECONDS) {
+                return Err(format!(
+                    "--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS} (one day), got {t}"
+                ));
             }
             opts.timeout = std::time::Duration::from_secs_f64(t);
         }
         Ok(())
     }
 }
+
+/// The largest `--timeout` (and `budget: timeout_seconds`): a day. A number
+/// beyond what a duration holds would otherwise end the process.
+pub const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
+
+/// The largest `--max-steps`: a trillion (hours of evaluation).
+pub const MAX_STEPS_LIMIT: u64 = 1_000_000_000_000;
 
 const OUTPUT_FORMATS: &[&str] = &["yaml", "json", "pos"];
 const OUTPUT_SCHEMAS: &[&str] = &["openapi-v3", "json-schema"];
@@ -203,7 +218,7 @@ fn output_kind(args: &InspectArgs, of: &[&str]) -> Result<Option<String>, String
 /// pair has errors (they are printed as `check` prints them).
 fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
     let Some((library, environment)) = name.split_once('@') else {
-        eprintln!("yttcheck: error: expected LIBRARY@ENV (like web@prod), got '{name}'; `yttcheck list --names` lists the pairs");
+        errln!("yttcheck: error: expected LIBRARY@ENV (like web@prod), got '{name}'; `yttcheck list --names` lists the pairs");
         return 2;
     };
     let selection = super::check::Selection {
@@ -214,7 +229,7 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
     let source = match super::check::open_source(&selection) {
         Ok(s) => s,
         Err(super::check::UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
+            errln!("yttcheck: error: {m}");
             return 2;
         }
     };
@@ -222,18 +237,18 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
     let plan = match super::check::load_plan(&cache, &source, &selection) {
         Ok(p) if p.pairs.len() == 1 => p,
         Ok(_) => {
-            eprintln!("yttcheck: error: no pair '{name}'; `yttcheck list --names` lists the pairs");
+            errln!("yttcheck: error: no pair '{name}'; `yttcheck list --names` lists the pairs");
             return 2;
         }
         Err(super::check::UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
+            errln!("yttcheck: error: {m}");
             return 2;
         }
     };
     let mut eval = match super::check::eval_opts(&args.input.budget, plan.budget.as_ref()) {
         Ok(e) => e,
         Err(super::check::UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
+            errln!("yttcheck: error: {m}");
             return 2;
         }
     };
@@ -260,7 +275,7 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
     if !errors.is_empty() && !schema_wanted_and_built {
         for f in errors {
             let place = f.location.as_ref().map(|l| l.display()).unwrap_or_default();
-            eprintln!("yttcheck: error[{}] {place}: {}", f.rule_id(), f.message);
+            errln!("yttcheck: error[{}] {place}: {}", f.rule_id(), f.message);
         }
         return 1;
     }
@@ -281,9 +296,7 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
             None => String::new(),
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    super::out::data(&out);
     0
 }
 
@@ -294,13 +307,11 @@ pub fn run(args: &InspectArgs) -> i32 {
     }
     match inspect(args) {
         Ok(out) => {
-            let mut stdout = std::io::stdout().lock();
-            let _ = stdout.write_all(out.as_bytes());
-            let _ = stdout.flush();
+            super::out::data(&out);
             0
         }
         Err(msg) => {
-            eprintln!("yttcheck: Error: {}", multi_line_error(&msg));
+            errln!("yttcheck: Error: {}", multi_line_error(&msg));
             1
         }
     }
@@ -310,7 +321,7 @@ pub fn run(args: &InspectArgs) -> i32 {
 pub fn inspect(args: &InspectArgs) -> Result<String, String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
     inspect_in(
-        &WorkTree::new(cwd),
+        &WorkTree::command_line(cwd),
         &Stdin::default(),
         &crate::values::flags::environ(),
         args,

@@ -1,8 +1,6 @@
 //! `yttcheck list`: the planned pairs, the ytt command each one amounts to,
 //! and every file it reads.
 
-use std::io::Write;
-
 use clap::Args;
 
 use crate::workspace::{Pair, Plan};
@@ -74,7 +72,7 @@ pub fn run(args: &ListArgs) -> i32 {
     let source = match open_source(&args.selection) {
         Ok(s) => s,
         Err(UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
+            errln!("yttcheck: error: {m}");
             return 2;
         }
     };
@@ -82,13 +80,13 @@ pub fn run(args: &ListArgs) -> i32 {
     let plan = match load_plan(&cache, &source, &args.selection) {
         Ok(p) => p,
         Err(UsageError(m)) => {
-            eprintln!("yttcheck: error: {m}");
+            errln!("yttcheck: error: {m}");
             return 2;
         }
     };
     let mut out = String::new();
     if args.format != "text" && args.format != "json" {
-        eprintln!(
+        errln!(
             "yttcheck: error: unknown format '{}' (expected one of: text, json)",
             args.format
         );
@@ -150,6 +148,11 @@ pub fn run(args: &ListArgs) -> i32 {
             }
         ));
     }
-    let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    if args.format == "json" {
+        super::out::data(&crate::escape::json::harden(&out));
+    } else {
+        // names and paths from the repository: a message, made safe
+        super::out::out(&out);
+    }
     0
 }

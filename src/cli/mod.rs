@@ -1,5 +1,21 @@
 //! The command line: `yttcheck <subcommand>`.
 
+/// `eprintln!` for the command line: a message through [`out::err`], which
+/// escapes what must not reach a terminal or the Actions runner raw.
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::cli::out::err(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `println!` for the command line's messages (not data): through
+/// [`out::out`].
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::out::out(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 pub mod check;
 pub mod ci;
 pub mod daemon;
@@ -8,7 +24,9 @@ pub mod explain;
 pub mod hook;
 pub mod inspect;
 pub mod list;
+pub mod out;
 pub mod render;
+pub mod write;
 
 use clap::{Parser, Subcommand};
 
@@ -50,13 +68,18 @@ pub enum Command {
 /// Runs the command line; returns the exit code.
 pub fn main() -> i32 {
     // Starlark's print() goes to stderr, as in ytt
-    crate::template::eval::set_print_sink(|text| eprintln!("{text}"));
+    crate::template::eval::set_print_sink(|text| errln!("{text}"));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
+        Err(e) if e.use_stderr() => {
+            // the message quotes the arguments (file names a hook passed)
+            out::err(&e.render().to_string());
+            return 2;
+        }
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            // --help, --version: our own text
             let _ = e.print();
-            return code;
+            return 0;
         }
     };
     match cli.command {

@@ -1,8 +1,7 @@
 //! `yttcheck render`: what `ytt -f ...` prints (or, with `--output-files`,
 //! writes), with ytt's flags and error texts.
 
-use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
@@ -41,12 +40,12 @@ pub fn run(args: &RenderArgs) -> i32 {
     let cwd = match std::env::current_dir() {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("yttcheck: Error: {e}");
+            errln!("yttcheck: Error: {e}");
             return 1;
         }
     };
     let result = render_in(
-        &WorkTree::new(cwd),
+        &WorkTree::command_line(cwd),
         &Stdin::default(),
         &crate::values::flags::environ(),
         args,
@@ -55,7 +54,7 @@ pub fn run(args: &RenderArgs) -> i32 {
     match result {
         Ok(()) => 0,
         Err(msg) => {
-            eprintln!("yttcheck: Error: {}", multi_line_error(&msg));
+            errln!("yttcheck: Error: {}", multi_line_error(&msg));
             1
         }
     }
@@ -99,9 +98,7 @@ fn deliver(r: &Rendered, args: &RenderArgs) -> Result<(), String> {
     } else {
         print_docset(&r.docs)
     };
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(out.as_bytes());
-    let _ = stdout.flush();
+    super::out::data(&out);
     Ok(())
 }
 
@@ -110,26 +107,14 @@ fn deliver(r: &Rendered, args: &RenderArgs) -> Result<(), String> {
 /// `dir` (an absolute name or `..` given with `-f name=path`) is refused.
 fn write_files(r: &Rendered, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("Creating '{}': {e}", dir.display()))?;
-    let mut stdout = std::io::stdout().lock();
     for f in &r.files {
-        let rel = Path::new(&f.path);
-        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
-            return Err(format!(
-                "Expected output file path '{}' to stay inside the output directory",
-                f.path
-            ));
-        }
-        let path = dir.join(rel);
         let bytes = match &f.content {
             OutputContent::Yaml(ds) => print_docset(ds),
             OutputContent::Text(t) => t.clone(),
         };
-        let _ = writeln!(stdout, "creating: {}", path.display());
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("Creating '{}': {e}", parent.display()))?;
-        }
-        std::fs::write(&path, bytes).map_err(|e| format!("Writing '{}': {e}", path.display()))?;
+        let path = super::write::output_file(dir, &f.path, bytes.as_bytes())
+            .map_err(|e| format!("Writing '{}': {e}", f.path))?;
+        outln!("creating: {}", path.display());
     }
     Ok(())
 }

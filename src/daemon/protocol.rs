@@ -51,6 +51,10 @@ pub struct CheckCall {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Answer {
     pub stdout: String,
+    /// `stdout` is a report for people (text), not data: in a GitHub
+    /// Actions step it is guarded against workflow commands.
+    #[serde(default)]
+    pub human: bool,
     pub stderr: String,
     /// Reports to write (`--format sarif=FILE`), by the client.
     pub files: Vec<(PathBuf, String)>,

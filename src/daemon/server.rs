@@ -151,23 +151,27 @@ impl State {
     }
 }
 
-/// Binds the socket: a live daemon there is an error; a stale socket file
-/// (its daemon was killed) is replaced.
+/// Binds the socket: a live daemon there is an error; anything else where
+/// the socket goes (a stale socket whose daemon was killed, a dangling or
+/// any other symlink, a plain file) is removed first. The folder is ours
+/// (0700); a link there is never followed, not even to ask for a daemon.
 fn bind(socket: &Path) -> Result<UnixListener, String> {
-    if socket.exists() {
-        match std::os::unix::net::UnixStream::connect(socket) {
-            Ok(_) => {
-                return Err(format!(
-                    "a daemon is already running on {}",
-                    socket.display()
-                ))
-            }
-            Err(_) => {
-                std::fs::remove_file(socket).map_err(|e| {
-                    format!("cannot remove the stale socket {}: {e}", socket.display())
-                })?;
-            }
+    use std::os::unix::fs::FileTypeExt;
+    if let Ok(md) = std::fs::symlink_metadata(socket) {
+        let live =
+            md.file_type().is_socket() && std::os::unix::net::UnixStream::connect(socket).is_ok();
+        if live {
+            return Err(format!(
+                "a daemon is already running on {}",
+                socket.display()
+            ));
         }
+        std::fs::remove_file(socket).map_err(|e| {
+            format!(
+                "cannot remove {} (where the socket goes): {e}",
+                socket.display()
+            )
+        })?;
     }
     let listener = UnixListener::bind(socket)
         .map_err(|e| format!("cannot listen on {}: {e}", socket.display()))?;

@@ -57,9 +57,13 @@ impl Watcher {
         let watcher = match watcher {
             Ok(w) => Some(w),
             Err(e) => {
+                // the daemon's log (its stderr): no raw control character
                 eprintln!(
-                    "yttcheck daemon: warning: cannot watch {} ({e}); changes are seen by stat only",
-                    root.display()
+                    "{}",
+                    crate::escape::control(&format!(
+                        "yttcheck daemon: warning: cannot watch {} ({e}); changes are seen by stat only",
+                        root.display()
+                    ))
                 );
                 None
             }

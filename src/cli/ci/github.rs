@@ -93,7 +93,7 @@ impl Github {
 }
 
 fn read_payload(path: &Path) -> Result<serde_json::Value, UsageError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::source::read_local_text(path).map_err(|e| {
         UsageError(format!(
             "cannot read the event payload {} (GITHUB_EVENT_PATH): {e}",
             path.display()
@@ -109,13 +109,14 @@ fn read_payload(path: &Path) -> Result<serde_json::Value, UsageError> {
 
 /// The event, from its name and payload.
 pub fn event(name: &str, payload: &serde_json::Value, actor: &str) -> Result<Event, UsageError> {
+    // a commit id: 40 (SHA-1) or 64 (SHA-256) hex digits, nothing else
     let sha = |v: &serde_json::Value, what: &str| -> Result<String, UsageError> {
         v.as_str()
-            .filter(|s| !s.is_empty())
+            .filter(|s| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit()))
             .map(str::to_string)
             .ok_or_else(|| {
                 UsageError(format!(
-                    "the {name} event payload (GITHUB_EVENT_PATH) has no {what}; is GITHUB_EVENT_PATH the file GitHub wrote?"
+                    "the {name} event payload (GITHUB_EVENT_PATH) has no {what} (a commit id of 40 or 64 hex digits); is GITHUB_EVENT_PATH the file GitHub wrote?"
                 ))
             })
     };
@@ -203,7 +204,7 @@ mod tests {
     fn pr(head_repo: serde_json::Value) -> serde_json::Value {
         json!({"number": 7, "pull_request": {"number": 7,
             "base": {"sha": "b".repeat(40), "repo": {"full_name": "o/r"}},
-            "head": {"sha": "h".repeat(40), "repo": head_repo}}})
+            "head": {"sha": "c".repeat(40), "repo": head_repo}}})
     }
 
     #[test]
@@ -255,12 +256,17 @@ mod tests {
         assert!(e.0.contains("pull_request.base.sha"), "{}", e.0);
         let Event::Change(c) = event(
             "merge_group",
-            &json!({"merge_group": {"base_sha": "a", "head_sha": "b"}}),
+            &json!({"merge_group": {"base_sha": "a".repeat(40), "head_sha": "b".repeat(40)}}),
             "",
         )
         .unwrap() else {
             panic!()
         };
-        assert_eq!((c.base_sha.as_str(), c.number), ("a", None));
+        assert_eq!((c.base_sha, c.number), ("a".repeat(40), None));
+        // anything but a commit id is refused, not sliced (a panic on UTF-8)
+        for bad in ["ééééééééé", "abc", "../../etc", &"g".repeat(40)] {
+            let p = json!({"merge_group": {"base_sha": bad, "head_sha": "b".repeat(40)}});
+            assert!(event("merge_group", &p, "").is_err(), "{bad}");
+        }
     }
 }

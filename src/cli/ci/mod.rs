@@ -17,7 +17,6 @@
 pub mod github;
 pub mod summary;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -32,6 +31,7 @@ use crate::source::{RepoPath, SourceCache};
 use super::check::{eval_opts, fail_on, load_plan, open_source, Selection, UsageError};
 use super::diff::DiffArgs;
 use super::inspect::BudgetArgs;
+use super::out;
 use github::{Change, Event, Github};
 
 #[derive(Args, Debug)]
@@ -101,7 +101,7 @@ pub struct CiArgs {
     pub baseline: Option<PathBuf>,
 
     /// Worker threads (default: one per core)
-    #[arg(long, short = 'j', value_name = "N", default_value_t = 0)]
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0, value_parser = crate::cli::check::parse_jobs)]
     pub jobs: usize,
 
     #[command(flatten)]
@@ -114,11 +114,8 @@ pub fn run(args: &CiArgs) -> i32 {
         Err(UsageError(m)) => {
             // an error annotation too: a failed step's log is not where
             // people look first
-            println!(
-                "::error title=yttcheck::{}",
-                crate::report::github::escape_data(&m)
-            );
-            eprintln!("yttcheck: error: {m}");
+            out::data(&out::command("error", &[("title", "yttcheck")], &m));
+            errln!("yttcheck: error: {m}");
             2
         }
     }
@@ -209,7 +206,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
     }
     let baseline = match &args.baseline {
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| {
+            let text = crate::source::read_local_text(path).map_err(|e| {
                 UsageError(format!("cannot read the baseline {}: {e}", path.display()))
             })?;
             Some(crate::check::suppress::Baseline::parse(&text).map_err(|e| {
@@ -249,32 +246,32 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
     };
     let nothing_to_check = plan.pairs.is_empty() && plan.problems.is_empty();
 
-    // the log: the full text report, folded; then the annotations
-    let mut stdout = std::io::stdout().lock();
+    // the log: the full text report, folded and guarded (no line of it is
+    // a workflow command); then the annotations, the only commands
     let headline = headline(&gh.event, &result, args, nothing_to_check);
-    let _ = writeln!(stdout, "yttcheck: {headline}");
+    let mut log = out::message(&format!("yttcheck: {headline}\n"));
     if !nothing_to_check {
-        let _ = write!(
-            stdout,
-            "::group::yttcheck report\n{}::endgroup::\n",
-            render(Format::Text, &input)
-        );
+        log.push_str(&out::command("group", &[], "yttcheck report"));
+        log.push_str(&crate::escape::workflow::guard(
+            &render(Format::Text, &input),
+            &out::stop_token(),
+        ));
+        log.push_str(&out::command("endgroup", &[], ""));
         if !args.no_annotations {
-            let _ = write!(stdout, "{}", render(Format::Github, &input));
+            log.push_str(&render(Format::Github, &input));
         }
     }
     if let Some(c) = change.filter(|c| !c.token_can_upload) {
-        let _ = writeln!(
-            stdout,
-            "::notice title=yttcheck::{}",
-            crate::report::github::escape_data(&format!(
+        log.push_str(&out::command(
+            "notice",
+            &[("title", "yttcheck")],
+            &format!(
                 "the SARIF file is not uploaded to code scanning: {}; the findings are in the annotations and the job summary",
                 c.read_only_because.as_deref().unwrap_or("the token is read-only")
-            ))
-        );
+            ),
+        ));
     }
-    let _ = stdout.flush();
-    drop(stdout);
+    out::data(&log);
 
     write_file(&sarif_path, &render(Format::Sarif, &input))?;
     write_file(
@@ -349,11 +346,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), UsageError> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| UsageError(format!("cannot create {}: {e}", dir.display())))?;
-    }
-    std::fs::write(path, text)
+    super::write::report_file(path, text.as_bytes())
         .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))
 }
 
@@ -412,6 +405,7 @@ fn summary_sections(
     nothing: bool,
 ) -> Vec<String> {
     if nothing {
+        // (the headline is ours: counts, the event's name, the shard asked)
         return vec![format!("✅ yttcheck: {headline}.\n")];
     }
     // the findings report's own title, then our line of context under it
