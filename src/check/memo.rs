@@ -24,6 +24,11 @@ use super::runner::{CheckOptions, LibraryStart, PairOutcome};
 /// tuning knob: the benchmark's 1,000 pairs fit many times over).
 const LIMIT: usize = 20_000;
 
+/// The most worker threads a check runs on (`-j`; a larger request is
+/// refused by the command line and capped here, so that no request can
+/// make a long-lived daemon start thousands of threads).
+pub const MAX_JOBS: usize = 256;
+
 /// Hit and miss counts of the memo's caches.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 pub struct MemoStats {
@@ -101,8 +106,10 @@ impl Memo {
         }
     }
 
-    /// The worker threads for `jobs` (0: one per core), made once.
+    /// The worker threads for `jobs` (0: one per core; never more than
+    /// [`MAX_JOBS`], whatever a request says), made once.
     pub(super) fn pool(&self, jobs: usize) -> Arc<rayon::ThreadPool> {
+        let jobs = jobs.min(MAX_JOBS);
         let mut pool = self.pool.lock().expect("memo");
         if let Some((j, p)) = pool.as_ref() {
             if *j == jobs {
@@ -116,7 +123,14 @@ impl Memo {
                 // default 2 MiB stack is not enough
                 .stack_size(64 << 20)
                 .build()
-                .expect("thread pool"),
+                // the system refused threads: one will do
+                .or_else(|_| {
+                    rayon::ThreadPoolBuilder::new()
+                        .num_threads(1)
+                        .stack_size(64 << 20)
+                        .build()
+                })
+                .expect("a thread pool of one thread"),
         );
         *pool = Some((jobs, p.clone()));
         p

@@ -26,7 +26,7 @@ const SHALLOW_HINT: &str = "this is a shallow clone (GitHub's actions/checkout f
 /// The files of commits read so far, by commit id (a commit never changes,
 /// so neither do its files): a long-lived process (the daemon) reads HEAD's
 /// tree once, not on every `--changed-since HEAD`.
-type Files = std::sync::Arc<BTreeMap<RepoPath, Entry>>;
+type Files = std::sync::Arc<Listed>;
 static TREES: std::sync::Mutex<BTreeMap<ObjectId, Files>> = std::sync::Mutex::new(BTreeMap::new());
 const TREES_KEPT: usize = 16;
 
@@ -86,12 +86,35 @@ impl Kind {
 struct Entry {
     id: ObjectId,
     kind: Kind,
+    /// Which repository holds the blob: 0 is the repository itself, the
+    /// others are submodules (see [`Listed::repos`]).
+    repo: u16,
 }
+
+/// A submodule met while listing: its path and the commit recorded for it.
+type Gitlink = (RepoPath, ObjectId);
+
+/// The files of a tree or an index, submodules' included.
+#[derive(Clone)]
+struct Listed {
+    entries: BTreeMap<RepoPath, Entry>,
+    /// The submodules whose files are listed, by [`Entry::repo`] - 1.
+    repos: Vec<gix::ThreadSafeRepository>,
+    /// Submodules whose recorded commit cannot be read (not initialised,
+    /// not fetched): the folder, and why. Listing it is an error that says
+    /// so, which the check reports as a finding of that folder.
+    unreadable: BTreeMap<RepoPath, String>,
+}
+
+/// Submodules inside submodules are read this deep.
+const SUBMODULE_DEPTH: usize = 4;
 
 /// The files of a revision or of the index.
 pub struct GitSnapshot {
     repo: gix::ThreadSafeRepository,
+    submodules: Vec<gix::ThreadSafeRepository>,
     entries: BTreeMap<RepoPath, Entry>,
+    unreadable: BTreeMap<RepoPath, String>,
     dirs: BTreeSet<RepoPath>,
     description: String,
 }
@@ -198,10 +221,10 @@ impl Git {
 
     /// The files of a commit.
     pub fn tree(&self, commit: ObjectId, description: &str) -> Result<GitSnapshot, GitError> {
-        if let Some(entries) = TREES.lock().ok().and_then(|t| t.get(&commit).cloned()) {
+        if let Some(listed) = TREES.lock().ok().and_then(|t| t.get(&commit).cloned()) {
             return Ok(GitSnapshot::new(
                 self.repo.clone(),
-                (*entries).clone(),
+                (*listed).clone(),
                 description.to_string(),
             ));
         }
@@ -223,23 +246,31 @@ impl Git {
             .map(|ix| &**ix)
             .filter(|ix| !ix.is_sparse());
         let mut entries = BTreeMap::new();
+        let mut gitlinks = Vec::new();
         let mut walk = TreeWalk {
             repo: &repo,
             index: cached,
             path: Vec::new(),
             entries: &mut entries,
+            gitlinks: &mut gitlinks,
+            repo_index: 0,
         };
         walk.visit(tree_id, cached.and_then(|ix| ix.tree()))
             .map_err(|e| GitError(format!("cannot read the tree of {commit}: {e}")))?;
-        if let Ok(mut trees) = TREES.lock() {
-            if trees.len() >= TREES_KEPT {
-                trees.clear();
+        let listed = self.with_submodules(entries, gitlinks);
+        // a submodule that could not be read may be fetched later: only a
+        // listing that is whole is kept
+        if listed.unreadable.is_empty() {
+            if let Ok(mut trees) = TREES.lock() {
+                if trees.len() >= TREES_KEPT {
+                    trees.clear();
+                }
+                trees.insert(commit, std::sync::Arc::new(listed.clone()));
             }
-            trees.insert(commit, std::sync::Arc::new(entries.clone()));
         }
         Ok(GitSnapshot::new(
             self.repo.clone(),
-            entries,
+            listed,
             description.to_string(),
         ))
     }
@@ -285,6 +316,7 @@ impl Git {
 
     fn snapshot_of_index(&self, index: &gix::index::File) -> Result<GitSnapshot, GitError> {
         let mut entries = BTreeMap::new();
+        let mut gitlinks = Vec::new();
         let mut conflicts = BTreeSet::new();
         for e in index.entries() {
             let path = e.path(index);
@@ -298,10 +330,21 @@ impl Git {
                 conflicts.insert(path.to_string());
                 continue;
             }
+            if e.mode == gix::index::entry::Mode::COMMIT {
+                gitlinks.push((path, e.id));
+                continue;
+            }
             let Some(kind) = Kind::of_index_entry(e) else {
                 continue;
             };
-            entries.insert(path, Entry { id: e.id, kind });
+            entries.insert(
+                path,
+                Entry {
+                    id: e.id,
+                    kind,
+                    repo: 0,
+                },
+            );
         }
         if !conflicts.is_empty() {
             let list: Vec<String> = conflicts.into_iter().collect();
@@ -312,9 +355,110 @@ impl Git {
         }
         Ok(GitSnapshot::new(
             self.repo.clone(),
-            entries,
+            self.with_submodules(entries, gitlinks),
             "index".to_string(),
         ))
+    }
+
+    /// The listing with each submodule's files at its recorded commit, read
+    /// from the submodule's own repository (its checkout's `.git`, else the
+    /// superproject's `modules/<path>`). A submodule whose commit is not
+    /// there is [`Listed::unreadable`], with what to do.
+    fn with_submodules(
+        &self,
+        mut entries: BTreeMap<RepoPath, Entry>,
+        gitlinks: Vec<Gitlink>,
+    ) -> Listed {
+        let mut listed = Listed {
+            entries: BTreeMap::new(),
+            repos: Vec::new(),
+            unreadable: BTreeMap::new(),
+        };
+        let common = self.repo.to_thread_local().common_dir().to_path_buf();
+        let mut pending: Vec<(Gitlink, PathBuf, usize)> = gitlinks
+            .into_iter()
+            .map(|l| (l, self.workdir.clone(), 0))
+            .collect();
+        while let Some(((path, commit), workdir, depth)) = pending.pop() {
+            let short = &commit.to_string()[..7];
+            if depth >= SUBMODULE_DEPTH {
+                listed.unreadable.insert(
+                    path.clone(),
+                    format!(
+                        "{path} is a submodule nested more than {SUBMODULE_DEPTH} deep: not read"
+                    ),
+                );
+                continue;
+            }
+            let sub_path = path.as_str().to_string();
+            let opened = [
+                workdir.join(&sub_path),
+                common.join("modules").join(&sub_path),
+            ]
+            .into_iter()
+            .find_map(|dir| {
+                gix::open_opts(&dir, gix::open::Options::isolated())
+                    .ok()
+                    .filter(|r| r.find_object(commit).is_ok())
+            });
+            let Some(sub) = opened else {
+                listed.unreadable.insert(
+                    path.clone(),
+                    format!(
+                        "the submodule {path} (commit {short}) is not in this clone, so its files cannot be read; run `git submodule update --init` (actions/checkout: `submodules: true`)"
+                    ),
+                );
+                continue;
+            };
+            let repo_index = (listed.repos.len() + 1) as u16;
+            let tree = sub
+                .find_object(commit)
+                .ok()
+                .and_then(|o| o.peel_to_commit().ok())
+                .and_then(|c| c.tree_id().ok())
+                .map(|t| t.detach());
+            let Some(tree) = tree else {
+                listed.unreadable.insert(
+                    path.clone(),
+                    format!("the submodule {path} (commit {short}) has no readable tree"),
+                );
+                continue;
+            };
+            let mut sub_entries = BTreeMap::new();
+            let mut sub_links = Vec::new();
+            let mut walk = TreeWalk {
+                repo: &sub,
+                index: None,
+                path: Vec::new(),
+                entries: &mut sub_entries,
+                gitlinks: &mut sub_links,
+                repo_index,
+            };
+            if let Err(e) = walk.visit(tree, None) {
+                listed.unreadable.insert(
+                    path.clone(),
+                    format!("cannot read the submodule {path} (commit {short}): {e}"),
+                );
+                continue;
+            }
+            for (p, e) in sub_entries {
+                if let Some(full) = RepoPath::new(&format!("{path}/{p}")) {
+                    entries.insert(full, e);
+                }
+            }
+            let sub_workdir = sub
+                .workdir()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| workdir.join(&sub_path));
+            for (p, c) in sub_links {
+                if let Some(full) = RepoPath::new(&format!("{path}/{p}")) {
+                    pending.push(((full, c), sub_workdir.clone(), depth + 1));
+                }
+            }
+            listed.repos.push(sub.into_sync());
+        }
+        listed.entries = entries;
+        listed
     }
 
     /// Paths and blob ids of the work tree, as `git status` finds them: a
@@ -386,6 +530,10 @@ struct TreeWalk<'a> {
     /// The folder being walked, with a trailing `/` (empty at the root).
     path: Vec<u8>,
     entries: &'a mut BTreeMap<RepoPath, Entry>,
+    /// Submodules met on the way.
+    gitlinks: &'a mut Vec<Gitlink>,
+    /// [`Entry::repo`] of what is listed.
+    repo_index: u16,
 }
 
 impl TreeWalk<'_> {
@@ -427,10 +575,14 @@ impl TreeWalk<'_> {
                 } else if e.mode.is_blob() {
                     Some(Kind::File)
                 } else {
-                    None // submodules are not ours
+                    None
                 };
                 if let Some(kind) = kind {
                     self.insert(kind, e.oid.to_owned());
+                } else if e.mode.is_commit() {
+                    if let Some(p) = std::str::from_utf8(&self.path).ok().and_then(RepoPath::new) {
+                        self.gitlinks.push((p, e.oid.to_owned()));
+                    }
                 }
             }
             self.path.truncate(len);
@@ -451,6 +603,15 @@ impl TreeWalk<'_> {
         }
         let folder = std::mem::take(&mut self.path);
         for e in entries {
+            if e.mode == gix::index::entry::Mode::COMMIT {
+                if let Some(p) = std::str::from_utf8(e.path(ix).as_ref())
+                    .ok()
+                    .and_then(RepoPath::new)
+                {
+                    self.gitlinks.push((p, e.id));
+                }
+                continue;
+            }
             let Some(kind) = Kind::of_index_entry(e) else {
                 continue;
             };
@@ -466,16 +627,24 @@ impl TreeWalk<'_> {
         let Some(path) = std::str::from_utf8(&self.path).ok().and_then(RepoPath::new) else {
             return;
         };
-        self.entries.insert(path, Entry { id, kind });
+        self.entries.insert(
+            path,
+            Entry {
+                id,
+                kind,
+                repo: self.repo_index,
+            },
+        );
     }
 }
 
 impl GitSnapshot {
-    fn new(
-        repo: gix::ThreadSafeRepository,
-        entries: BTreeMap<RepoPath, Entry>,
-        description: String,
-    ) -> GitSnapshot {
+    fn new(repo: gix::ThreadSafeRepository, listed: Listed, description: String) -> GitSnapshot {
+        let Listed {
+            entries,
+            repos,
+            unreadable,
+        } = listed;
         let mut dirs = BTreeSet::new();
         dirs.insert(RepoPath::root());
         for p in entries.keys() {
@@ -493,9 +662,21 @@ impl GitSnapshot {
                 }
             }
         }
+        // an unreadable submodule is a folder (whose listing says why)
+        for u in unreadable.keys() {
+            let mut d = Some(u.clone());
+            while let Some(dir) = d {
+                if !dirs.insert(dir.clone()) {
+                    break;
+                }
+                d = dir.parent();
+            }
+        }
         GitSnapshot {
             repo,
+            submodules: repos,
             entries,
+            unreadable,
             dirs,
             description,
         }
@@ -522,8 +703,12 @@ impl GitSnapshot {
         }
     }
 
-    fn blob(&self, path: &str, id: ObjectId) -> Result<Vec<u8>, SourceError> {
-        let repo = self.repo.to_thread_local();
+    fn blob(&self, path: &str, e: Entry) -> Result<Vec<u8>, SourceError> {
+        let id = e.id;
+        let repo = match e.repo {
+            0 => self.repo.to_thread_local(),
+            n => self.submodules[n as usize - 1].to_thread_local(),
+        };
         repo.find_object(id)
             .map(|o| o.detach().data)
             .map_err(|e| SourceError {
@@ -555,6 +740,14 @@ impl Snapshot for GitSnapshot {
         let d = RepoPath::new(dir).ok_or_else(|| self.not_found(dir))?;
         if !self.dirs.contains(&d) {
             return Err(self.not_found(dir));
+        }
+        if let Some(why) = self.unreadable.get(&d) {
+            return Err(SourceError {
+                path: dir.to_string(),
+                message: why.clone(),
+                line: 0,
+                column: 0,
+            });
         }
         let mut names = BTreeSet::new();
         let prefix = if d.is_root() {
@@ -610,7 +803,7 @@ impl Snapshot for GitSnapshot {
             None => return Err(self.not_found(path)),
         };
         match self.entries.get(&target) {
-            Some(e) => self.blob(path, e.id),
+            Some(e) => self.blob(path, *e),
             None => Err(self.not_found(path)),
         }
     }
@@ -623,7 +816,7 @@ impl Snapshot for GitSnapshot {
             if e.kind != Kind::Link {
                 return Some(p.as_str().to_string());
             }
-            let target = String::from_utf8(self.blob(path, e.id).ok()?).ok()?;
+            let target = String::from_utf8(self.blob(path, *e).ok()?).ok()?;
             if target.starts_with('/') {
                 return None;
             }

@@ -11,7 +11,7 @@ pub mod repo_path;
 pub mod worktree;
 
 pub use cache::SourceCache;
-pub use repo_path::{walk, RepoPath};
+pub use repo_path::{confine, walk, RepoPath};
 
 use std::fmt;
 use std::sync::Arc;
@@ -225,6 +225,27 @@ pub fn read_bounded(
         return Err(BoundedReadError::TooLarge);
     }
     Ok(buf)
+}
+
+/// A file a person named on the command line, or the runner named in the
+/// environment (`--baseline`, the event payload): read as text through the
+/// same bound as every input, and only if it is a regular file (a device
+/// such as `/dev/zero`, a FIFO or a folder is refused before it is read).
+pub fn read_local_text(path: &std::path::Path) -> Result<String, String> {
+    let shown = path.display().to_string();
+    let md = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !md.is_file() {
+        return Err(format!("'{shown}' is not a regular file"));
+    }
+    if md.len() > MAX_FILE_SIZE {
+        return Err(too_large(&shown, Some(md.len())));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let bytes = read_bounded(file, Some(md.len())).map_err(|e| match e {
+        BoundedReadError::TooLarge => too_large(&shown, None),
+        BoundedReadError::Io(e) => e.to_string(),
+    })?;
+    String::from_utf8(bytes).map_err(|_| format!("'{shown}' is not UTF-8 text"))
 }
 
 /// The message for an input over the size limit (`size` when it is known).

@@ -9,6 +9,29 @@ use super::{EntryKind, Snapshot, SourceError, Walk};
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct RepoPath(String);
 
+/// The one gate for a path that comes from the repository (`.yttcheck.yml`,
+/// a policy pack, a values flag in the config): the repository path it
+/// names, or why it names none. An absolute path (`/etc/passwd`,
+/// `C:\\x`, `\\\\server\\share`) and a path whose `..` pieces climb
+/// above the root are refused: a pull request must not make yttcheck read
+/// anything outside the checkout. (Links that lead out are refused where
+/// files are read: see `source::worktree`.) Only paths a person typed on
+/// the command line may leave the repository.
+pub fn confine(given: &str) -> Result<RepoPath, String> {
+    let bytes = given.as_bytes();
+    let absolute = given.starts_with('/')
+        || given.starts_with('\\')
+        || (bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':');
+    if absolute {
+        return Err(format!(
+            "'{given}' is an absolute path: paths in the repository's configuration are relative to its root and stay inside it"
+        ));
+    }
+    RepoPath::new(given).ok_or_else(|| {
+        format!("'{given}' leads out of the repository: paths in the repository's configuration stay inside it")
+    })
+}
+
 impl RepoPath {
     /// Normalises a relative path; `None` if it leaves the repository.
     pub fn new(path: &str) -> Option<RepoPath> {
@@ -219,6 +242,17 @@ mod tests {
         assert_eq!(RepoPath::new("./a//b/../c").unwrap().as_str(), "a/c");
         assert!(RepoPath::new("../x").is_none());
         assert!(RepoPath::new("/etc/passwd").is_none());
+        for bad in [
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "C:\\x",
+            "\\\\srv\\s",
+            "..\\x",
+        ] {
+            assert!(confine(bad).is_err(), "{bad}");
+        }
+        assert_eq!(confine("./a/../b").unwrap().as_str(), "b");
         let p = RepoPath::new("libs/web/schema.yml").unwrap();
         assert_eq!(p.stem(), "schema");
         assert_eq!(p.parent().unwrap().as_str(), "libs/web");

@@ -6,10 +6,15 @@ use std::path::{Path, PathBuf};
 
 use super::{EntryKind, Snapshot, SourceError};
 
-/// Files under `root` (paths are relative to it; absolute paths are allowed
-/// for command-line arguments, as ytt allows them).
+/// Files under `root`. A repository's work tree ([`WorkTree::new`]) reads
+/// only inside it: an absolute path or one that climbs out with `..` is
+/// refused whoever asks, as a link out of it is. The files of a ytt-style
+/// command line ([`WorkTree::command_line`]) may be anywhere a person
+/// typed (`inspect -f ../lib`, `-f /abs/path`), as ytt allows.
 pub struct WorkTree {
     root: PathBuf,
+    /// Paths leave the root only when a person typed them.
+    confined: bool,
     /// The root with every link resolved, once.
     real_root: std::sync::OnceLock<Option<PathBuf>>,
     /// With content ids from stat (see [`WorkTree::with_stat_ids`]).
@@ -28,14 +33,41 @@ pub struct WorkTree {
 pub type ChangeCount = std::sync::Arc<dyn Fn(&str) -> u64 + Send + Sync>;
 
 impl WorkTree {
+    /// A repository's work tree: nothing outside `root` is read.
     pub fn new(root: impl Into<PathBuf>) -> WorkTree {
         WorkTree {
             root: root.into(),
+            confined: true,
             real_root: std::sync::OnceLock::new(),
             change_count: None,
             folders: Default::default(),
             walked: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The files of a command line (`inspect`, `render`), relative to
+    /// `cwd`: absolute and `..` paths are the person's own, and are read.
+    pub fn command_line(cwd: impl Into<PathBuf>) -> WorkTree {
+        WorkTree {
+            confined: false,
+            ..WorkTree::new(cwd)
+        }
+    }
+
+    /// The refusal of a path that is not the repository's own (absolute,
+    /// or climbing out of the root), in a confined work tree.
+    fn outside(&self, path: &str) -> Result<(), SourceError> {
+        if !self.confined || super::confine(path).is_ok() {
+            return Ok(());
+        }
+        Err(SourceError {
+            path: path.to_string(),
+            message: format!(
+                "'{path}' is outside the repository: yttcheck reads only files inside it"
+            ),
+            line: 0,
+            column: 0,
+        })
     }
 
     /// A work tree whose files have content ids made of what `stat` says
@@ -142,6 +174,7 @@ impl Snapshot for WorkTree {
         use std::hash::{Hash, Hasher};
         use std::os::unix::fs::MetadataExt;
         let count = self.change_count.as_ref()?;
+        self.outside(path).ok()?;
         let full = self.full(path);
         let md = fs::metadata(&full).ok()?;
         if !md.is_file() {
@@ -166,6 +199,7 @@ impl Snapshot for WorkTree {
     }
 
     fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
+        self.outside(path)?;
         let md = fs::symlink_metadata(self.full(path)).map_err(|e| SourceError {
             path: path.to_string(),
             message: go_io_error("lstat", path, &e),
@@ -198,6 +232,7 @@ impl Snapshot for WorkTree {
             line: 0,
             column: 0,
         };
+        self.outside(dir)?;
         let rd = fs::read_dir(self.full(dir)).map_err(|e| listing_error("open", &e))?;
         let mut out = Vec::new();
         for entry in rd {
@@ -230,6 +265,7 @@ impl Snapshot for WorkTree {
     }
 
     fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        self.outside(path)?;
         let full = self.full(path);
         let error = |message: String| SourceError {
             path: path.to_string(),
@@ -289,6 +325,7 @@ impl Snapshot for WorkTree {
     }
 
     fn resolve_symlink(&self, path: &str) -> Option<String> {
+        self.outside(path).ok()?;
         let full = self.full(path);
         let target = fs::canonicalize(&full).ok()?;
         let root = fs::canonicalize(&self.root).ok()?;

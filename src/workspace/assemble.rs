@@ -133,15 +133,12 @@ fn policies(
 ) -> Vec<Policy> {
     let mut out = Vec::new();
     for spec in &cfg.policies {
-        let Some(path) = RepoPath::new(&spec.path) else {
-            problems.config_about(
-                Some(&spec.path),
-                format!(
-                    "policy path '{}' is not a path inside the repository",
-                    spec.path
-                ),
-            );
-            continue;
+        let path = match crate::source::confine(&spec.path) {
+            Ok(p) => p,
+            Err(why) => {
+                problems.config_about(Some(&spec.path), format!("policy path {why}"));
+                continue;
+            }
         };
         if let Some(severity) = &spec.severity {
             if crate::diagnostics::Severity::parse(severity).is_none() {
@@ -193,6 +190,15 @@ fn policies(
                 continue;
             }
             (yaml, path.clone())
+        } else if files
+            .problems
+            .iter()
+            .any(|u| u.path == path || path.starts_with(&u.path))
+        {
+            // its folder could not be read (a submodule not fetched): that
+            // is already a finding of the folder, which says what to do; the
+            // policy is skipped, not called missing
+            continue;
         } else {
             problems.config_about(Some(&spec.path), format!("policy '{path}' does not exist"));
             continue;
@@ -317,7 +323,7 @@ fn libraries(
     } else {
         for spec in &cfg.libraries {
             let found: Vec<RepoPath> = match (&spec.path, &spec.glob) {
-                (Some(p), _) => match RepoPath::new(p) {
+                (Some(p), _) => match crate::source::confine(p).ok() {
                     Some(r) if files.is_dir(&r) => vec![r],
                     _ => {
                         problems.config_about(

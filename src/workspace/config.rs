@@ -163,6 +163,58 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
+/// The deepest a configuration file nests flow collections (`[`, `{`) or
+/// block ones (indentation steps): far more than any configuration needs.
+pub const MAX_NESTING: usize = 64;
+
+/// Refuses a configuration text that nests deeper than [`MAX_NESTING`]
+/// before the YAML parser sees it: libyaml's scanner takes time quadratic
+/// in the depth of flow collections (64,000 `[` took 16 s), and a pull
+/// request must not be able to stall a check. Returns the message and the
+/// 1-based line where the limit is crossed.
+pub fn nesting_within_bounds(text: &str) -> Result<(), (String, usize)> {
+    let mut depth = 0usize;
+    let mut indents: Vec<usize> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let mut quote: Option<char> = None;
+        let trimmed = line.trim_start();
+        if depth == 0 && !trimmed.is_empty() && !trimmed.starts_with('#') {
+            let indent = line.len() - trimmed.len();
+            while indents.last().is_some_and(|&i| i >= indent) {
+                indents.pop();
+            }
+            indents.push(indent);
+        }
+        let mut prev = ' ';
+        for c in line.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), _) => {}
+                (None, '"' | '\'') => quote = Some(c),
+                (None, '#') if prev.is_whitespace() => break,
+                (None, '[' | '{') => {
+                    depth += 1;
+                    if depth + indents.len() > MAX_NESTING {
+                        break;
+                    }
+                }
+                (None, ']' | '}') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            prev = c;
+        }
+        if depth + indents.len() > MAX_NESTING {
+            return Err((
+                format!(
+                    "nests more than {MAX_NESTING} levels deep; a configuration never needs that many (refused before parsing, as it could take minutes)"
+                ),
+                n + 1,
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The keys a config section accepts, for "did you mean" hints.
 const SECTION_KEYS: &[&[&str]] = &[
     &[
@@ -240,6 +292,11 @@ impl Config {
         if text.trim().is_empty() {
             return Ok(Config::default());
         }
+        nesting_within_bounds(text).map_err(|(message, line)| ConfigError {
+            path: path.clone(),
+            line: Some(line),
+            message,
+        })?;
         let config: Config = serde_norway::from_str(text).map_err(|e| {
             let (mut message, line) = yaml_error(&e);
             if let Some(hint) = unknown_key_hint(&message) {
@@ -364,6 +421,31 @@ mod tests {
 
     fn parse(text: &str) -> Result<Config, String> {
         Config::parse(&RepoPath::new(CONFIG_FILE).unwrap(), text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_at_once() {
+        let path = RepoPath::new(CONFIG_FILE).unwrap();
+        let deep = format!(
+            "matrix:\n  x: {}{}\n",
+            "[".repeat(64_000),
+            "]".repeat(64_000)
+        );
+        // refused by the scan, before the parser (which takes minutes)
+        let e = Config::parse(&path, &deep).unwrap_err();
+        assert!(
+            e.message.contains("nests more than 64 levels"),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.line, Some(2));
+        let mut block = String::new();
+        for i in 0..100 {
+            block.push_str(&format!("{}a{i}:\n", "  ".repeat(i)));
+        }
+        assert!(Config::parse(&path, &block).is_err());
+        // quotes and comments do not count; real configurations pass
+        assert!(nesting_within_bounds("a: \"[[[[\" # {{{{\nb: [1, {c: [2]}]\n").is_ok());
     }
 
     #[test]

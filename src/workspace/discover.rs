@@ -645,7 +645,20 @@ pub(super) fn expand(
             }
         }
     } else {
-        match RepoPath::new(&pattern) {
+        let confined = match crate::source::confine(&pattern) {
+            Ok(p) => Some(p),
+            Err(why) => {
+                problems.push(PlanProblem {
+                    path: config.clone(),
+                    message: why,
+                    about: Some(pattern.to_string()),
+                    line: None,
+                    in_config: false,
+                });
+                return vec![];
+            }
+        };
+        match confined {
             Some(p) if files.is_dir(&p) && !p.is_root() => files
                 .under(&p)
                 .iter()
@@ -759,7 +772,27 @@ pub(super) fn named_env(
     };
     inputs.data_values = subst(&spec.data_values);
     inputs.data_values_yaml = subst(&spec.data_values_yaml);
-    inputs.data_value_files = subst(&spec.data_value_files);
+    // `[@lib:]key=path`: the path must stay in the repository (the value of
+    // a file named here ends up in the report, through `fail()` say)
+    inputs.data_value_files = subst(&spec.data_value_files)
+        .into_iter()
+        .filter(|kv| {
+            let path = kv.split_once('=').map_or(kv.as_str(), |(_, p)| p);
+            match crate::source::confine(path) {
+                Ok(_) => true,
+                Err(why) => {
+                    problems.push(PlanProblem {
+                        path: config.clone(),
+                        message: format!("data_value_files: {why}"),
+                        about: Some(kv.clone()),
+                        line: None,
+                        in_config: false,
+                    });
+                    false
+                }
+            }
+        })
+        .collect();
     inputs.env_prefixes = spec.env_prefixes.clone();
     inputs.env_yaml_prefixes = spec.env_yaml_prefixes.clone();
     inputs.env = spec

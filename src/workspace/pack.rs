@@ -68,6 +68,10 @@ impl Manifest {
         if text.trim().is_empty() {
             return Ok(Manifest::default());
         }
+        super::config::nesting_within_bounds(text).map_err(|(message, line)| ManifestError {
+            message: format!("policy pack manifest {path}: {message}"),
+            line: Some(line as u32),
+        })?;
         let manifest: Manifest = serde_norway::from_str(text).map_err(|e| {
             let (message, line) = super::config::yaml_error(&e);
             ManifestError {
