@@ -75,3 +75,12 @@ for i, seed in enumerate([
     {"kind": "check", "protocol": 1, "cwd": "/", "argv": ["-C", "x", "--shard", "1/2", "envs"], "color": True, "index_file": "/tmp/i"},
 ]):
     put("daemon_request", f"own{i}", json.dumps(seed).encode())
+
+# the CI printers: fields separated by \x01 (library, environment, path, key,
+# message, detail, origin, a source line), hostile and plain
+for i, fields in enumerate([
+    ["web", "prod", "envs/prod/web.yml", "replicas", "replicas: must be >= 1", "by libs/web/schema.yml:3", "(data-value arg)", "replicas: 0"],
+    ["w\neb", "pr\rod", "a\n::error::x.yml", "k\r## h|`", "::add-mask::x ##[error]y", "\u2028<img src=x>", "@me :+1:", "password: {a: [b, c]}"],
+    ["web`x`", "www.evil.io", "https://x", "db.password", "$x$ *y* _z_ [l](u)", "&amp; \\| \\", ":::", "\x1b[2J::stop-commands::t"],
+]):
+    put("ci_printers", f"own{i}", "\x01".join(fields).encode())

@@ -226,3 +226,106 @@ fn only_source_touches_git() {
         }
     }
 }
+
+/// The code of a file before its unit tests (`#[cfg(test)]`), without
+/// comment lines.
+fn code_of(text: &str) -> String {
+    let end = ["#[cfg(test)]", "#[cfg(all(test"]
+        .iter()
+        .filter_map(|m| text.find(m))
+        .min()
+        .unwrap_or(text.len());
+    text[..end]
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `(file, code)` of every file of `src/`, paths relative to it.
+fn sources() -> Vec<(String, String)> {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, code_of(&std::fs::read_to_string(&f).unwrap()))
+        })
+        .collect()
+}
+
+/// ARCHITECTURE.md's `cli` invariant: the command line prints only through
+/// `cli::out` (which escapes what the repository wrote, and guards it in a
+/// GitHub Actions step), and nothing else prints at all (the daemon's log
+/// is its stderr, written escaped).
+#[test]
+fn only_cli_out_writes_the_standard_streams() {
+    for (rel, code) in sources() {
+        if rel == "cli/out.rs" {
+            continue;
+        }
+        // a macro's name, not the end of another's (`eprintln!` holds
+        // `println!`)
+        let uses = |name: &str| {
+            code.match_indices(name).any(|(i, _)| {
+                !code[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        };
+        for forbidden in ["println!(", "print!(", "eprint!(", "eprintln!(", "dbg!("] {
+            // the daemon's log is its stderr (written escaped)
+            let allowed = rel.starts_with("daemon/") && forbidden == "eprintln!(";
+            assert!(
+                !uses(forbidden) || allowed,
+                "{rel} uses {forbidden}: print through cli::out (outln!, errln!, out::report, out::data)"
+            );
+        }
+        for stream in ["io::stdout()", "io::stderr()"] {
+            for (i, _) in code.match_indices(stream) {
+                let after = &code[i + stream.len()..];
+                assert!(
+                    after.starts_with(".is_terminal()"),
+                    "{rel} writes {stream} directly: use cli::out"
+                );
+            }
+        }
+    }
+}
+
+/// Files are written only by `cli::write` (no link followed), the runner's
+/// own files (`cli::ci::github::append`) and the daemon in its private
+/// folder: no other module creates or writes a file.
+#[test]
+fn only_cli_write_writes_files() {
+    let allowed = [
+        "cli/write.rs",
+        "cli/ci/github.rs",
+        "daemon/server.rs",
+        "daemon/client.rs",
+    ];
+    for (rel, code) in sources() {
+        if allowed.contains(&rel.as_str()) {
+            continue;
+        }
+        for forbidden in [
+            "fs::write(",
+            "File::create(",
+            ".create(true)",
+            ".append(true)",
+            ".write(true)",
+        ] {
+            assert!(
+                !code.contains(forbidden),
+                "{rel} writes a file ({forbidden}): use cli::write"
+            );
+        }
+    }
+}

@@ -247,6 +247,12 @@ fn bad_requests_get_an_error_and_the_daemon_lives_on() {
             false,
             "cannot parse the check's arguments",
         ),
+        // a request for 100,000 threads is refused, not served by starting them
+        (
+            &b"{\"kind\": \"check\", \"protocol\": 1, \"cwd\": \"/tmp\", \"argv\": [\"-j\", \"100000\"], \"color\": false, \"index_file\": null}\n"[..],
+            false,
+            "from 0 (one per core) to 256",
+        ),
     ] {
         let reply = raw(&sock, bytes, close);
         let v: serde_json::Value = serde_json::from_str(reply.trim()).unwrap_or_else(|e| {
@@ -323,6 +329,31 @@ fn a_stale_socket_is_replaced() {
     // and `daemon start` sees it running
     let out = yttcheck(p, &["daemon", "start"]);
     assert!(out.stdout.contains("already running"), "{}", out.stdout);
+}
+
+#[test]
+fn a_link_where_the_socket_goes_never_stops_the_daemon() {
+    let repo = repository();
+    let p = repo.path();
+    let dir = p.join(".git/yttcheck");
+    std::fs::create_dir_all(&dir).unwrap();
+    let sock = dir.join(format!("{}.sock", env!("CARGO_PKG_VERSION")));
+    // dangling, and pointing at a file of someone else's
+    let victim = p.join("victim.txt");
+    std::fs::write(&victim, "keep\n").unwrap();
+    for target in [p.join("no/such/place"), victim.clone()] {
+        let _ = std::fs::remove_file(&sock);
+        std::os::unix::fs::symlink(&target, &sock).unwrap();
+        let (_stop, _pid) = start(p, &[]);
+        same(p, &["--format", "json"]);
+        assert!(!std::fs::symlink_metadata(&sock)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let out = yttcheck(p, &["daemon", "stop"]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep\n");
 }
 
 #[test]

@@ -499,3 +499,88 @@ fn diff_shows_a_pair_that_newly_fails_in_every_format() {
         .unwrap();
     assert_eq!(prod["newly_failing"], true);
 }
+
+/// A policy pack vendored as a git submodule (as the README suggests) is
+/// read at the commit the superproject records, in every git mode; a clone
+/// that has not fetched the submodule gets a finding that says what to do,
+/// not a refusal to check.
+#[test]
+fn a_policy_pack_in_a_submodule_is_read_at_its_recorded_commit() {
+    let d = tempfile::tempdir().unwrap();
+    let pack = d.path().join("pack");
+    std::fs::create_dir_all(&pack).unwrap();
+    git(&pack, &["init", "-q", "-b", "main"]);
+    write(
+        &pack,
+        "replicas.yml",
+        "#@ load(\"@ytt:assert\", \"assert\")\n---\n#@assert/validate min=3\nreplicas: 0\n",
+    );
+    git(&pack, &["add", "-A"]);
+    git(&pack, &["commit", "-q", "-m", "pack"]);
+
+    let repo = d.path().join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let p = repo.as_path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(p, "envs/prod/web.yml", "replicas: 2\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies:\n  - path: vendor/pack\n    environments: [prod]\n",
+    );
+    git(
+        p,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            pack.to_str().unwrap(),
+            "vendor/pack",
+        ],
+    );
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "with the pack"]);
+
+    let violation = |args: &[&str]| {
+        let mut all = vec!["check", "-q", "--daemon", "never", "--format", "json"];
+        all.extend_from_slice(args);
+        let (code, out, err) = run(p, &all);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?} {e}: {out}{err}"));
+        (code, v)
+    };
+    for args in [&[][..], &["--staged"][..], &["--rev", "HEAD"][..]] {
+        let (code, v) = violation(args);
+        assert_eq!(code, 1, "{args:?}: {v}");
+        let rules: Vec<&str> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(rules, ["policy/pack/replicas/min"], "{args:?}: {v}");
+    }
+
+    // a clone without the submodule's objects: a finding at the folder
+    let clone = d.path().join("clone");
+    let url = format!("file://{}", p.display());
+    git(d.path(), &["clone", "-q", &url, clone.to_str().unwrap()]);
+    let (code, out, err) = run(
+        &clone,
+        &[
+            "check", "-q", "--daemon", "never", "--format", "json", "--rev", "HEAD",
+        ],
+    );
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("vendor/pack") && out.contains("git submodule update --init"),
+        "{out}{err}"
+    );
+}

@@ -213,7 +213,7 @@ fn local_config_from_manifest() -> String {
     assert!(
         entries
             .iter()
-            .all(|e| e.ends_with("check --staged --quiet")),
+            .all(|e| e.ends_with("check --staged --quiet --")),
         "{entries:?}"
     );
     let h = hooks.iter().find(|h| h["id"] == "yttcheck-system").unwrap();
@@ -270,7 +270,7 @@ fn the_pre_commit_framework_runs_the_manifest_hooks() {
     git(p, &["add", "-A"]);
     let out = git_run(p, &["commit", "-q", "-m", "good"], "never");
     assert!(out.status.success(), "{}", text(&out));
-    // a README change runs no check at all (files: YAML and Starlark)
+    // a README change runs no check at all (files: ytt's inputs)
     write(p, "README.md", "# hi\n");
     git(p, &["add", "-A"]);
     let out = git_run(p, &["commit", "-m", "docs"], "never");

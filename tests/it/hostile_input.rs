@@ -501,3 +501,117 @@ fn an_open_string_in_a_load_line_is_an_error_not_a_panic() {
     // (the string is open to the end of the file: no later line closes it)
     assert_has(&err, &["template.yml:1 |", "unterminated string literal"]);
 }
+
+/// `check` in a small repository: exit code and stderr.
+fn check_in(dir: &Path, args: &[&str]) -> (i32, String) {
+    let out = Command::cargo_bin("yttcheck")
+        .expect("binary")
+        .current_dir(dir)
+        .args(["check", "-q", "--daemon", "never"])
+        .args(args)
+        .env_remove("GITHUB_ACTIONS")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("ran");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!stderr.contains("panicked"), "panic:\n{stderr}");
+    (out.status.code().unwrap_or(-1), stderr)
+}
+
+fn small_repository() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(d.path(), "envs/prod/web.yml", "replicas: 2\n");
+    d
+}
+
+#[test]
+fn every_number_from_input_is_range_checked() {
+    let d = small_repository();
+    let p = d.path();
+    for (args, says) in [
+        (&["-j", "100000"][..], "from 0 (one per core) to 256"),
+        (&["--timeout", "1e308"][..], "at most 86400"),
+        (&["--timeout", "1e20"][..], "at most 86400"),
+        (&["--timeout", "nan"][..], "above 0"),
+        (
+            &["--max-steps", "18446744073709551615"][..],
+            "at most 1000000000000",
+        ),
+    ] {
+        let (code, stderr) = check_in(p, args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    write(p, ".yttcheck.yml", "budget:\n  timeout_seconds: 1e20\n");
+    let (code, stderr) = check_in(p, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(".yttcheck.yml: budget: timeout must be"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_baseline_and_an_event_payload_are_read_within_bounds() {
+    let d = small_repository();
+    let p = d.path();
+    let fifo = p.join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let big = p.join("big.json");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(17 * 1024 * 1024).unwrap();
+    for (file, says) in [
+        ("/dev/zero", "is not a regular file"),
+        (fifo.to_str().unwrap(), "is not a regular file"),
+        (big.to_str().unwrap(), "more than the 16 MiB"),
+    ] {
+        let (code, stderr) = check_in(p, &["--baseline", file]);
+        assert_eq!(code, 2, "{file}: {stderr}");
+        assert!(stderr.contains(says), "{file}: {stderr}");
+        let out = Command::cargo_bin("yttcheck")
+            .unwrap()
+            .current_dir(p)
+            .arg("ci")
+            .env("GITHUB_EVENT_NAME", "pull_request")
+            .env("GITHUB_EVENT_PATH", file)
+            .env("GITHUB_WORKSPACE", p)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(stderr.contains(says), "{file}: {stderr}");
+    }
+    // a payload whose commit ids are not commit ids: refused, not sliced
+    let payload = p.join("event.json");
+    std::fs::write(
+        &payload,
+        r#"{"pull_request": {"number": 1, "base": {"sha": "ééééééééé", "ref": "main"}, "head": {"sha": "ü"}}}"#,
+    )
+    .unwrap();
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .arg("ci")
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", &payload)
+        .env("GITHUB_WORKSPACE", p)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && stderr.contains("40 or 64 hex digits"),
+        "{stderr}"
+    );
+}
