@@ -42,8 +42,12 @@ pub fn text(s: &str) -> String {
         }
         let escape = match c {
             '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '&' | '|' | '~' | '$' => true,
+            // every colon of a run, so no two stand side by side unescaped
             ':' => {
-                next_is(|n| n.is_ascii_alphanumeric() || matches!(n, '/' | ':' | '+' | '-' | '_'))
+                (i > 0 && chars[i - 1] == ':')
+                    || next_is(|n| {
+                        n.is_ascii_alphanumeric() || matches!(n, '/' | ':' | '+' | '-' | '_')
+                    })
             }
             '@' => next_is(|n| n.is_ascii_alphanumeric()),
             '.' => i >= 3 && chars[i - 3..i].iter().all(|w| w.eq_ignore_ascii_case(&'w')),
@@ -106,7 +110,7 @@ mod tests {
         assert_eq!(text("## ✅ no findings"), "## ✅ no findings");
         assert_eq!(text("<img src=x>"), "\\<img src=x\\>");
         assert_eq!(text("x\r## y"), "x\\\\r## y");
-        assert_eq!(text("::error::"), "\\:\\:error\\::");
+        assert_eq!(text("::error::"), "\\:\\:error\\:\\:");
         assert_eq!(
             text("port: must be >= 1 (found: 0)"),
             "port: must be \\>= 1 (found: 0)"
@@ -123,7 +127,7 @@ mod tests {
             html_code("a<img src=y>&\"'::##[x\r"),
             "<code>a&lt;img src=y&gt;&amp;&quot;&#39;:&#58;##&#91;x\\r</code>"
         );
-        for hostile in ["::x", "##[x", "a\r\n## h", "x::::y"] {
+        for hostile in ["::x", "##[x", "a\r\n## h", "x::::y", ":::,", "\\:::"] {
             let t = text(hostile);
             assert!(
                 !t.contains("::") && !t.contains("##[") && !t.contains('\r'),

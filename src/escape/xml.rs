@@ -11,7 +11,7 @@
 use super::{is_unsafe, push_escaped};
 
 /// Text for element content or an attribute value (quoted with `"` or
-/// `'`). Line feeds and tabs are kept.
+/// `'`). Line feeds are kept; a tab is a character reference.
 pub fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -21,7 +21,8 @@ pub fn text(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            '\n' | '\t' => out.push(c),
+            '\n' => out.push(c),
+            '\t' => out.push_str("&#9;"),
             '\r' => out.push_str("&#13;"),
             c if (c as u32) < 0x20 => push_escaped(&mut out, c),
             c if is_unsafe(c) => out.push_str(&format!("&#x{:x};", c as u32)),
@@ -43,6 +44,6 @@ mod tests {
         assert_eq!(text("x\r::error::y"), "x&#13;:&#58;error:&#58;y");
         assert_eq!(text("##[add-mask]"), "##&#91;add-mask]");
         assert_eq!(text("bell\x07 nel\u{85}"), "bell\\x07 nel&#x85;");
-        assert_eq!(text("a\nb\tc"), "a\nb\tc");
+        assert_eq!(text("a\nb\tc"), "a\nb&#9;c");
     }
 }
