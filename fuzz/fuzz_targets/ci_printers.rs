@@ -158,6 +158,7 @@ fuzz_target!(|data: &[u8]| {
     let report = DiffReport {
         base: library.clone(),
         head: env.clone(),
+        notes: vec![message.clone()],
         pairs: vec![PairDiff {
             name: format!("{library}@{env}"),
             library,

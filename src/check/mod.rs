@@ -18,4 +18,4 @@ pub mod usage;
 
 pub use finding::{dedupe, Finding, Location, Related, Severity};
 pub use memo::Memo;
-pub use runner::{run, run_with, CheckOptions, CheckResult, PairOutcome};
+pub use runner::{library_schemas, run, run_with, CheckOptions, CheckResult, PairOutcome};

@@ -305,6 +305,36 @@ fn library_start(
     }
 }
 
+/// Each library's schema (its `@data/values-schema` documents merged), from
+/// the library's own files only, whatever pairs it has: `diff` compares
+/// schemas per library, so deleting an environment is no schema change.
+/// `None` for a library without a schema, or whose schema fails.
+pub fn library_schemas(
+    sources: &SourceCache,
+    plan: &Plan,
+    opts: &CheckOptions,
+) -> std::collections::BTreeMap<String, Option<DocType>> {
+    let cache = CompileCache::new(crate::ytt::stdlib());
+    plan.libraries
+        .par_iter()
+        .map(|lib| {
+            let who = Subject {
+                library: lib.name.clone(),
+                environments: Vec::new(),
+            };
+            let dt = input_files(sources, library_inputs(lib), &who)
+                .ok()
+                .and_then(|files| {
+                    let tree = Arc::new(LibraryTree::new(files));
+                    let session = EvalSession::new(tree, &opts.eval, &cache, empty_values());
+                    library_schema(&session, LibraryCtx::ROOT, &[]).ok()
+                })
+                .and_then(|s| s.schema.doc_type);
+            (lib.name.clone(), dt)
+        })
+        .collect()
+}
+
 fn library_base(
     cache: &CompileCache,
     opts: &CheckOptions,

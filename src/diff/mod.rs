@@ -63,6 +63,10 @@ pub struct LibraryDiff {
 pub struct DiffReport {
     pub base: String,
     pub head: String,
+    /// What the change does to the plan itself, said once (a configuration
+    /// that renames a library, or declares environments otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     pub pairs: Vec<PairDiff>,
     pub schemas: Vec<LibraryDiff>,
 }
@@ -109,10 +113,18 @@ fn default_failures(dt: &DocType, opts: &EvalOpts) -> Vec<String> {
     }
 }
 
-/// Compares the pairs and schemas of two checks (run with `keep_values`).
+/// Each library's schema, by library name (see
+/// [`crate::check::library_schemas`]).
+pub type Schemas = std::collections::BTreeMap<String, Option<DocType>>;
+
+/// Compares the pairs of two checks (run with `keep_values`), and the
+/// schemas of their libraries.
+#[allow(clippy::too_many_arguments)] // two sides of pairs and schemas, names, words, budgets
 pub fn compare_results(
     base: &CheckResult,
     head: &CheckResult,
+    base_schemas: &Schemas,
+    head_schemas: &Schemas,
     base_name: &str,
     head_name: &str,
     secrets: &Secrets,
@@ -153,12 +165,15 @@ pub fn compare_results(
         });
     }
 
+    // a library's schema change is of the library (its own files), not of
+    // its pairs: a library that is only at one side is added or removed
+    // whole, which its pairs already say
     let mut libraries: BTreeSet<&String> = pairs.iter().map(|p| &p.library).collect();
-    libraries.retain(|l| base.schemas.contains_key(*l) || head.schemas.contains_key(*l));
+    libraries.retain(|l| base_schemas.contains_key(*l) && head_schemas.contains_key(*l));
     let mut schemas = Vec::new();
     for lib in libraries {
-        let before = base.schemas.get(lib).and_then(|s| s.as_ref());
-        let after = head.schemas.get(lib).and_then(|s| s.as_ref());
+        let before = base_schemas.get(lib).and_then(|s| s.as_ref());
+        let after = head_schemas.get(lib).and_then(|s| s.as_ref());
         let mut changes = compare(before, after, secrets);
         if let (Some(a), Some(b)) = (before, after) {
             changes.extend(now_required(
@@ -176,6 +191,7 @@ pub fn compare_results(
     DiffReport {
         base: base_name.to_string(),
         head: head_name.to_string(),
+        notes: Vec::new(),
         pairs,
         schemas,
     }

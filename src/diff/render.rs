@@ -138,6 +138,9 @@ pub fn text(r: &DiffReport, color: bool) -> String {
         control(&r.head),
         headline(r)
     );
+    for n in &r.notes {
+        out.push_str(&format!("note: {}\n", control(n)));
+    }
     for p in r.pairs.iter().filter(|p| shown(p)) {
         out.push('\n');
         out.push_str(&paint("1", &control(&p.name)));
@@ -205,6 +208,9 @@ pub fn markdown(r: &DiffReport) -> String {
         code(&r.base),
         code(&r.head)
     );
+    for n in &r.notes {
+        out.push_str(&format!("> ℹ️ {}\n\n", md_text(n)));
+    }
     for p in r.pairs.iter().filter(|p| shown(p)) {
         let mut note = status_note(p.status)
             .map(|n| format!(" — {n}"))

@@ -584,3 +584,111 @@ fn a_policy_pack_in_a_submodule_is_read_at_its_recorded_commit() {
         "{out}{err}"
     );
 }
+
+/// The pull request that adopts yttcheck (base without `.yttcheck.yml`,
+/// head with one that renames nothing) changes no pair and no schema; one
+/// that renames a library says so once and still compares its pairs.
+#[test]
+fn adopting_or_editing_the_configuration_is_not_every_pair_changing() {
+    let d = repository();
+    let p = d.path();
+    git(p, &["checkout", "-q", "-b", "adopt"]);
+    write(p, ".yttcheck.yml", "fail_on: error\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "adopt yttcheck"]);
+    let (code, out, err) = run(
+        p,
+        &[
+            "diff",
+            "--base",
+            "main",
+            "--format",
+            "json",
+            "--fail-on-breaking",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["schemas"].as_array().unwrap().is_empty(), "{out}");
+    for pair in v["pairs"].as_array().unwrap() {
+        assert_eq!(pair["status"], "compared", "{out}");
+        assert!(pair["changes"].as_array().unwrap().is_empty(), "{out}");
+    }
+    assert!(v.get("notes").is_none(), "{out}");
+
+    // a configuration that names a library otherwise: one note, and the
+    // pairs are still the same pairs
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(p, "envs/dev/values.yml", "replicas: 2\n");
+    write(p, "envs/prod/values.yml", "replicas: 3\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "initial"]);
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n  - path: libs/web\n    name: website\n",
+    );
+    let (code, out, err) = run(p, &["diff", "--base", "main", "--color", "never"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("0 of 2 pairs change"), "{out}");
+    assert_eq!(
+        out.matches(
+            "note: the configuration names the library in libs/web 'website' (it was 'web'"
+        )
+        .count(),
+        1,
+        "{out}"
+    );
+}
+
+/// Deleting an environment removes its pairs; the library's schema is the
+/// same (it comes from the library's files only).
+#[test]
+fn deleting_an_environment_is_no_schema_change() {
+    let d = repository();
+    let p = d.path();
+    git(p, &["rm", "-q", "envs/prod/web.yml"]);
+    git(p, &["commit", "-q", "-m", "no prod web"]);
+    let (code, out, err) = run(
+        p,
+        &[
+            "diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["schemas"].as_array().unwrap().is_empty(), "{out}");
+    let statuses: Vec<(&str, &str)> = v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["status"].as_str().unwrap()))
+        .collect();
+    // web@prod is gone; api@prod (the same folder) is compared, unchanged
+    assert!(statuses.contains(&("web@prod", "removed")), "{out}");
+    for pair in v["pairs"].as_array().unwrap() {
+        if pair["name"] != "web@prod" {
+            assert_eq!(pair["status"], "compared", "{out}");
+            assert!(pair["changes"].as_array().unwrap().is_empty(), "{out}");
+        }
+    }
+    // an unknown library or environment is an error, as in `check`
+    for args in [&["--library", "nosuch"][..], &["--env", "nosuch"][..]] {
+        let mut all = vec!["diff", "--base", "HEAD~1"];
+        all.extend_from_slice(args);
+        let (code, _, err) = run(p, &all);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("no library named 'nosuch'")
+                || err.contains("no environment named 'nosuch'"),
+            "{err}"
+        );
+    }
+}
