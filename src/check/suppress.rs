@@ -6,7 +6,9 @@
 //!    `#! yttcheck: ignore[rule-id, other-rule] why`, drops that finding
 //!    (`#!` is ytt's comment, so ytt never sees it);
 //! 4. a baseline (`check --baseline FILE`) drops findings whose fingerprint
-//!    it holds, so a repository adopts yttcheck and fails only on new ones.
+//!    it holds, in the environments it accepted them in, so a repository
+//!    adopts yttcheck and fails only on new ones: the same problem in an
+//!    environment the baseline does not list (a new one) is new.
 //!
 //! What silenced nothing is reported (`suppression/unused`, a note) when the
 //! whole repository was checked: a suppression that outlives its problem
@@ -35,7 +37,15 @@ pub struct Baseline {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BaselineEntry {
+    /// [`Finding::fingerprint`]: the rule, the library, the file, the key
+    /// path (or the message) and the offending line's text (trimmed), so
+    /// that lines moving up or down keep it.
     pub fingerprint: String,
+    /// The environments the finding was accepted in; the same finding in
+    /// another environment is not silenced. Absent in baselines written
+    /// before yttcheck kept them: then every environment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environments: Option<Vec<String>>,
     /// For the reader of the file; matching is by fingerprint alone.
     pub rule: String,
     #[serde(default)]
@@ -59,6 +69,7 @@ impl Baseline {
             .iter()
             .map(|f| BaselineEntry {
                 fingerprint: f.fingerprint(line_text(sources, f.location.as_ref()).as_deref()),
+                environments: Some(f.environments.clone()),
                 rule: f.rule_id().to_string(),
                 path: f
                     .location
@@ -71,7 +82,23 @@ impl Baseline {
         entries.sort_by(|a, b| {
             (&a.path, &a.rule, &a.fingerprint).cmp(&(&b.path, &b.rule, &b.fingerprint))
         });
-        entries.dedup_by(|a, b| a.fingerprint == b.fingerprint);
+        // one entry per fingerprint, accepted in every environment of its
+        // findings
+        entries.dedup_by(|a, b| {
+            let same = a.fingerprint == b.fingerprint;
+            if same {
+                if let (Some(keep), Some(more)) = (&mut b.environments, a.environments.take()) {
+                    keep.extend(more);
+                }
+            }
+            same
+        });
+        for e in &mut entries {
+            if let Some(envs) = &mut e.environments {
+                envs.sort();
+                envs.dedup();
+            }
+        }
         Baseline {
             version: 1,
             findings: entries,
@@ -151,9 +178,23 @@ pub fn apply(
     let mut used_ignores = BTreeSet::new();
     let mut used_inline: BTreeSet<(String, u32, String)> = BTreeSet::new();
     let mut inline_cache: BTreeMap<String, Vec<(u32, Vec<String>)>> = BTreeMap::new();
-    let baseline_set: BTreeSet<&str> = baseline
-        .map(|b| b.findings.iter().map(|e| e.fingerprint.as_str()).collect())
-        .unwrap_or_default();
+    // fingerprint -> the environments it was accepted in (`None`: all)
+    let mut baseline_set: BTreeMap<&str, Option<BTreeSet<&str>>> = BTreeMap::new();
+    for e in baseline.map(|b| b.findings.as_slice()).unwrap_or_default() {
+        let accepted = e
+            .environments
+            .as_ref()
+            .map(|envs| envs.iter().map(String::as_str).collect::<BTreeSet<_>>());
+        match baseline_set.entry(e.fingerprint.as_str()) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(accepted);
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => match (o.get_mut(), accepted) {
+                (Some(have), Some(more)) => have.extend(more),
+                (slot, _) => *slot = None,
+            },
+        }
+    }
     let mut used_baseline: BTreeSet<String> = BTreeSet::new();
 
     let suppressed = |f: &mut Finding,
@@ -199,12 +240,25 @@ pub fn apply(
                 }
             }
         }
-        // 4. baseline
+        // 4. baseline: in the environments it was accepted in
         if !baseline_set.is_empty() {
             let fp = f.fingerprint(line_text(sources, Some(&loc)).as_deref());
-            if baseline_set.contains(fp.as_str()) {
+            if let Some(accepted) = baseline_set.get(fp.as_str()) {
                 used_baseline.insert(fp);
-                return true;
+                let Some(accepted) = accepted else {
+                    return true;
+                };
+                let new: Vec<String> = f
+                    .environments
+                    .iter()
+                    .filter(|e| !accepted.contains(e.as_str()))
+                    .cloned()
+                    .collect();
+                if new.is_empty() || f.environments.is_empty() {
+                    return true;
+                }
+                // new in these environments only
+                f.environments = new;
             }
         }
         false
@@ -222,16 +276,23 @@ pub fn apply(
             &mut inline_cache,
             &mut used_baseline,
         );
-        decided.insert(f.identity(), (!dropped).then_some(f.severity));
+        // the environments it is still reported in (a baseline may have
+        // accepted it in some of them)
+        let environments: BTreeSet<String> = f.environments.iter().cloned().collect();
+        decided.insert(
+            f.identity(),
+            (!dropped).then_some((f.severity, environments)),
+        );
         if !dropped {
             kept.push(f);
         }
     }
     for p in &mut result.pairs {
+        let environment = &p.environment;
         p.findings.retain_mut(|f| match decided.get(&f.identity()) {
-            Some(Some(severity)) => {
+            Some(Some((severity, environments))) => {
                 f.severity = *severity;
-                true
+                environments.is_empty() || environments.contains(environment)
             }
             Some(None) => false,
             None => true,

@@ -793,3 +793,55 @@ fn a_pathological_glob_is_a_config_error_at_its_line() {
     let (code, _, err) = yttcheck(p, &["check"]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A baseline remembers the environments it accepted a finding in: the same
+/// library problem (an `assert.fail` in a template) in a new environment
+/// is new, reported for that environment only.
+#[test]
+fn a_baseline_does_not_hide_new_environments() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/harbor/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "libs/harbor/t.yml",
+        "#@ load(\"@ytt:assert\", \"assert\")\n---\nx: #@ assert.fail(\"not ready\")\n",
+    );
+    write(p, "envs/prod/harbor.yml", "replicas: 2\n");
+    let base = p.join("baseline.json");
+    let base = base.to_str().unwrap();
+    let (code, _, err) = yttcheck(p, &["check", "--baseline", base, "--update-baseline"]);
+    assert_eq!(code, 0, "{err}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(base).unwrap()).unwrap();
+    assert_eq!(file["findings"][0]["environments"], serde_json::json!(["prod"]));
+    let (code, found) = rules_found(p, &["--baseline", base]);
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+
+    write(p, "envs/staging/harbor.yml", "replicas: 1\n");
+    let (code, out, _) = yttcheck(p, &["check", "--format", "json", "--baseline", base]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{out}");
+    assert_eq!(findings[0]["rule"], "template/error");
+    assert_eq!(findings[0]["environments"], serde_json::json!(["staging"]));
+    let pairs: Vec<(&str, u64)> = v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].as_str().unwrap(), p["errors"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(pairs, [("harbor@prod", 0), ("harbor@staging", 1)]);
+
+    // a baseline written before environments were kept accepts them all
+    let legacy = serde_json::json!({"version": 1, "findings": [{
+        "fingerprint": file["findings"][0]["fingerprint"], "rule": "template/error"}]});
+    std::fs::write(base, legacy.to_string()).unwrap();
+    let (code, found) = rules_found(p, &["--baseline", base]);
+    assert_eq!((code, found.len()), (0, 0), "{found:?}");
+}
