@@ -263,20 +263,36 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
         render: false,
         unused_values: false,
     };
-    let result = crate::check::run(&cache, &plan, &opts);
-    let errors: Vec<&crate::diagnostics::Finding> = result
-        .findings
-        .iter()
-        .filter(|f| f.severity == crate::diagnostics::Severity::Error)
-        .collect();
+    let mut result = crate::check::run(&cache, &plan, &opts);
+    // what the repository silenced stays silent here too
+    crate::check::suppress::apply(&mut result, &plan, &cache, None, false);
     let schema = result.schemas.get(library).cloned().flatten();
+    // the values are printed whenever ytt would print them: unless a
+    // finding is one ytt fails on (other findings, lints and policies, go
+    // to stderr beside the values)
+    let fails = |f: &&crate::diagnostics::Finding| {
+        f.severity == crate::diagnostics::Severity::Error && f.rule.ytt_fails()
+    };
+    let values = result.pairs.first().and_then(|p| p.values.clone());
     // the schema is printable when it could be built, whatever the values
-    let schema_wanted_and_built = args.pair_schema && schema.is_some();
-    if !errors.is_empty() && !schema_wanted_and_built {
-        for f in errors {
-            let place = f.location.as_ref().map(|l| l.display()).unwrap_or_default();
-            errln!("yttcheck: error[{}] {place}: {}", f.rule_id(), f.message);
+    let printable = if args.pair_schema {
+        schema.is_some()
+    } else {
+        values.is_some() && !result.findings.iter().any(|f| fails(&f))
+    };
+    for f in &result.findings {
+        if printable && fails(&f) {
+            continue;
         }
+        let place = f.location.as_ref().map(|l| l.display()).unwrap_or_default();
+        errln!(
+            "yttcheck: {}[{}] {place}: {}",
+            f.severity.as_str(),
+            f.rule_id(),
+            f.message
+        );
+    }
+    if !printable {
         return 1;
     }
     let out = if args.pair_schema {
@@ -288,7 +304,7 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
             },
         ))
     } else {
-        match result.pairs.first().and_then(|p| p.values.clone()) {
+        match values {
             Some(doc) => print_docset(&DocSet {
                 docs: vec![doc],
                 ..DocSet::default()

@@ -424,6 +424,27 @@ impl RuleId {
         self.doc().severity
     }
 
+    /// Whether ytt itself fails where this rule finds a problem (a file it
+    /// cannot read or parse, a template, schema, overlay or values error, a
+    /// failed validation), as opposed to what only yttcheck reports (lints,
+    /// policies, deprecations, configuration). `inspect LIBRARY@ENV` prints
+    /// the values unless one of these is an error, as ytt would.
+    pub fn ytt_fails(self) -> bool {
+        let id = self.id();
+        matches!(
+            self,
+            RuleId::FileUnreadable
+                | RuleId::YamlSyntax
+                | RuleId::TemplateError
+                | RuleId::TemplateBudget
+                | RuleId::SchemaInvalid
+                | RuleId::SchemaTypeMismatch
+                | RuleId::SchemaUndeclaredKey
+                | RuleId::OverlayError
+                | RuleId::ValuesError
+        ) || id.starts_with("validation/")
+    }
+
     /// The rule with this id.
     pub fn from_id(id: &str) -> Option<RuleId> {
         RuleId::ALL.iter().copied().find(|r| r.id() == id)

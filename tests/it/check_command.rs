@@ -845,3 +845,33 @@ fn a_baseline_does_not_hide_new_environments() {
     let (code, found) = rules_found(p, &["--baseline", base]);
     assert_eq!((code, found.len()), (0, 0), "{found:?}");
 }
+
+/// `inspect LIBRARY@ENV` prints the values whenever ytt would: findings
+/// ytt does not fail on (a policy, a deprecation, a lint elsewhere in the
+/// library) go to stderr beside them; a failed validation prints nothing.
+#[test]
+fn inspect_of_a_pair_prints_the_values_ytt_would_print() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\n#@schema/deprecated \"use size\"\nold: \"\"\n",
+    );
+    // an overlay file with a lint (an annotation ytt ignores)
+    write(p, "libs/web/overlay.yml", "#@overlay.remove\n---\na: 1\n");
+    write(p, "envs/prod/web.yml", "replicas: 2\nold: x\n");
+    write(p, "policies/prod.yml", "#@ load(\"@ytt:assert\", \"assert\")\n---\n#@assert/validate min=5\nreplicas: 0\n");
+    write(p, ".yttcheck.yml", "policies:\n  - path: policies/prod.yml\n");
+    let (code, out, err) = yttcheck(p, &["inspect", "web@prod"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "replicas: 2\nold: x\n", "{err}");
+    assert!(err.contains("error[policy/prod/min]"), "{err}");
+    assert!(err.contains("warning[values/deprecated]"), "{err}");
+    // ytt fails on a failed validation: so does inspect, with the error
+    write(p, "envs/prod/web.yml", "replicas: 0\n");
+    let (code, out, err) = yttcheck(p, &["inspect", "web@prod"]);
+    assert_eq!(code, 1);
+    assert_eq!(out, "");
+    assert!(err.contains("error[validation/min]"), "{err}");
+}
