@@ -50,8 +50,10 @@ fn detail_lines(text: &str) -> Vec<String> {
 pub fn from_values_error(e: &ValuesError, stage: Stage, who: &Subject) -> Vec<Finding> {
     match &e.kind {
         ValuesErrorKind::Template(te) => vec![from_template_error(te, who)],
-        ValuesErrorKind::Overlay { pos, hints } => {
-            vec![overlay(&e.message, pos.as_ref(), hints, who)]
+        ValuesErrorKind::Overlay { pos, hints, rename } => {
+            let mut f = overlay(&e.message, pos.as_ref(), hints, who);
+            f.fix = rename_fix(f.location.as_ref(), rename.as_ref());
+            vec![f]
         }
         ValuesErrorKind::Schema {
             violations,
@@ -177,7 +179,21 @@ fn schema_violation(v: &schema::Violation, stage: Stage, summary: &str, who: &Su
         }
     }
     f.detail = v.hints.iter().map(|h| format!("hint: {h}")).collect();
+    f.fix = rename_fix(f.location.as_ref(), v.rename.as_ref());
     f
+}
+
+/// The fix of a misspelt key: the key renamed at its line.
+fn rename_fix(
+    location: Option<&crate::diagnostics::Location>,
+    rename: Option<&(String, String)>,
+) -> Option<crate::diagnostics::Fix> {
+    let (from, to) = rename?;
+    let mut location = location?.clone();
+    location.column = location.column.max(1);
+    let mut fix = crate::diagnostics::Fix::replace(location, from, to);
+    fix.title = format!("rename '{from}' to '{to}'");
+    Some(fix)
 }
 
 /// `@assert/validate` rules on rendered documents that failed (a yttcheck

@@ -148,23 +148,42 @@ fn unknown_annotations(
                 "unknown annotation '@{}': ytt ignores annotations it does not know, so this one has no effect",
                 u.name
             );
-            if let Some(s) = u.suggestion {
+            if let Some(s) = &u.suggestion {
                 message.push_str(&format!(" (did you mean '@{s}'?)"));
             }
-            out.push(who.finding(
-                RuleId::AnnotationUnknown,
-                message,
-                crate::yaml::Pos::location(&u.pos),
-            ));
+            let location = crate::yaml::Pos::location(&u.pos);
+            let fix = u.suggestion.as_ref().zip(location.clone()).map(|(s, l)| {
+                crate::diagnostics::Fix::replace(l, &format!("@{}", u.name), &format!("@{s}"))
+            });
+            let mut f = who.finding(RuleId::AnnotationUnknown, message, location);
+            f.fix = fix;
+            out.push(f);
         }
         for (name, pos) in crate::template::metas::code_like_annotations(ds) {
-            out.push(who.finding(
-                RuleId::AnnotationNotTemplate,
-                format!(
-                    "'#@{name}' is read as an annotation named '{name}', which ytt ignores (the node gets no value from it); write '#@ {name}' to make it code"
+            // `#@overlay.remove`: a known annotation with `.` for `/`, not
+            // code (`#@ overlay.remove` would break the render)
+            let annotation = crate::template::metas::annotation_meant(&name);
+            let (message, new) = match &annotation {
+                Some(a) => (
+                    format!(
+                        "'#@{name}' is read as an annotation named '{name}', which ytt does not know and ignores; write the annotation '#@{a}'"
+                    ),
+                    format!("#@{a}"),
                 ),
-                crate::yaml::Pos::location(&pos),
-            ));
+                None => (
+                    format!(
+                        "'#@{name}' is read as an annotation named '{name}', which ytt ignores (the node gets no value from it); write '#@ {name}' to make it code"
+                    ),
+                    format!("#@ {name}"),
+                ),
+            };
+            let location = crate::yaml::Pos::location(&pos);
+            let fix = location
+                .clone()
+                .map(|l| crate::diagnostics::Fix::replace(l, &format!("#@{name}"), &new));
+            let mut f = who.finding(RuleId::AnnotationNotTemplate, message, location);
+            f.fix = fix;
+            out.push(f);
         }
     }
     out

@@ -121,13 +121,61 @@ pub struct Finding {
     pub environments: Vec<String>,
     /// More lines (ytt's full text, hints), for reports that show detail.
     pub detail: Vec<String>,
+    /// An edit that fixes the problem, when one is known for sure (a
+    /// misspelt key with one near name, an annotation written as code).
+    pub fix: Option<Fix>,
+}
+
+/// An edit that fixes a finding: on `location`'s line, the first `old` at or
+/// after its column becomes `new`. Editors offer it as a code action; the
+/// hint of the finding says the same in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Fix {
+    /// What the edit does, for people (`rename 'replica' to 'replicas'`).
+    pub title: String,
+    pub location: Location,
+    pub old: String,
+    pub new: String,
+}
+
+impl Fix {
+    /// `old` replaced by `new` at `location`.
+    pub fn replace(location: Location, old: &str, new: &str) -> Fix {
+        Fix {
+            title: format!("replace '{old}' with '{new}'"),
+            location,
+            old: old.to_string(),
+            new: new.to_string(),
+        }
+    }
+
+    /// The edit applied to a file's text: `None` when the line does not
+    /// hold `old` at or after the column (the file changed since).
+    pub fn apply(&self, text: &str) -> Option<String> {
+        let index = self.location.line.checked_sub(1)? as usize;
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        let line = *lines.get(index)?;
+        let from = line
+            .char_indices()
+            .nth(self.location.column.saturating_sub(1) as usize)
+            .map_or(line.len(), |(i, _)| i);
+        let at = from + line.get(from..)?.find(&self.old)?;
+        let edited = format!(
+            "{}{}{}",
+            &line[..at],
+            self.new,
+            &line[at + self.old.len()..]
+        );
+        lines[index] = &edited;
+        Some(lines.join("\n"))
+    }
 }
 
 /// The JSON form: `rule` is [`Finding::rule_id`], the most specific id.
 impl Serialize for Finding {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Finding", 11)?;
+        let mut st = s.serialize_struct("Finding", 12)?;
         st.serialize_field("rule", self.rule_id())?;
         st.serialize_field("severity", &self.severity)?;
         st.serialize_field("message", &self.message)?;
@@ -143,6 +191,9 @@ impl Serialize for Finding {
         st.serialize_field("environments", &self.environments)?;
         if !self.detail.is_empty() {
             st.serialize_field("detail", &self.detail)?;
+        }
+        if let Some(fix) = &self.fix {
+            st.serialize_field("fix", fix)?;
         }
         st.end()
     }
@@ -263,6 +314,7 @@ impl Finding {
             library: String::new(),
             environments: Vec::new(),
             detail: Vec::new(),
+            fix: None,
         }
     }
 }

@@ -46,6 +46,9 @@ pub struct OverlayError {
     /// What a checker adds to ytt's text: the key that matched nothing, the
     /// keys there are, the nearest one.
     pub hints: Vec<String>,
+    /// The key to write instead of one that matched nothing, when one is
+    /// near (`(replicsa, replicas)`).
+    pub rename: Option<(String, String)>,
 }
 
 impl From<String> for OverlayError {
@@ -55,6 +58,7 @@ impl From<String> for OverlayError {
             pos: None,
             no_match: false,
             hints: Vec::new(),
+            rename: None,
         }
     }
 }
@@ -80,6 +84,7 @@ impl OverlayError {
             pos: self.pos.or_else(|| Some(pos.clone())),
             no_match: self.no_match,
             hints: self.hints,
+            rename: self.rename,
         }
     }
 }
@@ -201,6 +206,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     if let Err(mut e) = r {
                         if e.no_match && e.hints.is_empty() {
                             e.hints = missing_key_hints(&item.key_display(), lmap);
+                            e.rename = nearest_key(&item.key_display(), lmap)
+                                .map(|near| (item.key_display(), near));
                         }
                         return Err(e.within(
                             format!("Map item (key '{}')", item.key_display()),
@@ -1070,6 +1077,12 @@ fn expects_kwargs(
     }
     e.fill_defaults(defaults);
     Ok((by, e))
+}
+
+/// The key of `map` nearest to `key`, when one is near.
+fn nearest_key(key: &str, map: &Map) -> Option<String> {
+    let keys: Vec<String> = map.items.iter().map(|i| i.key_display()).collect();
+    crate::gocompat::nearest(key, &keys)
 }
 
 /// For a map item that matched no key: which key, the keys the map has, and

@@ -189,10 +189,13 @@ fn unexpected_key(item: &crate::yaml::MapItem, mt: &MapType) -> Violation {
         _ => format!("a key declared in map (from {def})"),
     };
     let mut hints = Vec::new();
+    let mut rename = None;
     if let Some(near) = nearest(&key, &allowed) {
         hints.push(format!("did you mean \"{near}\"?"));
+        rename = Some((key.clone(), near.to_string()));
     }
     Violation {
+        rename,
         pos: item.pos.clone(),
         description: "Given data value is not declared in schema".into(),
         expected,

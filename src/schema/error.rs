@@ -21,6 +21,9 @@ pub struct Violation {
     pub schema_pos: Option<Pos>,
     /// The value's key path (`database.port`), for findings.
     pub key_path: Option<String>,
+    /// A key to write instead (`(replica, replicas)`): the nearest declared
+    /// key of a misspelt one, for the finding's fix.
+    pub rename: Option<(String, String)>,
 }
 
 impl Violation {
@@ -49,6 +52,7 @@ impl Violation {
             hints: Vec::new(),
             schema_pos: None,
             key_path: None,
+            rename: None,
         }
     }
 }

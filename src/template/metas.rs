@@ -232,6 +232,16 @@ pub fn code_like_annotations(ds: &crate::yaml::DocSet) -> Vec<(String, Pos)> {
         .collect()
 }
 
+/// The annotation a code-like name means when it is a known annotation
+/// with `.` for `/` (`overlay.remove` -> `overlay/remove`).
+pub fn annotation_meant(name: &str) -> Option<String> {
+    let (ns, rest) = name.split_once('.')?;
+    let candidate = format!("{ns}/{rest}");
+    KNOWN_ANNOTATIONS
+        .contains(&candidate.as_str())
+        .then_some(candidate)
+}
+
 /// A name with call, index, string or operator syntax, or a dotted name
 /// outside any `namespace/` (annotation names are `namespace/name`).
 fn looks_like_code(name: &str) -> bool {

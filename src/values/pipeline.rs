@@ -35,6 +35,8 @@ pub enum ValuesErrorKind {
     Overlay {
         pos: Option<Pos>,
         hints: Vec<String>,
+        /// A key to write instead of one that matched nothing.
+        rename: Option<(String, String)>,
     },
     /// Values do not conform to the schema (or the schema is invalid:
     /// `summary` is ytt's headline of it).
@@ -364,6 +366,7 @@ pub fn merge_envelopes(
                         kind: ValuesErrorKind::Overlay {
                             pos: m.pos,
                             hints: m.hints,
+                            rename: m.rename,
                         },
                     })?
             }

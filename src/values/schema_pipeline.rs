@@ -125,6 +125,7 @@ pub fn library_schema(
                             kind: ValuesErrorKind::Overlay {
                                 pos: m.pos,
                                 hints: m.hints,
+                                rename: m.rename,
                             },
                         })
                     })?

@@ -818,7 +818,10 @@ fn a_baseline_does_not_hide_new_environments() {
     assert_eq!(code, 0, "{err}");
     let file: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(base).unwrap()).unwrap();
-    assert_eq!(file["findings"][0]["environments"], serde_json::json!(["prod"]));
+    assert_eq!(
+        file["findings"][0]["environments"],
+        serde_json::json!(["prod"])
+    );
     let (code, found) = rules_found(p, &["--baseline", base]);
     assert_eq!((code, found.len()), (0, 0), "{found:?}");
 
@@ -861,8 +864,16 @@ fn inspect_of_a_pair_prints_the_values_ytt_would_print() {
     // an overlay file with a lint (an annotation ytt ignores)
     write(p, "libs/web/overlay.yml", "#@overlay.remove\n---\na: 1\n");
     write(p, "envs/prod/web.yml", "replicas: 2\nold: x\n");
-    write(p, "policies/prod.yml", "#@ load(\"@ytt:assert\", \"assert\")\n---\n#@assert/validate min=5\nreplicas: 0\n");
-    write(p, ".yttcheck.yml", "policies:\n  - path: policies/prod.yml\n");
+    write(
+        p,
+        "policies/prod.yml",
+        "#@ load(\"@ytt:assert\", \"assert\")\n---\n#@assert/validate min=5\nreplicas: 0\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies:\n  - path: policies/prod.yml\n",
+    );
     let (code, out, err) = yttcheck(p, &["inspect", "web@prod"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "replicas: 2\nold: x\n", "{err}");

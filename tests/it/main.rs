@@ -12,6 +12,7 @@ mod delivery;
 mod discovery;
 mod engine_threads;
 mod examples;
+mod fixes;
 mod git_modes;
 mod harbor_example;
 mod hooks;
