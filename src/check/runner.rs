@@ -939,7 +939,7 @@ pub fn run_with(
         .flat_map(|o| o.findings.iter().cloned())
         .collect();
     if opts.render && opts.unused_values {
-        all.extend(super::usage::unused_values(&outcomes));
+        all.extend(super::usage::unused_values(&outcomes, plan, sources));
     }
     all.extend(policy_problems);
     if opts.unused_values {

@@ -4,9 +4,13 @@
 //! * `template/undeclared-value`: a render failed reading a value the
 //!   library does not declare; the finding names the path and the nearest
 //!   declared one;
-//! * `schema/unused-value`: a declared value no template read in any pair
-//!   (reported only when every pair of the library rendered and something
-//!   read `data.values`, so the reads seen are the whole story).
+//! * `schema/unused-value`: a declared value no template read in any pair,
+//!   and that no source of the library mentions (reported only when every
+//!   pair of the library rendered and something read `data.values`, so the
+//!   reads seen are the whole story);
+//! * `schema/unreached-value`: a declared value no pair read, though a
+//!   source mentions it: the read is on a path no environment takes (under
+//!   an `if`, in a lambda no one calls): a note naming the line.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -271,8 +275,108 @@ fn declared_in_values(v: &Value) -> Vec<(String, Option<Location>)> {
     })
 }
 
-/// `schema/unused-value` for each library all of whose pairs rendered.
-pub(super) fn unused_values(outcomes: &[PairOutcome]) -> Vec<Finding> {
+/// Where a library's code mentions a value: the file, the line, and the
+/// line of the condition above it (or of the line itself when it holds the
+/// `if` or `lambda`).
+struct Mention {
+    path: String,
+    line: u32,
+    condition: Option<u32>,
+}
+
+/// The code of a library's files, line by line: `#@` code of YAML
+/// templates, Starlark files, text templates.
+struct LibraryCode {
+    files: Vec<(String, Vec<String>)>,
+}
+
+impl LibraryCode {
+    fn of(
+        plan: &crate::workspace::Plan,
+        library: &str,
+        sources: &crate::source::SourceCache,
+    ) -> LibraryCode {
+        let mut files = Vec::new();
+        if let Some(lib) = plan.libraries.iter().find(|l| l.name == library) {
+            let paths = lib
+                .files
+                .iter()
+                .chain(lib.extra_files.iter().map(|f| &f.path));
+            for p in paths {
+                let name = p.as_str();
+                let starlark = name.ends_with(".star");
+                let text_template = name.ends_with(".txt");
+                if !(starlark || text_template || p.is_yaml()) {
+                    continue;
+                }
+                let Ok(src) = sources.get(p) else { continue };
+                let lines = src
+                    .text()
+                    .lines()
+                    .map(|l| {
+                        if starlark || text_template {
+                            l.to_string()
+                        } else {
+                            // the code of a YAML line is after `#@`
+                            l.find("#@").map_or(String::new(), |i| l[i..].to_string())
+                        }
+                    })
+                    .collect();
+                files.push((name.to_string(), lines));
+            }
+        }
+        LibraryCode { files }
+    }
+
+    /// The first place the code names the value's last key as an attribute
+    /// or a string (`.velero`, `["velero"]`, `"velero"`).
+    fn mention(&self, value_path: &str) -> Option<Mention> {
+        let leaf = value_path.rsplit('.').next().unwrap_or(value_path);
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        let names = |line: &str| {
+            let dotted = line
+                .match_indices(&format!(".{leaf}"))
+                .any(|(i, m)| !line[i + m.len()..].chars().next().is_some_and(ident));
+            dotted || line.contains(&format!("\"{leaf}\"")) || line.contains(&format!("'{leaf}'"))
+        };
+        for (path, lines) in &self.files {
+            for (i, line) in lines.iter().enumerate() {
+                if line.is_empty() || !names(line) {
+                    continue;
+                }
+                let condition = if line.contains("if ") || line.contains("lambda") {
+                    Some(i as u32 + 1)
+                } else {
+                    lines[..i]
+                        .iter()
+                        .rposition(|l| {
+                            let t = l.trim_start().trim_start_matches("#@").trim_start();
+                            t.starts_with("if ") || t.starts_with("elif ") || t.starts_with("else")
+                        })
+                        .map(|j| j as u32 + 1)
+                };
+                return Some(Mention {
+                    path: path.clone(),
+                    line: i as u32 + 1,
+                    condition,
+                });
+            }
+        }
+        None
+    }
+}
+
+/// More `schema/unused-value` findings than this in one library is a flood
+/// (a vendored package): each says how to silence the rule for its files.
+const FLOOD: usize = 10;
+
+/// `schema/unused-value` and `schema/unreached-value` for each library all
+/// of whose pairs rendered.
+pub(super) fn unused_values(
+    outcomes: &[PairOutcome],
+    plan: &crate::workspace::Plan,
+    sources: &crate::source::SourceCache,
+) -> Vec<Finding> {
     let mut by_library: BTreeMap<&str, Vec<&PairOutcome>> = BTreeMap::new();
     for o in outcomes {
         by_library.entry(&o.library).or_default().push(o);
@@ -310,6 +414,8 @@ pub(super) fn unused_values(outcomes: &[PairOutcome]) -> Vec<Finding> {
             library: library.to_string(),
             environments: environments.clone(),
         };
+        let code = LibraryCode::of(plan, library, sources);
+        let mut unused = Vec::new();
         for (path, location) in declared {
             let used = null.contains(path)
                 || read.iter().any(|r| {
@@ -317,17 +423,65 @@ pub(super) fn unused_values(outcomes: &[PairOutcome]) -> Vec<Finding> {
                         || path.starts_with(&format!("{r}."))
                         || r.starts_with(&format!("{path}."))
                 });
-            if !used {
-                out.push(who.finding(
+            if used {
+                continue;
+            }
+            match code.mention(path) {
+                Some(m) => {
+                    let mut f = who.finding(
+                        RuleId::SchemaUnreachedValue,
+                        format!(
+                            "data value '{path}' is read at {}:{}, but on a path no environment takes ({}){}",
+                            m.path,
+                            m.line,
+                            environments.join(", "),
+                            m.condition
+                                .map(|c| format!(": see the condition at {}:{c}", m.path))
+                                .unwrap_or_default()
+                        ),
+                        location.clone(),
+                    );
+                    f.related.push(crate::diagnostics::Related {
+                        location: Location {
+                            path: m.path.clone(),
+                            line: m.line,
+                            column: 0,
+                        },
+                        message: "read here".into(),
+                    });
+                    out.push(f);
+                }
+                None => unused.push(who.finding(
                     RuleId::SchemaUnusedValue,
                     format!(
-                        "data value '{path}' is declared, but no template of library '{library}' reads it in any environment ({})",
+                        "data value '{path}' is declared, but no template of library '{library}' mentions it, and none reads it in any environment ({})",
                         environments.join(", ")
                     ),
                     location.clone(),
+                )),
+            }
+        }
+        if unused.len() > FLOOD {
+            let root = plan
+                .libraries
+                .iter()
+                .find(|l| l.name == library)
+                .map(|l| {
+                    if l.root.is_root() {
+                        "**".to_string()
+                    } else {
+                        format!("{}/**", l.root)
+                    }
+                })
+                .unwrap_or_else(|| "**".into());
+            let n = unused.len();
+            for f in &mut unused {
+                f.detail.push(format!(
+                    "hint: library '{library}' has {n} of these (a vendored package?): silence them with `ignore: [{{rule: schema/unused-value, paths: [\"{root}\"]}}]` in .yttcheck.yml"
                 ));
             }
         }
+        out.extend(unused);
     }
     out
 }

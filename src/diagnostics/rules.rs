@@ -166,7 +166,19 @@ replicas: #@ data.values.replicas",
 ---
 replicas: 1
 legacy_port: 8080  # no template reads it",
-        fix: "Remove the value from the schema (or mark it `@schema/deprecated` first), or read it where it was meant to be used.",
+        fix: "Remove the value from the schema (or mark it `@schema/deprecated` first), or read it where it was meant to be used. A vendored package floods a first run with these: silence the rule for its files with `ignore: [{rule: schema/unused-value, paths: [\"vendor/**\"]}]` in `.yttcheck.yml`.",
+    },
+    /// A declared data value that a template reads only on a path no environment takes (under a condition none meets): a note, not dead configuration (a yttcheck extension; needs rendering).
+    SchemaUnreachedValue {
+        id: "schema/unreached-value",
+        severity: Note,
+        summary: "A declared data value that a template reads only on a path no environment takes (under a condition none meets): a note, not dead configuration (a yttcheck extension; needs rendering).",
+        why: "The value is wired up (`images.velero` under `#@ if values.images.update:`), but no environment switches that path on, so none of them proves the read works; a typo there fails only on the day someone enables it.",
+        example: "#@ if data.values.images.update:
+image: #@ data.values.images.velero
+#@ end
+# every environment sets images.update: false",
+        fix: "Add an environment (or a test environment) that takes the path, or drop the value if the path is dead.",
     },
     /// A pair's final data values break a rule of a policy of `.yttcheck.yml` (its severity is the policy's).
     PolicyViolation {

@@ -506,3 +506,103 @@ fn assert_validate_on_rendered_documents_is_checked_by_check_and_ignored_by_rend
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "kind: Deployment\nspec:\n  replicas: 1\n");
 }
+
+/// A value read only under a condition no environment meets is a note
+/// naming the read and its condition (`schema/unreached-value`), not an
+/// unused value; a value no source mentions stays `schema/unused-value`.
+#[test]
+fn a_value_read_only_on_a_path_no_environment_takes_is_unreached_not_unused() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/velero/schema.yml",
+        "#@data/values-schema\n---\nimages:\n  update: false\n  velero: velero:v1\nlegacy: 1\n",
+    );
+    write(
+        p,
+        "libs/velero/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n#@ values = data.values\n---\nkind: Deployment\n#@ if values.images.update:\nimage: #@ values.images.velero\n#@ end\n",
+    );
+    write(p, "envs/prod/velero.yml", "images:\n  update: false\n");
+    let json = check_json(p, &[]);
+    let rules = rules_of(&json);
+    assert_eq!(
+        rules
+            .iter()
+            .map(|r| (r.0.as_str(), r.2))
+            .collect::<Vec<_>>(),
+        // worst first: the warning, then the note
+        [("schema/unused-value", 6), ("schema/unreached-value", 5)],
+        "{json:#}"
+    );
+    let unreached = &json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "schema/unreached-value")
+        .unwrap()["message"];
+    assert_eq!(
+        unreached,
+        "data value 'images.velero' is read at libs/velero/deploy.yml:6, but on a path no environment takes (prod): see the condition at libs/velero/deploy.yml:5"
+    );
+    // an environment that takes the path reads it: no finding
+    write(p, "envs/dev/velero.yml", "images:\n  update: true\n");
+    let json = check_json(p, &[]);
+    let rules = rules_of(&json);
+    assert_eq!(
+        rules.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        ["schema/unused-value"],
+        "{json:#}"
+    );
+}
+
+/// A flood of unused values in one library (a vendored package) says how to
+/// silence them for its files.
+#[test]
+fn a_flood_of_unused_values_says_how_to_silence_it() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let keys: String = (0..12).map(|i| format!("k{i}: {i}\n")).collect();
+    write(
+        p,
+        "vendor/pkg/schema.yml",
+        format!("#@data/values-schema\n---\nused: 1\n{keys}"),
+    );
+    write(
+        p,
+        "vendor/pkg/t.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nx: #@ data.values.used\n",
+    );
+    write(p, "envs/prod/pkg.yml", "used: 2\n");
+    let json = check_json(p, &[]);
+    let unused: Vec<&serde_json::Value> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "schema/unused-value")
+        .collect();
+    assert_eq!(unused.len(), 12, "{json:#}");
+    let hint = unused[0]["detail"].as_array().unwrap().last().unwrap();
+    assert!(
+        hint.as_str()
+            .unwrap()
+            .contains("ignore: [{rule: schema/unused-value, paths: [\"vendor/pkg/**\"]}]"),
+        "{hint}"
+    );
+    // and doing what it says silences them
+    write(
+        p,
+        ".yttcheck.yml",
+        "ignore:\n  - rule: schema/unused-value\n    paths: [\"vendor/pkg/**\"]\n",
+    );
+    let json = check_json(p, &[]);
+    assert!(
+        !json["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "schema/unused-value"),
+        "{json:#}"
+    );
+}
