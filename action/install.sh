@@ -9,7 +9,12 @@
 #   METHOD=path     use the yttcheck already on PATH (a container image,
 #                   a self-hosted runner)
 #   METHOD=auto     release when VERSION names a release (v1.2.3), else
-#                   cargo; a failed download falls back to cargo
+#                   cargo; a failed download falls back to cargo. An action
+#                   pinned by commit (VERSION is a 40-hex SHA) uses the
+#                   release its checkout declares (v + Cargo.toml's version)
+#                   when that release was cut from exactly this commit (each
+#                   release publishes yttcheck-vX.Y.Z.commit); otherwise it
+#                   builds
 #
 # `install.sh plan` only decides: it writes `method` (release, cargo or
 # path) and `cache-key` (of the sources a cargo build would compile) to
@@ -52,6 +57,29 @@ target() {
 }
 
 is_release() { [[ "$1" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; }
+
+is_commit() { [[ "$1" =~ ^[0-9a-f]{40}$ ]]; }
+
+# The release an action pinned by commit was cut from, when it was: the
+# checkout's Cargo.toml version, if that release's published commit is
+# this one.
+release_of_commit() {
+  local sha="$1" version published
+  version="v$(sed -n 's/^version = "\(.*\)"$/\1/p' "${ACTION_PATH}/Cargo.toml" 2>/dev/null | head -n1)"
+  is_release "${version}" || return 1
+  published="$(curl --fail --silent --location --retry 2 "${DOWNLOAD_BASE}/${version}/yttcheck-${version}.commit" 2>/dev/null | tr -d '[:space:]')" || return 1
+  [ "${published}" = "${sha}" ] || return 1
+  echo "${version}"
+}
+
+if [ "${METHOD}" = auto ] && is_commit "${VERSION}"; then
+  if v="$(release_of_commit "${VERSION}")"; then
+    log "pinned commit ${VERSION} is release ${v}"
+    VERSION="${v}"
+  else
+    log "pinned commit ${VERSION} is not a release's commit: building it (set version: vX.Y.Z to download a release instead)"
+  fi
+fi
 
 release() {
   local version="$1" t archive url tmp

@@ -35,6 +35,15 @@ pub fn git(dir: &Path, args: &[&str]) {
     );
 }
 
+/// Says that a test skipped part of its work, where people see it: written
+/// straight to the process's stderr, past the test harness's capture (which
+/// only takes `eprintln!`), so `cargo test` shows the line beside the test
+/// summary without `--nocapture`.
+pub fn skip(message: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {message}");
+}
+
 /// The SARIF Multitool, installed by `.ci/run` (npm) under target/tools, or
 /// named by `SARIF_MULTITOOL`.
 fn multitool() -> Option<PathBuf> {
@@ -55,8 +64,8 @@ pub fn validate_sarif(sarif: &Path) {
             std::env::var_os("CI").is_none(),
             "SARIF Multitool not installed, and CI is set (.ci/run installs it)"
         );
-        eprintln!(
-            "SKIPPED sarif validation: SARIF Multitool not installed (install: npm install --prefix target/tools @microsoft/sarif-multitool-linux, as .ci/run does)"
+        skip(
+            "sarif validation: SARIF Multitool not installed (install: npm install --prefix target/tools @microsoft/sarif-multitool-linux, as .ci/run does)",
         );
         return;
     };
@@ -113,7 +122,9 @@ pub fn tool(name: &str) -> Option<PathBuf> {
             std::env::var_os("CI").is_none(),
             "{name} is not installed, and CI is set (.ci/run installs it in target/tools/venv)"
         );
-        eprintln!("SKIPPED: {name} is not installed (.ci/run installs it in target/tools/venv)");
+        skip(&format!(
+            "{name} is not installed (.ci/run installs it in target/tools/venv)"
+        ));
     }
     on_path
 }

@@ -28,7 +28,9 @@ fn corpus(name: &str) -> Option<PathBuf> {
         std::env::var_os("CI").is_none(),
         "{name}: ../shared/{name} not found, and CI is set: the corpus must be there"
     );
-    eprintln!("SKIPPED {name}: ../shared/{name} not found (CI would fail here)");
+    super::common::skip(&format!(
+        "{name}: ../shared/{name} not found (CI would fail here)"
+    ));
     None
 }
 

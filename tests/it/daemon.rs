@@ -412,7 +412,7 @@ fn a_peer_of_another_user_is_refused() {
             std::env::var_os("CI").is_none(),
             "CI runs the tests as root"
         );
-        eprintln!("SKIPPED: switching uid needs root");
+        super::common::skip("a peer of another user: switching uid needs root");
         return;
     }
     let repo = repository();

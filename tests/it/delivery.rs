@@ -301,6 +301,45 @@ fn install_plans_release_for_a_tag_and_a_cached_build_otherwise() {
     assert!(out.starts_with("method=release\n"), "{out}");
 }
 
+/// An action pinned by commit (as zizmor wants) downloads the release it
+/// was cut from when the release publishes that commit, and builds
+/// otherwise, saying why.
+#[test]
+fn install_pinned_by_commit_uses_the_release_cut_from_that_commit() {
+    let releases = tempfile::tempdir().unwrap();
+    let version = format!("v{}", env!("CARGO_PKG_VERSION"));
+    let dir = releases.path().join(&version);
+    std::fs::create_dir_all(&dir).unwrap();
+    let sha = "0123456789abcdef0123456789abcdef01234567";
+    std::fs::write(
+        dir.join(format!("yttcheck-{version}.commit")),
+        format!("{sha}\n"),
+    )
+    .unwrap();
+    let base = format!("file://{}", releases.path().display());
+    let root = root().display().to_string();
+    let plan = |pinned: &str| {
+        install(
+            &[
+                ("METHOD", "auto"),
+                ("VERSION", pinned),
+                ("ACTION_PATH", &root),
+                ("DOWNLOAD_BASE", &base),
+            ],
+            &["plan"],
+        )
+    };
+    let (code, out, log, _t) = plan(sha);
+    assert_eq!(code, 0, "{log}");
+    assert!(out.starts_with("method=release\n"), "{out}{log}");
+    assert!(log.contains(&format!("is release {version}")), "{log}");
+    // another commit: built from source, with a line that says so
+    let (code, out, log, _t) = plan("fedcba9876543210fedcba9876543210fedcba98");
+    assert_eq!(code, 0, "{log}");
+    assert!(out.starts_with("method=cargo\n"), "{out}{log}");
+    assert!(log.contains("is not a release's commit"), "{log}");
+}
+
 #[test]
 fn install_downloads_a_release_and_refuses_a_bad_checksum() {
     // a release as the workflow publishes it, served from a folder
@@ -526,4 +565,20 @@ fn the_image_holds_everything_the_binary_needs() {
     );
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["summary"]["errors"], 1);
+}
+
+/// The license the manifest and the image label name is in the repository.
+#[test]
+fn the_license_named_everywhere_is_shipped() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("license = \"Apache-2.0\""));
+    let dockerfile = std::fs::read_to_string(root().join("Dockerfile")).unwrap();
+    assert!(dockerfile.contains("org.opencontainers.image.licenses=\"Apache-2.0\""));
+    let license = std::fs::read_to_string(root().join("LICENSE")).expect("a LICENSE file");
+    assert!(license.contains("Apache License") && license.contains("Version 2.0, January 2004"));
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains("[Apache-2.0](LICENSE)"),
+        "README names the license"
+    );
 }

@@ -202,25 +202,49 @@ fn the_pre_push_hook_checks_what_a_push_brings() {
     // a new branch with no upstream checks what it changes since it left
     // the remote's default branch, not every pair of the repository: an
     // unrelated library already broken on main does not block its push
-    write(p, "envs/prod/web.yml", "replicas: 0
-");
+    write(
+        p,
+        "envs/prod/web.yml",
+        "replicas: 0
+",
+    );
     git(p, &["add", "-A"]);
-    git_run(p, &["commit", "-q", "--no-verify", "-m", "broken on main"], "never");
+    git_run(
+        p,
+        &["commit", "-q", "--no-verify", "-m", "broken on main"],
+        "never",
+    );
     git_run(p, &["push", "-q", "--no-verify", "origin", "main"], "never");
     git(p, &["checkout", "-q", "-b", "topic"]);
-    write(p, "README.md", "# docs
-");
-    write(p, "envs/dev/web.yml", "replicas: 5
-");
+    write(
+        p,
+        "README.md",
+        "# docs
+",
+    );
+    write(
+        p,
+        "envs/dev/web.yml",
+        "replicas: 5
+",
+    );
     git(p, &["add", "-A"]);
     git_run(p, &["commit", "-q", "--no-verify", "-m", "topic"], "never");
     let out = git_run(p, &["push", "-q", "origin", "topic"], "never");
     assert!(out.status.success(), "{}", text(&out));
     // and it still catches what the branch breaks
-    write(p, "envs/dev/web.yml", "replicas: 0
-");
+    write(
+        p,
+        "envs/dev/web.yml",
+        "replicas: 0
+",
+    );
     git(p, &["add", "-A"]);
-    git_run(p, &["commit", "-q", "--no-verify", "-m", "break dev"], "never");
+    git_run(
+        p,
+        &["commit", "-q", "--no-verify", "-m", "break dev"],
+        "never",
+    );
     git(p, &["checkout", "-q", "-b", "topic2"]);
     let out = git_run(p, &["push", "-q", "origin", "topic2"], "never");
     assert!(!out.status.success(), "{}", text(&out));
