@@ -119,6 +119,7 @@ fuzz_target!(|data: &[u8]| {
         fail_on: Severity::Error,
         source: &source,
         color: false,
+        repo_prefix: String::new(),
     };
     for format in [
         Format::Text,

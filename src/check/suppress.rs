@@ -161,6 +161,7 @@ pub fn apply(
     sources: &SourceCache,
     baseline: Option<&Baseline>,
     whole: bool,
+    rendered: bool,
 ) {
     let ignores: Vec<(usize, &str, Vec<globset::GlobMatcher>)> = plan
         .ignore
@@ -308,6 +309,7 @@ pub fn apply(
             &inline_cache,
             baseline,
             &used_baseline,
+            rendered,
         ));
     }
     result.findings = dedupe(kept);
@@ -330,7 +332,9 @@ fn severity_override<'p>(plan: &'p Plan, f: &Finding) -> Option<&'p str> {
         .find_map(|c| plan.rules.get(c).map(String::as_str))
 }
 
-/// `suppression/unused` notes for what silenced nothing.
+/// `suppression/unused` notes for what silenced nothing (without rendering,
+/// only of what rendering could not have used).
+#[allow(clippy::too_many_arguments)] // what was used, of each kind of suppression
 fn unused(
     plan: &Plan,
     sources: &SourceCache,
@@ -339,7 +343,10 @@ fn unused(
     inline_cache: &BTreeMap<String, Vec<(u32, Vec<String>)>>,
     baseline: Option<&Baseline>,
     used_baseline: &BTreeSet<String>,
+    rendered: bool,
 ) -> Vec<Finding> {
+    // a run without rendering cannot know about what only rendering raises
+    let knowable = |pattern: &str| rendered || !RuleId::pattern_may_need_rendering(pattern);
     let mut out = Vec::new();
     let note = |message: String, location: Option<Location>| {
         Finding::new(RuleId::SuppressionUnused, message, location)
@@ -356,6 +363,9 @@ fn unused(
         };
         for (line, rules) in found {
             for rule in rules {
+                if !knowable(&rule) {
+                    continue;
+                }
                 let used = used_inline.iter().any(|(p, l, r)| {
                     p == path.as_str() && *l == line && (r == &rule || rule == "*")
                 });
@@ -375,7 +385,7 @@ fn unused(
     // config ignores
     if let Some(config) = &plan.config {
         for (i, ig) in plan.ignore.iter().enumerate() {
-            if !used_ignores.contains(&i) {
+            if !used_ignores.contains(&i) && knowable(&ig.rule) {
                 let mut loc = Location::file(config.as_str());
                 if let Ok(src) = sources.get(config) {
                     if let Some(n) = src
@@ -402,7 +412,7 @@ fn unused(
         let stale = b
             .findings
             .iter()
-            .filter(|e| !used_baseline.contains(&e.fingerprint))
+            .filter(|e| !used_baseline.contains(&e.fingerprint) && knowable(&e.rule))
             .count();
         if stale > 0 {
             out.push(note(

@@ -675,7 +675,14 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         }
     };
     let mut result = LeftToExit::new(crate::check::run_with(&cache, &plan, &opts, memo), leave);
-    crate::check::suppress::apply(&mut result, &plan, &cache, baseline.as_ref(), full_check);
+    crate::check::suppress::apply(
+        &mut result,
+        &plan,
+        &cache,
+        baseline.as_ref(),
+        full_check,
+        opts.render,
+    );
     if args.update_baseline {
         let path = args.baseline.as_ref().expect("clap requires --baseline");
         let b = crate::check::suppress::Baseline::of(&result.findings, &cache);
@@ -699,6 +706,7 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
             fail_on: threshold,
             source: &source,
             color: ctx.color && file.is_none() && format == Format::Text,
+            repo_prefix: repo_prefix(selection.root.as_deref()),
         };
         let text = render(format, &input);
         match file {
@@ -726,6 +734,26 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         )
     };
     Ok(answer)
+}
+
+/// Where the checked folder `root` is in its git repository, as a path
+/// prefix (`deploy/`), or empty (at the root, or not in a repository).
+pub fn repo_prefix(root: Option<&std::path::Path>) -> String {
+    let Some(root) = root else {
+        return String::new();
+    };
+    let Some((workdir, _)) = crate::source::git::find_git_dir(root) else {
+        return String::new();
+    };
+    match root.canonicalize() {
+        Ok(r) => match r.strip_prefix(&workdir) {
+            Ok(rel) if !rel.as_os_str().is_empty() => {
+                format!("{}/", rel.to_string_lossy().replace('\\', "/"))
+            }
+            _ => String::new(),
+        },
+        Err(_) => String::new(),
+    }
 }
 
 /// Evaluation options: the config's `budget:`, then the flags where they

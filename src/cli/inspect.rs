@@ -265,7 +265,7 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
     };
     let mut result = crate::check::run(&cache, &plan, &opts);
     // what the repository silenced stays silent here too
-    crate::check::suppress::apply(&mut result, &plan, &cache, None, false);
+    crate::check::suppress::apply(&mut result, &plan, &cache, None, false, false);
     let schema = result.schemas.get(library).cloned().flatten();
     // the values are printed whenever ytt would print them: unless a
     // finding is one ytt fails on (other findings, lints and policies, go

@@ -99,6 +99,15 @@ fn deliver(r: &Rendered, args: &RenderArgs) -> Result<(), String> {
         print_docset(&r.docs)
     };
     super::out::data(&out);
+    // as ytt: text templates' results are not printed, and it says so
+    if r.files
+        .iter()
+        .any(|f| matches!(f.content, OutputContent::Text(_)))
+    {
+        super::out::err(
+            "\nWarning: Found Non-YAML templates in input. Non-YAML templates are not rendered to standard output.\nIf you want to include those results, use the --output-files or --dangerous-emptied-output-directory flag.\n",
+        );
+    }
     Ok(())
 }
 

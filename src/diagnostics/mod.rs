@@ -49,12 +49,17 @@ impl Severity {
 }
 
 /// A place in a repository file (1-based line and column; column 0 when
-/// unknown).
+/// unknown, and then left out of JSON: a whole file or a whole line).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Location {
     pub path: String,
     pub line: u32,
+    #[serde(skip_serializing_if = "is_zero")]
     pub column: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Location {

@@ -457,6 +457,38 @@ impl RuleId {
         ) || id.starts_with("validation/")
     }
 
+    /// Whether rendering a pair's templates may raise this rule (a template
+    /// or overlay error, a value read but undeclared, or unused, an output
+    /// validation or policy): a check with `--no-render` cannot tell that a
+    /// suppression of it silences nothing.
+    pub fn may_come_from_rendering(self) -> bool {
+        matches!(
+            self,
+            RuleId::TemplateError
+                | RuleId::TemplateBudget
+                | RuleId::TemplateUndeclaredValue
+                | RuleId::SchemaUnusedValue
+                | RuleId::SchemaUnreachedValue
+                | RuleId::OverlayError
+                | RuleId::YamlSyntax
+                | RuleId::FileUnreadable
+                | RuleId::PolicyViolation
+        ) || self.id().starts_with("validation/")
+    }
+
+    /// Whether a rule pattern of the configuration (`*`, an id, a namespace,
+    /// a policy's specific id) may select a finding that only rendering
+    /// raises.
+    pub fn pattern_may_need_rendering(pattern: &str) -> bool {
+        pattern == "*"
+            || pattern.starts_with("policy/")
+            || RuleId::ALL.iter().any(|r| {
+                let id = r.id();
+                r.may_come_from_rendering()
+                    && (id == pattern || id.starts_with(&format!("{pattern}/")))
+            })
+    }
+
     /// The rule with this id.
     pub fn from_id(id: &str) -> Option<RuleId> {
         RuleId::ALL.iter().copied().find(|r| r.id() == id)

@@ -7,9 +7,9 @@ use serde::Serialize;
 pub use crate::secrets::Secrets;
 use crate::yaml::Value;
 
-/// A data value, detached from positions and annotations.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
+/// A data value, detached from positions and annotations. In JSON a map is
+/// an object (its keys in order), not a list of pairs.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Tree {
     Null,
     Bool(bool),
@@ -21,6 +21,28 @@ pub enum Tree {
     /// A secret's value, left out (printed and serialized as
     /// `(value not shown)`).
     Hidden(Hidden),
+}
+
+impl Serialize for Tree {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Tree::Null => s.serialize_unit(),
+            Tree::Bool(b) => s.serialize_bool(*b),
+            Tree::Int(i) => s.serialize_i128(*i),
+            Tree::Float(f) => s.serialize_f64(*f),
+            Tree::Str(v) => s.serialize_str(v),
+            Tree::Map(items) => {
+                let mut m = s.serialize_map(Some(items.len()))?;
+                for (k, v) in items {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+            Tree::Array(items) => s.collect_seq(items),
+            Tree::Hidden(h) => h.serialize(s),
+        }
+    }
 }
 
 /// The marker of a value left out.

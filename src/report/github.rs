@@ -31,7 +31,7 @@ fn command(f: &Finding, input: &ReportInput) -> String {
         Severity::Note => "notice",
     };
     let mut props = Vec::new();
-    if let Some(loc) = input.anchor(f) {
+    if let Some(loc) = input.anchor(f).map(|l| input.in_repo(&l)) {
         props.push(format!("file={}", escape_property(&loc.path)));
         props.push(format!("line={}", loc.line));
         if loc.column > 0 {

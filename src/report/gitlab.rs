@@ -32,9 +32,10 @@ pub fn render(input: &ReportInput) -> String {
         .findings
         .iter()
         .map(|f| {
-            let anchor = input
-                .anchor(f)
-                .unwrap_or_else(|| crate::check::Location::file(crate::workspace::CONFIG_FILE));
+            let anchor =
+                input.in_repo(&input.anchor(f).unwrap_or_else(|| {
+                    crate::check::Location::file(crate::workspace::CONFIG_FILE)
+                }));
             let mut fingerprint = stable_fingerprint(f, &anchor);
             // two findings with one fingerprint would merge in GitLab
             let n = seen.entry(fingerprint.clone()).or_insert(0);

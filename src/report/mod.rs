@@ -59,9 +59,24 @@ pub struct ReportInput<'a> {
     pub source: &'a dyn Fn(&str) -> Option<String>,
     /// ANSI colours (text only).
     pub color: bool,
+    /// Where the checked folder is in its git repository (`deploy/` when
+    /// `check` ran in a subfolder; empty at the root): annotations, SARIF
+    /// and GitLab name files from the repository's root, as the platforms
+    /// that read them do.
+    pub repo_prefix: String,
 }
 
 impl ReportInput<'_> {
+    /// `loc` named from the repository's root (see
+    /// [`ReportInput::repo_prefix`]).
+    pub fn in_repo(&self, loc: &Location) -> Location {
+        let mut l = loc.clone();
+        if !self.repo_prefix.is_empty() {
+            l.path = format!("{}{}", self.repo_prefix, loc.path);
+        }
+        l
+    }
+
     pub fn counts(&self) -> Counts {
         Counts::of(&self.result.findings)
     }

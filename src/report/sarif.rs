@@ -141,7 +141,7 @@ fn specific_ids(input: &ReportInput) -> Vec<(String, RuleId)> {
 }
 
 fn result(f: &Finding, input: &ReportInput, specific: &[(String, RuleId)]) -> Option<SarifResult> {
-    let anchor = input.anchor(f)?;
+    let anchor = input.in_repo(&input.anchor(f)?);
     let rule_index = match &f.specific_rule {
         Some(id) => RuleId::ALL.len() + specific.iter().position(|(s, _)| s == id)?,
         None => RuleId::ALL.iter().position(|r| *r == f.rule)?,
@@ -157,7 +157,7 @@ fn result(f: &Finding, input: &ReportInput, specific: &[(String, RuleId)]) -> Op
     let related: Vec<SarifLocation> = f
         .related
         .iter()
-        .map(|r| physical(&r.location, Some(&r.message)))
+        .map(|r| physical(&input.in_repo(&r.location), Some(&r.message)))
         .collect();
     let mut fingerprints = BTreeMap::new();
     fingerprints.insert(

@@ -98,8 +98,14 @@ fn gitlab_code_quality_issues_are_complete_and_unique() {
         assert!(i["check_name"].as_str().unwrap().contains('/'));
         assert!(["info", "minor", "major", "critical", "blocker"]
             .contains(&i["severity"].as_str().unwrap()));
+        // from the repository's root (the example is a folder of this one),
+        // as GitLab matches them against the merge request's files
         let path = i["location"]["path"].as_str().unwrap();
-        assert!(monorepo().join(path).is_file(), "{path}");
+        assert!(path.starts_with("examples/monorepo/"), "{path}");
+        assert!(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(path).is_file(),
+            "{path}"
+        );
         assert!(i["location"]["lines"]["begin"].as_u64().unwrap() >= 1);
         assert!(fingerprints.insert(i["fingerprint"].as_str().unwrap().to_string()));
     }
@@ -885,4 +891,121 @@ fn inspect_of_a_pair_prints_the_values_ytt_would_print() {
     assert_eq!(code, 1);
     assert_eq!(out, "");
     assert!(err.contains("error[validation/min]"), "{err}");
+}
+
+/// Every command ends quietly when its reader goes away (`yttcheck explain
+/// | head`): no panic on a broken pipe.
+#[test]
+fn a_closed_pipe_ends_every_command_quietly() {
+    let repo = monorepo();
+    for args in [
+        &["explain"][..],
+        &["list"][..],
+        &["check", "--daemon", "never", "-q"][..],
+        &["check", "--daemon", "never", "-q", "--format", "sarif"][..],
+        &[
+            "render",
+            "-f",
+            "libs/api",
+            "--data-values-file",
+            "envs/dev/api.yml",
+        ][..],
+        &["--help"][..],
+    ] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_yttcheck"))
+            .current_dir(&repo)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // the reader goes away before reading anything
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(
+            matches!(out.status.code(), Some(0..=2)),
+            "{args:?}: {:?} {err}",
+            out.status
+        );
+    }
+}
+
+/// Run from a subfolder of a repository, annotations, SARIF and GitLab name
+/// files from the repository's root (what GitHub and GitLab match), and a
+/// finding about a whole file has no column in JSON.
+#[test]
+fn machine_reports_name_files_from_the_repository_root() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    super::common::git(p, &["init", "-q"]);
+    let sub = p.join("deploy");
+    write(
+        &sub,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\n",
+    );
+    write(&sub, "envs/prod/web.yml", "replicas: 0\n");
+    write(&sub, "stray.yml", "a: 1\n");
+    let (_, out, _) = yttcheck(&sub, &["check", "--format", "github"]);
+    assert!(
+        out.contains("::error file=deploy/envs/prod/web.yml,line=1,"),
+        "{out}"
+    );
+    let (_, out, _) = yttcheck(&sub, &["check", "--format", "sarif"]);
+    assert!(
+        out.contains("\"uri\": \"deploy/envs/prod/web.yml\""),
+        "{out}"
+    );
+    let (_, out, _) = yttcheck(&sub, &["check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // JSON stays relative to the folder checked, like the text report
+    let stray = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "workspace/unused-file")
+        .unwrap();
+    assert_eq!(
+        stray["location"],
+        serde_json::json!({"path": "stray.yml", "line": 1})
+    );
+}
+
+/// `--no-render` cannot know whether a suppression of a rule only
+/// rendering raises silences something: it does not call it unused.
+#[test]
+fn no_render_does_not_call_render_suppressions_unused() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "libs/web/t.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nr: #@ data.values.replicas\n",
+    );
+    write(p, "envs/prod/web.yml", "replicas: 2\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "ignore:\n  - rule: template/undeclared-value\n    paths: [\"libs/**\"]\n  - rule: schema/type-mismatch\n    paths: [\"envs/**\"]\n",
+    );
+    let (code, found) = rules_found(p, &["--no-render"]);
+    assert_eq!(code, 0);
+    // the values-only one is still reported unused; the render one is not
+    assert_eq!(
+        found,
+        [(
+            "suppression/unused".to_string(),
+            ".yttcheck.yml".to_string()
+        )],
+        "{found:?}"
+    );
+    let (_, found) = rules_found(p, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
 }

@@ -4,7 +4,7 @@
 
 use assert_cmd::Command;
 
-use super::common::write;
+use super::common::{run, write};
 
 fn render(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     let args: Vec<&str> = std::iter::once("render")
@@ -605,4 +605,35 @@ fn a_flood_of_unused_values_says_how_to_silence_it() {
             .any(|f| f["rule"] == "schema/unused-value"),
         "{json:#}"
     );
+}
+
+/// As ytt: text templates' results are not printed to stdout, and stderr
+/// says so (with ytt's words).
+#[test]
+fn non_yaml_templates_are_announced_as_ytt_does() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "foo.yaml", "foo: bar\n");
+    write(p, "ini.txt", "[owner]\nname=John\n");
+    let (code, out, err) = run(p, &["render", "-f", "."]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "foo: bar\n");
+    assert_eq!(
+        err,
+        "\nWarning: Found Non-YAML templates in input. Non-YAML templates are not rendered to standard output.\nIf you want to include those results, use the --output-files or --dangerous-emptied-output-directory flag.\n"
+    );
+    // with --output-files there is nothing to warn about
+    let out_dir = p.join("out");
+    let (code, _, err) = run(
+        p,
+        &[
+            "render",
+            "-f",
+            ".",
+            "--output-files",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("Warning"), "{err}");
 }

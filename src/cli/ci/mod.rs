@@ -231,7 +231,14 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
             && args.shard.is_none(),
     };
     let mut result = crate::check::run(&cache, &plan, &opts);
-    crate::check::suppress::apply(&mut result, &plan, &cache, baseline.as_ref(), whole);
+    crate::check::suppress::apply(
+        &mut result,
+        &plan,
+        &cache,
+        baseline.as_ref(),
+        whole,
+        opts.render,
+    );
 
     let text_of = |path: &str| -> Option<String> {
         let p = RepoPath::new(path)?;
@@ -243,6 +250,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         fail_on: threshold,
         source: &text_of,
         color: false,
+        repo_prefix: super::check::repo_prefix(Some(&root)),
     };
     let nothing_to_check = plan.pairs.is_empty() && plan.problems.is_empty();
 
