@@ -48,7 +48,7 @@ pub struct OverlayError {
     pub hints: Vec<String>,
     /// The key to write instead of one that matched nothing, when one is
     /// near (`(replicsa, replicas)`).
-    pub rename: Option<(String, String)>,
+    pub rename: Option<Box<(String, String)>>,
 }
 
 impl From<String> for OverlayError {
@@ -207,7 +207,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                         if e.no_match && e.hints.is_empty() {
                             e.hints = missing_key_hints(&item.key_display(), lmap);
                             e.rename = nearest_key(&item.key_display(), lmap)
-                                .map(|near| (item.key_display(), near));
+                                .map(|near| Box::new((item.key_display(), near)));
                         }
                         return Err(e.within(
                             format!("Map item (key '{}')", item.key_display()),

@@ -366,7 +366,7 @@ pub fn merge_envelopes(
                         kind: ValuesErrorKind::Overlay {
                             pos: m.pos,
                             hints: m.hints,
-                            rename: m.rename,
+                            rename: m.rename.map(|r| *r),
                         },
                     })?
             }

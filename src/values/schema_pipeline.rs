@@ -125,7 +125,7 @@ pub fn library_schema(
                             kind: ValuesErrorKind::Overlay {
                                 pos: m.pos,
                                 hints: m.hints,
-                                rename: m.rename,
+                                rename: m.rename.map(|r| *r),
                             },
                         })
                     })?
