@@ -942,10 +942,16 @@ pub fn run_with(
         all.extend(super::usage::unused_values(&outcomes, plan, sources));
     }
     all.extend(policy_problems);
-    if opts.unused_values {
-        // a complete run: a policy no pair took selects nothing
+    // a complete run (or the shard that owns the repository's findings): a
+    // policy no pair of the whole plan took selects nothing
+    let owns_repository = plan.shard.as_ref().is_none_or(|s| s.owns_repository());
+    if opts.unused_values && owns_repository {
         for (i, p) in plan.policies.iter().enumerate() {
-            if plan.pairs.iter().any(|pair| pair.policies.contains(&i)) {
+            let applied = match &plan.shard {
+                Some(s) => s.policies_applied.get(i).copied().unwrap_or(false),
+                None => plan.pairs.iter().any(|pair| pair.policies.contains(&i)),
+            };
+            if applied {
                 continue;
             }
             let who = Subject {
@@ -971,7 +977,7 @@ pub fn run_with(
             ));
         }
     }
-    for p in &plan.problems {
+    for p in plan.problems.iter().filter(|_| owns_repository) {
         let who = Subject {
             library: String::new(),
             environments: Vec::new(),

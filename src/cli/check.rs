@@ -625,9 +625,9 @@ fn execute_inner(args: &CheckArgs, ctx: &CheckContext, warm: &Warm) -> Result<An
         progress: ctx.progress,
         keep_values: false,
         render: !args.no_render,
+        // a shard holds whole libraries: what its libraries read is known
         unused_values: selection.environments.is_empty()
             && selection.paths.is_empty()
-            && selection.shard.is_none()
             && !selection.staged
             && selection.changed_since.is_none(),
     };

@@ -119,6 +119,7 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         rules: cfg.rules.clone(),
         ignore: cfg.ignore.clone(),
         policies,
+        shard: None,
     }
 }
 

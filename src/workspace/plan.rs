@@ -184,6 +184,29 @@ pub struct Plan {
     pub ignore: Vec<super::config::IgnoreSpec>,
     /// `policies:` of the config file, one per policy file.
     pub policies: Vec<Policy>,
+    /// When the plan is one shard of a whole: which shard (`(index,
+    /// count)`, 1-based) and which policies the whole plan applies to some
+    /// pair. Shard 1 owns the repository-wide findings (unused files, a
+    /// policy that selects nothing), so that the shards' reports add up to
+    /// the whole run's.
+    pub shard: Option<Shard>,
+}
+
+/// See [`Plan::shard`].
+#[derive(Debug, Clone)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+    /// Per policy of [`Plan::policies`]: whether any pair of the whole plan
+    /// takes it.
+    pub policies_applied: Vec<bool>,
+}
+
+impl Shard {
+    /// Whether this shard reports what belongs to the whole repository.
+    pub fn owns_repository(&self) -> bool {
+        self.index == 1
+    }
 }
 
 impl Plan {
@@ -259,6 +282,14 @@ impl Plan {
         if index != 1 {
             self.unused_files.clear();
         }
+        let policies_applied = (0..self.policies.len())
+            .map(|i| self.pairs.iter().any(|p| p.policies.contains(&i)))
+            .collect();
+        self.shard = Some(Shard {
+            index,
+            count,
+            policies_applied,
+        });
         let mut sizes: Vec<(usize, &str, usize)> = self
             .libraries
             .iter()
@@ -282,7 +313,10 @@ impl Plan {
                 mine.insert(lib);
             }
         }
+        // (retain_pairs forgets unused files: shard 1 keeps them)
+        let unused = std::mem::take(&mut self.unused_files);
         self.retain_pairs(|_, pair| mine.contains(&pair.library));
+        self.unused_files = unused;
     }
 
     /// Environments of a library, in plan order.

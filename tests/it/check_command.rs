@@ -1009,3 +1009,104 @@ fn no_render_does_not_call_render_suppressions_unused() {
     let (_, found) = rules_found(p, &[]);
     assert_eq!(found.len(), 2, "{found:?}");
 }
+
+/// The shards of a nightly audit add up to the whole run, finding for
+/// finding: whole libraries go to one shard (so unused values are known),
+/// and shard 1 owns the repository's own findings (unused files, a policy
+/// that selects nothing, configuration problems). SARIF too.
+#[test]
+fn shards_add_up_to_the_whole_run() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    for lib in ["a", "b", "c", "d", "e", "f", "g"] {
+        write(
+            p,
+            &format!("libs/{lib}/schema.yml"),
+            "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\nunused: x\n",
+        );
+        write(
+            p,
+            &format!("libs/{lib}/t.yml"),
+            "#@ load(\"@ytt:data\", \"data\")\n---\nr: #@ data.values.replicas\n",
+        );
+        for env in ["dev", "prod", "qa"] {
+            let n = if env == "qa" && lib < "d" { 0 } else { 2 };
+            write(
+                p,
+                &format!("envs/{env}/{lib}.yml"),
+                format!("replicas: {n}\n"),
+            );
+        }
+    }
+    write(p, "stray/notes.yml", "a: 1\n");
+    write(
+        p,
+        "policies/none.yml",
+        "#@ load(\"@ytt:assert\", \"assert\")\n---\n#@assert/validate min=1\nreplicas: 0\n",
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "policies:\n  - path: policies/none.yml\n    environments: [nosuch]\n",
+    );
+    let key = |f: &serde_json::Value| {
+        format!(
+            "{} {} {} {} {}",
+            f["rule"], f["location"], f["library"], f["environments"], f["message"]
+        )
+    };
+    let findings = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend_from_slice(args);
+        let (_, out, err) = yttcheck(p, &all);
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+        let mut keys: Vec<String> = v["findings"].as_array().unwrap().iter().map(key).collect();
+        keys.sort();
+        keys
+    };
+    let whole = findings(&[]);
+    for rule in [
+        "schema/unused-value",
+        "workspace/unused-file",
+        "policy/unused",
+        "validation/min",
+    ] {
+        assert!(whole.iter().any(|k| k.contains(rule)), "{rule}: {whole:#?}");
+    }
+    let mut union = Vec::new();
+    for i in 1..=4 {
+        union.extend(findings(&["--shard", &format!("{i}/4")]));
+    }
+    union.sort();
+    assert_eq!(union, whole);
+
+    // the SARIF of the shards (uploaded under one category each) holds the
+    // same results as the whole run's
+    let sarif_results = |args: &[&str]| {
+        let mut all = vec!["check", "--format", "sarif"];
+        all.extend_from_slice(args);
+        let (_, out, _) = yttcheck(p, &all);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let mut r: Vec<String> = v["runs"][0]["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                format!(
+                    "{} {} {}",
+                    r["ruleId"], r["locations"], r["message"]["text"]
+                )
+            })
+            .collect();
+        r.sort();
+        r
+    };
+    let whole = sarif_results(&[]);
+    let mut union = Vec::new();
+    for i in 1..=4 {
+        union.extend(sarif_results(&["--shard", &format!("{i}/4")]));
+    }
+    union.sort();
+    assert_eq!(union, whole);
+}

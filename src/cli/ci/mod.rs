@@ -225,10 +225,8 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         progress: false,
         keep_values: false,
         render: !args.no_render,
-        unused_values: change.is_none()
-            && args.paths.is_empty()
-            && args.environments.is_empty()
-            && args.shard.is_none(),
+        // a shard holds whole libraries: what its libraries read is known
+        unused_values: change.is_none() && args.paths.is_empty() && args.environments.is_empty(),
     };
     let mut result = crate::check::run(&cache, &plan, &opts);
     crate::check::suppress::apply(
