@@ -216,6 +216,7 @@ pub fn serve(opts: ServeOptions, handler: Handler) -> Result<Exit, String> {
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         // the status file follows the requests, off their path
         let mut written = 0;
+        let mut config_seen_at: Option<Instant> = None;
         let exit = loop {
             tokio::select! {
                 accepted = listener.accept() => {
@@ -246,12 +247,17 @@ pub fn serve(opts: ServeOptions, handler: Handler) -> Result<Exit, String> {
                     if exe.as_deref().and_then(identity) != exe_identity {
                         break Exit::Restart("the yttcheck binary changed".into());
                     }
-                    if state.warm.watcher.config_changed() {
-                        // let an editor finish writing
-                        tokio::time::sleep(Duration::from_millis(200)).await;
+                    // an edit of the config is looked at a tick later (an
+                    // editor finishing its write), without holding up the
+                    // requests meanwhile
+                    if config_seen_at.is_some_and(|t: Instant| t.elapsed() >= Duration::from_millis(200)) {
+                        config_seen_at = None;
                         if config_hash(&state.opts.root) != *state.config_hash.lock().expect("status") {
                             break Exit::Restart(format!("{} changed", crate::workspace::CONFIG_FILE));
                         }
+                    }
+                    if state.warm.watcher.config_changed() {
+                        config_seen_at.get_or_insert_with(Instant::now);
                     }
                     let idle = state.last_activity.lock().expect("activity").elapsed();
                     if state.active.load(Relaxed) == 0 && idle >= state.opts.idle {

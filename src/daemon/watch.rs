@@ -24,6 +24,18 @@ struct Seen {
     config_changed: AtomicBool,
 }
 
+/// Whether an event can change what a path holds (created, written,
+/// renamed, removed), as opposed to opening or reading it.
+fn changes_content(kind: &notify::EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode, EventKind};
+    match kind {
+        // a file closed after writing is the end of a write
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
 pub struct Watcher {
     seen: Arc<Seen>,
     // kept alive: dropping it stops the watch
@@ -42,6 +54,13 @@ impl Watcher {
         let s = seen.clone();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             let Ok(event) = event else { return };
+            // reading a file is no change: inotify reports opens and closes
+            // after reading (the daemon's own reads, on every request), and
+            // counting them made every read file's content id new, and
+            // `.yttcheck.yml` look edited at every check
+            if !changes_content(&event.kind) {
+                return;
+            }
             for path in event.paths {
                 if path.starts_with(&git) {
                     continue;

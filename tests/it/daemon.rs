@@ -623,3 +623,31 @@ fn auto_starts_a_daemon_and_never_runs_in_ci() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Reading is no change: the daemon's own reads of the work tree (and of
+/// `.yttcheck.yml`) on each request must not count as edits, or every
+/// request would re-read every file and wait out a config "change" (what
+/// made the warm daemon slower than no daemon once a config existed).
+#[test]
+fn the_daemons_own_reads_are_not_changes() {
+    let repo = repository();
+    let p = repo.path();
+    write(p, ".yttcheck.yml", "fail_on: error\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "config"]);
+    let (_stop, pid) = start(p, &[]);
+    for _ in 0..5 {
+        same(p, &["--format", "json"]);
+    }
+    // a tick of the daemon's clock, so it would have seen a "change"
+    std::thread::sleep(Duration::from_millis(600));
+    let s = status(p).expect("running");
+    assert_eq!(s["pid"].as_u64().unwrap(), pid, "no restart: {s}");
+    assert_eq!(s["restarts"], 0, "{s}");
+    assert_eq!(s["watched_changes"], 0, "reads counted as changes: {s}");
+    // after the first request, every file comes from what the daemon kept
+    assert!(
+        s["files"]["hits"].as_u64().unwrap() >= 4 * s["files"]["entries"].as_u64().unwrap() / 2,
+        "{s}"
+    );
+}
