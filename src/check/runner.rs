@@ -239,12 +239,30 @@ pub(super) fn input_files(
     paths: impl IntoIterator<Item = (RepoPath, String, usize)>,
     who: &Subject,
 ) -> Result<Vec<Arc<InputFile>>, Vec<Finding>> {
+    marked_input_files(
+        sources,
+        paths
+            .into_iter()
+            .map(|(p, r, o)| (p, r, o, crate::files::Marks::default())),
+        who,
+    )
+}
+
+/// [`input_files`], each with what `--file-mark`s say of it.
+fn marked_input_files(
+    sources: &SourceCache,
+    paths: impl IntoIterator<Item = (RepoPath, String, usize, crate::files::Marks)>,
+    who: &Subject,
+) -> Result<Vec<Arc<InputFile>>, Vec<Finding>> {
     let mut files = Vec::new();
     let mut problems = Vec::new();
-    for (path, rel_path, order) in paths {
+    for (path, rel_path, order, marks) in paths {
         // ytt parses YAML, Starlark and text templates; other files are data
+        let kind = marks
+            .kind
+            .map_or_else(|| crate::files::file_type_of(&rel_path), |(t, _)| t);
         let parsed = matches!(
-            crate::files::file_type_of(&rel_path),
+            kind,
             crate::files::FileType::Yaml
                 | crate::files::FileType::Starlark
                 | crate::files::FileType::Text
@@ -260,6 +278,7 @@ pub(super) fn input_files(
                 implied: true,
                 src,
                 order,
+                marks,
             })),
             Err(e) => problems.push(unreadable(&e, who)),
         }
@@ -269,6 +288,49 @@ pub(super) fn input_files(
     } else {
         Err(problems)
     }
+}
+
+/// A library's files, after its `file_marks:` (a mark that cannot be
+/// applied is a `config/invalid` finding of the library).
+fn library_input_files(
+    sources: &SourceCache,
+    lib: &Library,
+    who: &Subject,
+) -> Result<Vec<Arc<InputFile>>, Vec<Finding>> {
+    let inputs = library_inputs(lib);
+    if lib.file_marks.is_empty() {
+        return input_files(sources, inputs, who);
+    }
+    let bad = |e: String| {
+        vec![who.finding(
+            RuleId::ConfigInvalid,
+            format!("file_marks of library '{}': {e}", lib.name),
+            Some(Location::file(crate::workspace::CONFIG_FILE)),
+        )]
+    };
+    let marks = lib
+        .file_marks
+        .iter()
+        .map(|m| crate::files::marks::FileMark::parse(m))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(bad)?;
+    let markable = inputs
+        .into_iter()
+        .map(|(path, rel, order)| crate::files::marks::Markable {
+            original: rel.clone(),
+            rel_path: rel,
+            marks: crate::files::Marks::default(),
+            item: (path, order),
+        })
+        .collect();
+    let marked = crate::files::marks::apply(&marks, markable).map_err(bad)?;
+    marked_input_files(
+        sources,
+        marked
+            .into_iter()
+            .map(|m| (m.item.0, m.rel_path, m.item.1, m.marks)),
+        who,
+    )
 }
 
 fn library_inputs(lib: &Library) -> Vec<(RepoPath, String, usize)> {
@@ -309,7 +371,7 @@ fn library_start(
     lib: &Library,
     who: &Subject,
 ) -> LibraryStart {
-    let files = match input_files(sources, library_inputs(lib), who) {
+    let files = match library_input_files(sources, lib, who) {
         Ok(files) => files,
         Err(problems) => {
             return LibraryStart {
@@ -341,7 +403,7 @@ pub fn library_schemas(
                 library: lib.name.clone(),
                 environments: Vec::new(),
             };
-            let dt = input_files(sources, library_inputs(lib), &who)
+            let dt = library_input_files(sources, lib, &who)
                 .ok()
                 .and_then(|files| {
                     let tree = Arc::new(LibraryTree::new(files));

@@ -99,6 +99,34 @@ pub struct YttInputs {
     #[arg(long = "implicit-map-key-overrides")]
     pub implicit_map_key_overrides: bool,
 
+    /// File mark (ie change file path, mark as non-template) (format:
+    /// file:key=value) (can be specified multiple times)
+    #[arg(long = "file-mark", value_name = "MARK")]
+    pub file_marks: Vec<String>,
+
+    /// Inspect files (print the files the run reads, after file marks)
+    #[arg(long = "files-inspect")]
+    pub files_inspect: bool,
+
+    /// Symlinks may lead here (accepted for ytt compatibility: yttcheck
+    /// reads a link that stays inside the folder it runs in, never one
+    /// that leads out)
+    #[arg(
+        long = "allow-symlink-destination",
+        value_name = "PATH",
+        value_delimiter = ','
+    )]
+    pub allow_symlink_destinations: Vec<String>,
+
+    /// Symlinks may lead anywhere (accepted for ytt compatibility; see
+    /// --allow-symlink-destination)
+    #[arg(long = "dangerous-allow-all-symlink-destinations")]
+    pub allow_all_symlink_destinations: bool,
+
+    /// Print debug info (ytt's library tree and timing, on stderr)
+    #[arg(long = "debug")]
+    pub debug: bool,
+
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
@@ -124,13 +152,61 @@ impl YttInputs {
         stdin: &Stdin,
         environ: &[(String, String)],
     ) -> Result<(Arc<LibraryTree>, crate::values::flags::Overlays, EvalOpts), String> {
-        let files = collect_inputs(snap, &self.files, stdin)?;
+        let files = self.files(snap, stdin)?;
         let tree = Arc::new(LibraryTree::new(files));
         let overlays = self
             .flags()
             .as_overlays(snap, stdin, environ, self.strict)
             .map_err(|e| e.message)?;
         Ok((tree, overlays, self.eval_opts()?))
+    }
+
+    /// The `-f` files after `--file-mark`s.
+    pub fn files(
+        &self,
+        snap: &dyn crate::source::Snapshot,
+        stdin: &Stdin,
+    ) -> Result<Vec<Arc<crate::files::InputFile>>, String> {
+        let marks = self
+            .file_marks
+            .iter()
+            .map(|m| crate::files::marks::FileMark::parse(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        collect_inputs(snap, &self.files, stdin, &marks)
+    }
+
+    /// ytt's `--files-inspect`: the files of the run (those of private
+    /// libraries aside), one YAML sequence.
+    pub fn files_inspect(
+        &self,
+        snap: &dyn crate::source::Snapshot,
+        stdin: &Stdin,
+        json: bool,
+    ) -> Result<String, String> {
+        let files = self.files(snap, stdin)?;
+        let names: Vec<Value> = files
+            .iter()
+            .filter(|f| !(f.rel_path.starts_with("_ytt_lib/") || f.rel_path.contains("/_ytt_lib/")))
+            .map(|f| Value::str(&f.rel_path))
+            .collect();
+        if names.is_empty() {
+            return Ok(String::new());
+        }
+        let list = Value::Array(Box::new(crate::yaml::Array {
+            items: names
+                .into_iter()
+                .map(|value| crate::yaml::ArrayItem {
+                    value,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }));
+        if json {
+            crate::ytt::codec::json_encode(&list, 0, false).map_err(|e| e.to_string())
+        } else {
+            Ok(crate::yaml::print::print_value(&list))
+        }
     }
 
     /// Evaluation options from the flags.
@@ -196,14 +272,38 @@ pub const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
 pub const MAX_STEPS_LIMIT: u64 = 1_000_000_000_000;
 
 const OUTPUT_FORMATS: &[&str] = &["yaml", "json", "pos"];
+
+/// A value with every map's items sorted by key (Go's `json.Marshal` of a
+/// map sorts them).
+fn sorted_keys(mut v: Value) -> Value {
+    match &mut v {
+        Value::Map(m) => {
+            let items = std::mem::take(&mut m.items);
+            let mut items: Vec<crate::yaml::MapItem> = items
+                .into_iter()
+                .map(|mut i| {
+                    i.value = sorted_keys(std::mem::take(&mut i.value));
+                    i
+                })
+                .collect();
+            items.sort_by_key(|i| i.key.scalar_display());
+            m.items = items;
+        }
+        Value::Array(a) => {
+            for i in &mut a.items {
+                i.value = sorted_keys(std::mem::take(&mut i.value));
+            }
+        }
+        _ => {}
+    }
+    v
+}
 const OUTPUT_SCHEMAS: &[&str] = &["openapi-v3", "json-schema"];
 
 fn output_kind(args: &InspectArgs, of: &[&str]) -> Result<Option<String>, String> {
     for t in &args.output {
         if !OUTPUT_FORMATS.contains(&t.as_str()) && !OUTPUT_SCHEMAS.contains(&t.as_str()) {
-            return Err(format!(
-                "Unknown output type '{t}' (expected one of: yaml, json, pos, openapi-v3, json-schema)"
-            ));
+            return Err(format!("Unknown output type '{t}'"));
         }
     }
     Ok(args
@@ -353,6 +453,12 @@ pub fn inspect_in(
     args: &InspectArgs,
 ) -> Result<String, String> {
     let input = &args.input;
+    // as ytt: the output types first, the file list before anything is
+    // evaluated
+    let format = output_kind(args, OUTPUT_FORMATS)?;
+    if input.files_inspect {
+        return input.files_inspect(snap, stdin, format.as_deref() == Some("json"));
+    }
     let (tree, overlays, opts) = input.prepare(snap, stdin, environ)?;
     let cache = CompileCache::new(crate::ytt::stdlib());
     let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
@@ -368,6 +474,12 @@ pub fn inspect_in(
                         with_validations: args.openapi_validations,
                     },
                 );
+                // `-o json` too: the document as JSON (ytt applies both)
+                if format.as_deref() == Some("json") {
+                    // Go's encoding/json writes an object's keys sorted
+                    return crate::ytt::codec::json_encode(&sorted_keys(doc), 0, true)
+                        .map_err(|e| e.to_string());
+                }
                 Ok(crate::yaml::print::print_value(&doc))
             }
             Some("json-schema") => {

@@ -26,7 +26,23 @@ pub struct ListArgs {
 /// The ytt command line that computes a pair's data values.
 pub fn ytt_command(plan: &Plan, pair: &Pair) -> Vec<String> {
     let lib = &plan.libraries[pair.library];
-    let mut cmd = vec!["ytt".to_string(), "-f".to_string(), lib.root.to_string()];
+    let root = if lib.root.is_root() {
+        ".".to_string()
+    } else {
+        lib.root.to_string()
+    };
+    let mut cmd = vec!["ytt".to_string(), "-f".to_string(), root];
+    // the library's own marks, then what its folder holds that it does not
+    // read (environment folders inside it): ytt would take those as
+    // templates of the library
+    for m in &lib.file_marks {
+        cmd.push("--file-mark".into());
+        cmd.push(m.clone());
+    }
+    for p in &lib.left_out {
+        cmd.push("--file-mark".into());
+        cmd.push(format!("{p}:exclude=true"));
+    }
     for f in lib.extra_files.iter().chain(&pair.inputs.files) {
         cmd.push("-f".into());
         // `rel=path` when ytt must see another path than the file's name

@@ -31,8 +31,17 @@ pub struct RenderArgs {
 
     /// Write every output file (YAML and text templates) under DIR instead of
     /// printing the documents (ytt's --output-files)
-    #[arg(long = "output-files", value_name = "DIR")]
+    #[arg(
+        long = "output-files",
+        value_name = "DIR",
+        conflicts_with = "emptied_output_directory"
+    )]
     pub output_files: Option<PathBuf>,
+
+    /// Delete everything in DIR, then write every output file under it
+    /// (ytt's flag of the same name: DIR is emptied first)
+    #[arg(long = "dangerous-emptied-output-directory", value_name = "DIR")]
+    pub emptied_output_directory: Option<PathBuf>,
 }
 
 /// Runs `render`; returns the process exit code.
@@ -44,13 +53,31 @@ pub fn run(args: &RenderArgs) -> i32 {
             return 1;
         }
     };
+    let snap = WorkTree::command_line(cwd);
+    if args.input.files_inspect {
+        let json = args.output.iter().any(|t| t == "json");
+        return match args.input.files_inspect(&snap, &Stdin::default(), json) {
+            Ok(out) => {
+                super::out::data(&out);
+                0
+            }
+            Err(msg) => {
+                errln!("yttcheck: Error: {}", multi_line_error(&msg));
+                1
+            }
+        };
+    }
+    let started = std::time::Instant::now();
     let result = render_in(
-        &WorkTree::command_line(cwd),
+        &snap,
         &Stdin::default(),
         &crate::values::flags::environ(),
         args,
     )
     .and_then(|r| deliver(&r, args));
+    if args.input.debug {
+        super::out::err(&format!("total: {:?}\n", started.elapsed()));
+    }
     match result {
         Ok(()) => 0,
         Err(msg) => {
@@ -69,11 +96,15 @@ pub fn render_in(
 ) -> Result<Rendered, String> {
     let input = &args.input;
     for t in &args.output {
-        if !["yaml", "json"].contains(&t.as_str()) {
-            return Err(format!(
-                "Unknown output type '{t}' (render prints yaml or json)"
-            ));
+        if !["yaml", "json", "pos", "openapi-v3"].contains(&t.as_str()) {
+            return Err(format!("Unknown output type '{t}'"));
         }
+    }
+    if args.output.iter().any(|t| t == "openapi-v3") {
+        return Err(
+            "Output type currently only supported for data values schema (i.e. include --data-values-schema-inspect)"
+                .to_string(),
+        );
     }
     let (tree, overlays, opts) = input.prepare(snap, stdin, environ)?;
     let cache = Arc::new(CompileCache::new(crate::ytt::stdlib()));
@@ -86,6 +117,9 @@ pub fn render_in(
 fn deliver(r: &Rendered, args: &RenderArgs) -> Result<(), String> {
     if let Some(dir) = &args.output_files {
         return write_files(r, dir);
+    }
+    if let Some(dir) = &args.emptied_output_directory {
+        return write_emptied(r, dir);
     }
     let out = if args.output.iter().any(|t| t == "json") {
         let mut out = String::new();
@@ -109,6 +143,37 @@ fn deliver(r: &Rendered, args: &RenderArgs) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// ytt's `--dangerous-emptied-output-directory`: `dir` emptied (a link
+/// there is removed, not followed), then written as `--output-files`
+/// writes.
+fn write_emptied(r: &Rendered, dir: &Path) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let dups: Vec<&str> = r
+        .files
+        .iter()
+        .filter(|f| !seen.insert(f.path.as_str()))
+        .map(|f| f.path.as_str())
+        .collect();
+    if !dups.is_empty() {
+        return Err(format!(
+            "Multiple files have same output destination paths: {}",
+            dups.join(", ")
+        ));
+    }
+    if ["/", ".", "./", ""].contains(&dir.to_string_lossy().as_ref()) {
+        return Err("Expected output directory path to not be one of '/', '.', './', ''".into());
+    }
+    match std::fs::symlink_metadata(dir) {
+        Ok(md) if md.file_type().is_symlink() || !md.is_dir() => {
+            std::fs::remove_file(dir).map_err(|e| format!("Deleting '{}': {e}", dir.display()))?
+        }
+        Ok(_) => std::fs::remove_dir_all(dir)
+            .map_err(|e| format!("Deleting '{}': {e}", dir.display()))?,
+        Err(_) => {}
+    }
+    write_files(r, dir)
 }
 
 /// ytt's `--output-files`: each output file under `dir` (created when

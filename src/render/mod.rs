@@ -243,7 +243,12 @@ impl Renderer {
                 root: ctx.root,
             };
             let kind = f.file.file_type();
-            if f.file.is_template() && !not_for_output.contains(&f.rel_path) {
+            // ytt's `IsForOutput`: templates, and plain YAML and text files
+            // (a `--file-mark` may make either of a file)
+            if f.file.is_for_output()
+                && !f.file.is_library()
+                && !not_for_output.contains(&f.rel_path)
+            {
                 match kind {
                     FileType::Yaml => {
                         let r = session
@@ -251,7 +256,7 @@ impl Renderer {
                             .map_err(RenderError::Template)?;
                         docsets.push((f.file.order, f.rel_path.clone(), r.docset));
                     }
-                    FileType::Text => {
+                    FileType::Text if f.file.is_template() => {
                         let (_, text) = session
                             .eval_text(&f, file_ctx)
                             .map_err(RenderError::Template)?;
@@ -260,6 +265,10 @@ impl Renderer {
                             content: OutputContent::Text(text),
                         });
                     }
+                    FileType::Text => rendered.files.push(OutputFile {
+                        path: f.rel_path.clone(),
+                        content: OutputContent::Text(f.file.src.text().to_string()),
+                    }),
                     _ => {}
                 }
             } else if f.file.is_library()

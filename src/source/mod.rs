@@ -272,6 +272,12 @@ pub struct FoundFile {
     pub implied: bool,
     /// Contents already read (stdin).
     pub bytes: Option<Vec<u8>>,
+    /// ytt's original relative path, which `--file-mark`s match: the path
+    /// under the `-f` folder, or the base name of a `-f FILE` (a `rel=`
+    /// override is not it).
+    pub original: String,
+    /// What `--file-mark`s say of it.
+    pub marks: crate::files::Marks,
 }
 
 /// Finds the files of one `-f`-style argument (`path`, `rel=path`, `-`),
@@ -295,6 +301,8 @@ pub fn find_files(snap: &dyn Snapshot, arg: &str, stdin: &Stdin) -> Result<Vec<F
             rel_path: rel_override.unwrap_or("stdin.yml").to_string(),
             implied: false,
             bytes: Some(bytes),
+            original: "stdin.yml".to_string(),
+            marks: Default::default(),
         });
         return Ok(out);
     }
@@ -329,16 +337,20 @@ pub fn find_files(snap: &dyn Snapshot, arg: &str, stdin: &Stdin) -> Result<Vec<F
                         EntryKind::File => out.push(FoundFile {
                             implied: rel.contains('/'),
                             path: p,
+                            original: rel.clone(),
                             rel_path: rel,
                             bytes: None,
+                            marks: Default::default(),
                         }),
                         EntryKind::Symlink => match snap.resolve_symlink(&p) {
                             Some(target) if matches!(snap.kind(&target), Ok(EntryKind::File)) => {
                                 out.push(FoundFile {
                                     implied: rel.contains('/'),
                                     path: target,
+                                    original: rel.clone(),
                                     rel_path: rel,
                                     bytes: None,
+                                    marks: Default::default(),
                                 })
                             }
                             _ => {
@@ -358,6 +370,8 @@ pub fn find_files(snap: &dyn Snapshot, arg: &str, stdin: &Stdin) -> Result<Vec<F
                 .unwrap_or_else(|| crate::files::base_name(path).to_string()),
             implied: false,
             bytes: None,
+            original: crate::files::base_name(path).to_string(),
+            marks: Default::default(),
         }),
         EntryKind::Symlink => match snap.resolve_symlink(path) {
             Some(target) => out.push(FoundFile {
@@ -367,6 +381,8 @@ pub fn find_files(snap: &dyn Snapshot, arg: &str, stdin: &Stdin) -> Result<Vec<F
                     .unwrap_or_else(|| crate::files::base_name(path).to_string()),
                 implied: false,
                 bytes: None,
+                original: crate::files::base_name(path).to_string(),
+                marks: Default::default(),
             }),
             None => {
                 return Err(format!(
@@ -425,6 +441,7 @@ pub fn load_file(
         rel_path: f.rel_path,
         implied: f.implied,
         order,
+        marks: f.marks,
     }))
 }
 
@@ -433,15 +450,44 @@ pub fn collect_inputs(
     snap: &dyn Snapshot,
     args: &[String],
     stdin: &Stdin,
+    marks: &[crate::files::marks::FileMark],
 ) -> Result<Vec<Arc<InputFile>>, String> {
-    let mut out = Vec::new();
-    let mut order = 1;
+    let mut found = Vec::new();
     for arg in args {
-        for f in find_files(snap, arg, stdin)? {
-            let file = load_file(snap, f, order).map_err(|e| e.message)?;
-            out.push(file);
-            order += 1;
-        }
+        found.extend(find_files(snap, arg, stdin)?);
+    }
+    let found = mark(found, marks)?;
+    let mut out = Vec::new();
+    for (i, f) in found.into_iter().enumerate() {
+        out.push(load_file(snap, f, i + 1).map_err(|e| e.message)?);
     }
     Ok(out)
+}
+
+/// The found files after `--file-mark`s (excluded ones gone, the others
+/// marked and maybe renamed), in order.
+pub fn mark(
+    found: Vec<FoundFile>,
+    marks: &[crate::files::marks::FileMark],
+) -> Result<Vec<FoundFile>, String> {
+    if marks.is_empty() {
+        return Ok(found);
+    }
+    let markable = found
+        .into_iter()
+        .map(|f| crate::files::marks::Markable {
+            original: f.original.clone(),
+            rel_path: f.rel_path.clone(),
+            marks: f.marks.clone(),
+            item: f,
+        })
+        .collect();
+    Ok(crate::files::marks::apply(marks, markable)?
+        .into_iter()
+        .map(|m| FoundFile {
+            rel_path: m.rel_path,
+            marks: m.marks,
+            ..m.item
+        })
+        .collect())
 }

@@ -316,10 +316,12 @@ fn libraries(
     claimed: &[RepoPath],
     problems: &mut Problems,
 ) -> (Vec<Library>, BTreeSet<String>) {
-    let mut roots: Vec<(RepoPath, Option<String>, Vec<FileArg>)> = Vec::new();
+    // root, declared name, extra files, file marks
+    type Root = (RepoPath, Option<String>, Vec<FileArg>, Vec<String>);
+    let mut roots: Vec<Root> = Vec::new();
     if cfg.libraries.is_empty() {
         for root in discover_libraries(files, claimed) {
-            roots.push((root, None, Vec::new()));
+            roots.push((root, None, Vec::new(), Vec::new()));
         }
     } else {
         for spec in &cfg.libraries {
@@ -374,14 +376,19 @@ fn libraries(
                         &problems.config_path,
                     ));
                 }
-                roots.push((root, name, extra));
+                for m in &spec.file_marks {
+                    if let Err(e) = crate::files::marks::FileMark::parse(m) {
+                        problems.config_about(Some(m), format!("file_marks: {e}"));
+                    }
+                }
+                roots.push((root, name, extra, spec.file_marks.clone()));
             }
         }
     }
     let auto_names = library_names(&roots.iter().map(|r| r.0.clone()).collect::<Vec<_>>());
     let ambiguous: BTreeSet<String> = {
         let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-        for (r, name, _) in &roots {
+        for (r, name, _, _) in &roots {
             if name.is_none() && !r.is_root() {
                 *count.entry(r.file_name()).or_default() += 1;
             }
@@ -395,15 +402,70 @@ fn libraries(
     let mut libraries: Vec<Library> = roots
         .into_iter()
         .zip(auto_names)
-        .map(|((root, name, extra), auto)| Library {
-            name: name.unwrap_or(auto),
-            files: library_files(files, &root, claimed),
-            root,
-            extra_files: extra,
+        .map(|((root, name, extra, file_marks), auto)| {
+            let own = library_files(files, &root, claimed);
+            let left_out = left_out(files, &root, &own);
+            Library {
+                name: name.unwrap_or(auto),
+                files: own,
+                root,
+                extra_files: extra,
+                file_marks,
+                left_out,
+            }
         })
         .collect();
     libraries.sort_by(|a, b| a.name.cmp(&b.name));
     (libraries, ambiguous)
+}
+
+/// The files under a library's folder that it does not read, relative to
+/// the folder, a whole folder of them as `folder/**/*` (ytt's `--file-mark`
+/// pattern for everything below it).
+fn left_out(files: &RepoFiles, root: &RepoPath, own: &[RepoPath]) -> Vec<String> {
+    let own: BTreeSet<&RepoPath> = own.iter().collect();
+    let under: Vec<&RepoPath> = files.under(root).iter().collect();
+    let rel = |f: &RepoPath| f.strip_prefix(root).unwrap_or(f.as_str()).to_string();
+    let mut out: Vec<String> = Vec::new();
+    let mut covered: Vec<String> = Vec::new();
+    for f in under.iter().filter(|f| !own.contains(*f)) {
+        let r = rel(f);
+        if covered.iter().any(|c| r.starts_with(c.as_str())) {
+            continue;
+        }
+        // the highest folder on the way whose files are all left out
+        let mut whole: Option<String> = None;
+        let mut dir = String::new();
+        for piece in r
+            .split('/')
+            .collect::<Vec<_>>()
+            .split_last()
+            .map_or(&[][..], |(_, d)| d)
+        {
+            dir = if dir.is_empty() {
+                piece.to_string()
+            } else {
+                format!("{dir}/{piece}")
+            };
+            let prefix = format!("{dir}/");
+            let all_out = under
+                .iter()
+                .filter(|g| rel(g).starts_with(&prefix))
+                .all(|g| !own.contains(*g));
+            if all_out {
+                whole = Some(prefix);
+                break;
+            }
+        }
+        match whole {
+            Some(prefix) => {
+                out.push(format!("{prefix}**/*"));
+                covered.push(prefix);
+            }
+            None => out.push(r),
+        }
+    }
+    out
 }
 
 /// Each library's environments (declared, or found by convention), in the

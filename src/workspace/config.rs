@@ -100,6 +100,11 @@ pub struct LibrarySpec {
     /// More `-f` files or folders read with the library (shared helpers).
     #[serde(default)]
     pub files: Vec<String>,
+    /// ytt's `--file-mark PATH:KEY=VALUE` for the library's files (`PATH`
+    /// relative to the library's folder), as a Makefile or a Package CR
+    /// gives them to ytt.
+    #[serde(default)]
+    pub file_marks: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -230,7 +235,7 @@ const SECTION_KEYS: &[&[&str]] = &[
         "ignore",
     ],
     &["rule", "paths", "reason"],
-    &["path", "glob", "name", "files"],
+    &["path", "glob", "name", "files", "file_marks"],
     &[
         "name",
         "glob",

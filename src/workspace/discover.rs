@@ -458,8 +458,32 @@ fn count_at_or_below(sorted: &[RepoPath], dir: &RepoPath, limit: usize) -> usize
     (own + below(sorted, dir).len()).min(limit)
 }
 
-/// Library names: the folder name, or the path (`libs-web`) when folders of
-/// several libraries share a name.
+/// Folder names that say how a package lays out its files, not what the
+/// package is: a library in such a folder is better named by the folder
+/// above (`packages/contour/config` is `contour`).
+const LAYOUT_NAMES: &[&str] = &[
+    "config",
+    "configs",
+    "base",
+    "bundle",
+    "carvel",
+    "chart",
+    "deploy",
+    "deployment",
+    "k8s",
+    "kubernetes",
+    "lib",
+    "manifests",
+    "package",
+    "src",
+    "templates",
+    "ytt",
+];
+
+/// Library names: the folder name; when folders of several libraries share
+/// it, the folder above for a layout name (`packages/contour/config` and
+/// `packages/harbor/config` are `contour` and `harbor`) when that tells
+/// them apart, else the path (`libs-web`, `apps-web`).
 pub(super) fn library_names(roots: &[RepoPath]) -> Vec<String> {
     let base = |r: &RepoPath| {
         if r.is_root() {
@@ -472,12 +496,34 @@ pub(super) fn library_names(roots: &[RepoPath]) -> Vec<String> {
     for r in roots {
         *count.entry(base(r)).or_default() += 1;
     }
+    let parent_name = |r: &RepoPath| -> Option<String> {
+        r.parent()
+            .filter(|p| !p.is_root())
+            .map(|p| p.file_name().to_string())
+    };
+    // the folder above, for a shared name, when that is unique among every
+    // name given
+    let mut above: BTreeMap<String, usize> = BTreeMap::new();
+    for r in roots.iter().filter(|r| count[&base(r)] > 1) {
+        if let Some(p) = parent_name(r) {
+            *above.entry(p).or_default() += 1;
+        }
+    }
     let mut taken = BTreeSet::new();
     roots
         .iter()
         .map(|r| {
             let mut name = if count[&base(r)] > 1 {
-                r.as_str().replace('/', "-")
+                match parent_name(r) {
+                    Some(p)
+                        if LAYOUT_NAMES.contains(&base(r).as_str())
+                            && above[&p] == 1
+                            && !count.contains_key(&p) =>
+                    {
+                        p
+                    }
+                    _ => r.as_str().replace('/', "-"),
+                }
             } else {
                 base(r)
             };

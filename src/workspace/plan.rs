@@ -30,6 +30,12 @@ pub struct Library {
     pub files: Vec<RepoPath>,
     /// Extra `-f` inputs read with the library (config `files:`), in order.
     pub extra_files: Vec<FileArg>,
+    /// `--file-mark`s for its files (config `file_marks:`).
+    pub file_marks: Vec<String>,
+    /// Files under its folder that it does not read (environment folders
+    /// inside it, excluded paths), relative to the folder: what the
+    /// equivalent ytt command excludes with `--file-mark`.
+    pub left_out: Vec<String>,
 }
 
 /// What an environment gives one library: ytt's inputs after `-f <library>`.

@@ -189,5 +189,6 @@ pub fn input_file(
         implied: true,
         src: yttcheck::yaml::pos::SourceFile::new(rel_path, text),
         order,
+        marks: Default::default(),
     })
 }

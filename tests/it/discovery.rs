@@ -434,3 +434,83 @@ fn yaml_files_no_pair_reads_are_notes() {
     let (code, _, _) = run(p, &["check", "--fail-on", "note"]);
     assert_eq!(code, 1);
 }
+
+/// The ytt command `list` prints for a pair gives, under ytt's own flags,
+/// exactly the values the pair's check computed (run here through
+/// `yttcheck inspect`, which takes ytt's flags), and renders no environment
+/// file as a template: for every pair of the examples, and for packages
+/// whose environments live inside their folders.
+#[test]
+fn the_printed_ytt_command_is_equivalent_to_the_pair() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    for pkg in ["contour", "harbor"] {
+        write(
+            p,
+            &format!("packages/{pkg}/config/schema.yml"),
+            "#@data/values-schema\n---\nreplicas: 1\nvalues_file_marker: false\n",
+        );
+        write(
+            p,
+            &format!("packages/{pkg}/config/deploy.yml"),
+            "#@ load(\"@ytt:data\", \"data\")\n---\nkind: Deployment\nreplicas: #@ data.values.replicas\n",
+        );
+        write(
+            p,
+            &format!("packages/{pkg}/config/values/prod.yaml"),
+            "replicas: 3\nvalues_file_marker: true\n",
+        );
+    }
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n  - glob: packages/*/config\nenvironments:\n  - name: prod\n    data_values_files: [\"packages/{library}/config/values/prod.yaml\"]\n",
+    );
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut repos = vec![p.to_path_buf()];
+    for e in ["monorepo", "shop", "harbor"] {
+        repos.push(examples.join(e));
+    }
+    for repo in &repos {
+        let (code, out, err) = run(repo, &["list", "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let pairs = v["pairs"].as_array().unwrap();
+        assert!(!pairs.is_empty());
+        for pair in pairs {
+            let name = pair["name"].as_str().unwrap();
+            let ytt: Vec<&str> = pair["ytt"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap())
+                .collect();
+            assert_eq!(ytt[0], "ytt");
+            let (pair_code, pair_out, pair_err) = run(repo, &["inspect", name]);
+            if repo == p {
+                assert_eq!(pair_code, 0, "{name}: {pair_err}");
+            }
+            let mut args = vec!["inspect"];
+            args.extend(&ytt[1..]);
+            let (ytt_code, ytt_out, ytt_err) = run(repo, &args);
+            assert_eq!(
+                (pair_code == 0, &pair_out),
+                (ytt_code == 0, &ytt_out),
+                "{}: {name}: {ytt:?}\n{pair_err}\n{ytt_err}",
+                repo.display()
+            );
+            // rendered, the environment's files are no templates of the
+            // library
+            let mut args = vec!["render"];
+            args.extend(ytt[1..].iter().filter(|a| **a != "--data-values-inspect"));
+            let (_, rendered, _) = run(repo, &args);
+            assert!(
+                !rendered.contains("values_file_marker"),
+                "{name}: {rendered}"
+            );
+        }
+    }
+    // libraries in layout folders are named by the package
+    let (_, out, _) = run(p, &["list", "--names"]);
+    assert_eq!(out, "contour@prod\nharbor@prod\n");
+}

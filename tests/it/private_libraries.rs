@@ -90,6 +90,7 @@ fn tree(dir: &Path) -> Arc<LibraryTree> {
         &WorkTree::new(dir),
         &["config".to_string()],
         &Stdin::default(),
+        &[],
     )
     .expect("inputs");
     Arc::new(LibraryTree::new(files))

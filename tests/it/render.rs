@@ -637,3 +637,106 @@ fn non_yaml_templates_are_announced_as_ytt_does() {
     assert_eq!(code, 0, "{err}");
     assert!(!err.contains("Warning"), "{err}");
 }
+
+/// `--file-mark` as ytt takes it: a values file marked plain YAML is no
+/// values document, an excluded one is gone, `data` is readable only with
+/// `data.read`, a mark that matches nothing is an error; `--files-inspect`
+/// lists the files after the marks; and the same marks in `.yttcheck.yml`
+/// (`file_marks:` of a library) act on `check`.
+#[test]
+fn file_marks_act_as_in_ytt_on_inspect_render_and_check() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "lib/schema.yml", "#@data/values-schema\n---\na: 0\n");
+    write(p, "lib/values.yml", "#@data/values\n---\na: 1\n");
+    write(p, "lib/t.yml", "#@ load(\"@ytt:data\", \"data\")\n---\na: #@ data.values.a\nraw: #@ data.read(\"raw.yml\")\n");
+    write(p, "lib/raw.yml", "#@ this is not a template\nk: v\n");
+    let (code, out, err) = run(
+        p,
+        &["inspect", "-f", "lib", "--file-mark", "raw.yml:type=data"],
+    );
+    assert_eq!((code, out.as_str()), (0, "a: 1\n"), "{err}");
+    let (_, out, _) = run(
+        p,
+        &[
+            "inspect",
+            "-f",
+            "lib",
+            "--file-mark",
+            "values.yml:type=yaml-plain",
+            "--file-mark",
+            "raw.yml:type=data",
+        ],
+    );
+    assert_eq!(out, "a: 0\n");
+    let (_, out, _) = run(
+        p,
+        &[
+            "inspect",
+            "-f",
+            "lib",
+            "--file-mark",
+            "values.yml:exclude=true",
+            "--file-mark",
+            "raw.yml:type=data",
+        ],
+    );
+    assert_eq!(out, "a: 0\n");
+    let (code, _, err) = run(
+        p,
+        &[
+            "inspect",
+            "-f",
+            "lib",
+            "--file-mark",
+            "nomatch.yml:exclude=true",
+        ],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("Expected file mark 'nomatch.yml:exclude=true' to match at least one file by path, but did not"),
+        "{err}"
+    );
+    let (_, out, _) = run(
+        p,
+        &[
+            "inspect",
+            "-f",
+            "lib",
+            "--file-mark",
+            "values.yml:exclude=true",
+            "--file-mark",
+            "t.yml:path=sub/t.yml",
+            "--files-inspect",
+        ],
+    );
+    assert_eq!(out, "- raw.yml\n- schema.yml\n- sub/t.yml\n");
+    let (code, out, err) = run(
+        p,
+        &["render", "-f", "lib", "--file-mark", "raw.yml:type=data"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "a: 1\nraw: |\n  #@ this is not a template\n  k: v\n");
+
+    // in .yttcheck.yml: without the mark, raw.yml is a template that fails
+    write(p, "envs/prod/lib.yml", "a: 2\n");
+    let (code, json) = super::common::check_json(p, &[]);
+    assert_eq!(code, 1, "{json}");
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n  - path: lib\n    file_marks: [\"raw.yml:type=data\"]\n",
+    );
+    let (code, json) = super::common::check_json(p, &[]);
+    assert_eq!(code, 0, "{json}");
+    let (_, out, _) = run(p, &["list"]);
+    assert!(out.contains("--file-mark raw.yml:type=data"), "{out}");
+    // a mark that matches nothing is the library's configuration problem
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n  - path: lib\n    file_marks: [\"nomatch.yml:type=data\"]\n",
+    );
+    let (code, json) = super::common::check_json(p, &[]);
+    assert_eq!(code, 2, "{json}");
+}

@@ -9,9 +9,12 @@
 //! This module only models that tree; reading files from disk or git is the
 //! business of `source`.
 
+pub mod marks;
+
 use std::sync::Arc;
 
 use crate::yaml::SourceFile;
+pub use marks::Marks;
 
 pub const PRIVATE_LIB_DIR: &str = "_ytt_lib";
 
@@ -33,14 +36,22 @@ pub struct InputFile {
     pub src: Arc<SourceFile>,
     /// Position in the order ytt processes files.
     pub order: usize,
+    /// What `--file-mark`s say of it (its type, whether it is a template,
+    /// whether it is output), over what its name says.
+    pub marks: Marks,
 }
 
 impl InputFile {
+    /// Its type: as marked, else by its extension.
     pub fn file_type(&self) -> FileType {
-        file_type_of(&self.rel_path)
+        match self.marks.kind {
+            Some((t, _)) => t,
+            None => file_type_of(&self.rel_path),
+        }
     }
 
-    /// `*.lib.yml`, `*.lib.txt`, `*.star`: loadable, never output.
+    /// `*.lib.yml`, `*.lib.txt`, `*.star` (or marked starlark): loadable,
+    /// never output.
     pub fn is_library(&self) -> bool {
         let base = base_name(&self.rel_path);
         let parts: Vec<&str> = base.split('.').collect();
@@ -50,8 +61,27 @@ impl InputFile {
         self.file_type() == FileType::Starlark
     }
 
-    /// YAML and text files that are not libraries are templates.
+    /// As marked; else YAML and text files that are not libraries are
+    /// templates.
     pub fn is_template(&self) -> bool {
+        match self.marks.kind {
+            Some((_, template)) => template,
+            None => {
+                !self.is_library() && matches!(self.file_type(), FileType::Yaml | FileType::Text)
+            }
+        }
+    }
+
+    /// Whether a render outputs it (ytt's `IsForOutput`): as marked, else a
+    /// file marked a template, else a YAML or text file that is not a
+    /// library (plain ones included).
+    pub fn is_for_output(&self) -> bool {
+        if let Some(out) = self.marks.for_output {
+            return out;
+        }
+        if self.marks.kind.is_some_and(|(_, template)| template) {
+            return true;
+        }
         !self.is_library() && matches!(self.file_type(), FileType::Yaml | FileType::Text)
     }
 
@@ -319,6 +349,7 @@ mod tests {
             implied: true,
             src: SourceFile::new(path, ""),
             order,
+            marks: Marks::default(),
         })
     }
 
