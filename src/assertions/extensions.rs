@@ -124,9 +124,14 @@ pub fn check<'v>(name: &str, arg: Value<'v>, value: Value<'v>) -> Result<(), Str
     match name {
         "len" => {
             let want = int_of(arg).ok_or("len: expected an int")?;
-            let got = value
-                .length()
-                .map_err(|_| format!("value of type {} has no length", value.get_type()))?;
+            // counted as go-starlark's len counts (a string in bytes), as
+            // ytt's min_len/max_len are
+            let got = match value.unpack_str() {
+                Some(s) => i32::try_from(s.len()).unwrap_or(i32::MAX),
+                None => value
+                    .length()
+                    .map_err(|_| format!("value of type {} has no length", value.get_type()))?,
+            };
             if i64::from(got) != want {
                 return Err(format!("length = {got}"));
             }

@@ -72,11 +72,11 @@ fn one_of(arg: Value, value: Value) -> bool {
     }
 }
 
-/// `len(value)` for an ASCII string (where every way of counting agrees)
-/// or a list.
+/// `len(value)` for a string (its bytes of UTF-8, as go-starlark and our
+/// `len` count) or a list.
 fn length(v: Value) -> Option<i64> {
     if let Some(s) = v.unpack_str() {
-        return s.is_ascii().then_some(s.len() as i64);
+        return Some(s.len() as i64);
     }
     ListRef::from_value(v).map(|l| l.len() as i64)
 }

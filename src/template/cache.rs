@@ -361,7 +361,11 @@ impl TemplateError {
 /// guarded multiplication (see [`guard::MUL_FUNCTION`]).
 pub(super) fn parse_source(name: &str, source: String) -> starlark::Result<AstModule> {
     let mut ast = AstModule::parse(name, source, &dialect())?;
-    let replace = HashMap::from([("*".to_string(), guard::MUL_FUNCTION.to_string())]);
+    let replace = HashMap::from([
+        ("*".to_string(), guard::MUL_FUNCTION.to_string()),
+        ("<<".to_string(), guard::SHL_FUNCTION.to_string()),
+        (">>".to_string(), guard::SHR_FUNCTION.to_string()),
+    ]);
     ast.replace_binary_operators(&replace);
     Ok(ast)
 }

@@ -58,6 +58,61 @@ pub fn guarded_operators(builder: &mut GlobalsBuilder) {
         }
         a.mul(b, heap)
     }
+
+    /// `a << b` as go-starlark shifts: a negative count, or one of 512 and
+    /// more, is an error (starlark-rust would build any big int).
+    fn __ytt_shl<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+        shift_count(b)?;
+        a.left_shift(b, heap)
+    }
+
+    /// `a >> b`, with go-starlark's checks of the count.
+    fn __ytt_shr<'v>(a: Value<'v>, b: Value<'v>, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+        shift_count(b)?;
+        a.right_shift(b, heap)
+    }
+
+    /// go-starlark's `len`: a string's length in bytes of UTF-8 (`len("é")`
+    /// is 2), everything else as starlark-rust counts it.
+    fn len<'v>(#[starlark(require = pos)] x: Value<'v>) -> starlark::Result<i32> {
+        match x.unpack_str() {
+            Some(s) => Ok(i32::try_from(s.len()).unwrap_or(i32::MAX)),
+            None => x.length(),
+        }
+    }
+}
+
+/// The function `a << b` is compiled to.
+pub const SHL_FUNCTION: &str = "__ytt_shl";
+/// The function `a >> b` is compiled to.
+pub const SHR_FUNCTION: &str = "__ytt_shr";
+
+/// go-starlark's bounds of a shift count.
+fn shift_count(b: Value) -> starlark::Result<()> {
+    if let Some(n) = b.unpack_i32() {
+        if n < 0 {
+            return Err(starlark::Error::new_other(anyhow::anyhow!(
+                "negative shift count: {n}"
+            )));
+        }
+        if n >= 512 {
+            return Err(starlark::Error::new_other(anyhow::anyhow!(
+                "shift count too large: {n}"
+            )));
+        }
+    } else if b.get_type() == "int" {
+        // a big int: too large, or too negative
+        let n = b.to_str();
+        return Err(starlark::Error::new_other(anyhow::anyhow!(
+            "{}",
+            if n.starts_with('-') {
+                format!("negative shift count: {n}")
+            } else {
+                format!("shift count too large: {n}")
+            }
+        )));
+    }
+    Ok(())
 }
 
 /// The size of `seq * count` when `seq` is a string, list or tuple and `count`

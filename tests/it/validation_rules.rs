@@ -374,3 +374,62 @@ fn a_rule_made_once_for_an_argument_value_is_not_another_values() {
     let findings = json["findings"].as_array().unwrap();
     assert!(!findings.iter().any(|f| f["library"] == "b"), "{json:#}");
 }
+
+/// Lengths are go-starlark's: a string's bytes of UTF-8 (`héé` is 5 long),
+/// in `len()`, `min_len`/`max_len` (ytt's) and `len=` (yttcheck's).
+#[test]
+fn string_lengths_count_bytes_as_go_starlark() {
+    rule("max_len=3", "\"abc\"", "héé", "length <= 3", "length = 5");
+    rule("min_len=3", "\"é€\"", "é", "length >= 3", "length = 2");
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("t.yml"),
+        "---\na: #@ len(\"héé\")\nb: #@ len(\"€\")\nc: #@ len([1, 2])\n",
+    )
+    .unwrap();
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["render", "-f", "t.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a: 5\nb: 3\nc: 2\n");
+}
+
+/// Shifts are go-starlark's: a count of 512 or more, or a negative one, is
+/// an error (not a big int, and not an error only when the value is used).
+#[test]
+fn shifts_are_bounded_as_in_go_starlark() {
+    let d = tempfile::tempdir().unwrap();
+    for (expr, error) in [
+        ("1 << 100000", "shift count too large: 100000"),
+        ("1 << -1", "negative shift count: -1"),
+        ("8 >> 512", "shift count too large: 512"),
+    ] {
+        std::fs::write(
+            d.path().join("t.yml"),
+            format!("#@ x = {expr}\n---\na: 1\n"),
+        )
+        .unwrap();
+        let out = Command::cargo_bin("yttcheck")
+            .unwrap()
+            .current_dir(d.path())
+            .args(["render", "-f", "t.yml"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("- {error}\n")), "{expr}: {err}");
+    }
+    std::fs::write(
+        d.path().join("t.yml"),
+        "---\na: #@ 3 << 4\nb: #@ 256 >> 2\n",
+    )
+    .unwrap();
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(d.path())
+        .args(["render", "-f", "t.yml"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "a: 48\nb: 64\n");
+}
