@@ -138,6 +138,17 @@ fn unknown_annotations(
 ) -> Vec<Finding> {
     let mut out = Vec::new();
     for f in files {
+        if f.src.text().starts_with('\u{feff}') && f.file_type() != crate::files::FileType::Unknown
+        {
+            out.push(who.finding(
+                RuleId::FileByteOrderMark,
+                format!(
+                    "'{}' starts with a byte order mark, which ytt reads as content: its first line is no annotation (save it as UTF-8 without the mark)",
+                    f.rel_path
+                ),
+                Some(Location::file(f.src.name())),
+            ));
+        }
         if f.file_type() != crate::files::FileType::Yaml {
             continue;
         }

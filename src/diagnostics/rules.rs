@@ -83,6 +83,15 @@ rules! {
         example: "values.yml saved as Latin-1 (`café` as byte 0xE9)",
         fix: "Save the file as UTF-8 (or remove it from the library).",
     },
+    /// A ytt file that starts with a byte order mark, which ytt reads as content: its first line is no annotation.
+    FileByteOrderMark {
+        id: "file/byte-order-mark",
+        severity: Warning,
+        summary: "A ytt file that starts with a byte order mark, which ytt reads as content: its first line is no annotation.",
+        why: "ytt puts `---` before the file, and go-yaml skips a byte order mark only at the start of its input: `#@data/values` on the first line becomes the text of a document, so the file gives no data values (and a `#@ load(...)` there is lost). Editors on Windows add the mark silently.",
+        example: "<BOM>#@data/values\n---\nreplicas: 3",
+        fix: "Save the file as UTF-8 without a byte order mark.",
+    },
     /// A YAML file of the repository that no library x environment pair reads.
     WorkspaceUnusedFile {
         id: "workspace/unused-file",

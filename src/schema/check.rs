@@ -118,14 +118,40 @@ pub(crate) fn check_scalar(t: &Type, value: &Value, pos: &Pos) -> Vec<Violation>
     vec![mismatch(resolve(t), value.type_name(), pos)]
 }
 
-fn check_holder(t: &Type, value: &Value, pos: &Pos, path: &mut String, out: &mut Vec<Violation>) {
+/// `key` is the holder's key (a map item's), `None` for an array item or
+/// a document.
+fn check_holder(
+    t: &Type,
+    value: &Value,
+    pos: &Pos,
+    key: Option<&Value>,
+    path: &mut String,
+    out: &mut Vec<Violation>,
+) {
     if value.is_collection() {
         check_node(resolve(t), value, path, out);
     } else {
         out.extend(check_scalar(t, value, pos).into_iter().map(|mut v| {
             v.key_path = Some(path.clone());
+            if !pos.is_known() {
+                v.memory_line = Some(memory_line(key, value));
+            }
             v
         }));
+    }
+}
+
+/// ytt's line for a node a template made (`convertToASTWithNoPosition`):
+/// `key: <Go's %#v of the value>`, or `- <...>` for an array item.
+fn memory_line(key: Option<&Value>, value: &Value) -> String {
+    let v = match value {
+        Value::Str(s) => crate::gocompat::go_quote(s),
+        Value::Null => "<nil>".to_string(),
+        other => other.scalar_display(),
+    };
+    match key {
+        Some(k) => format!("{}: {v}", k.scalar_display()),
+        None => format!("- {v}"),
     }
 }
 
@@ -157,7 +183,14 @@ fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) 
             for (item, decl) in m.items.iter().zip(&declared) {
                 if let Some(it) = decl {
                     crate::yaml::push_key_path(path, &item.key);
-                    check_holder(&it.value_type, &item.value, &item.pos, path, out);
+                    check_holder(
+                        &it.value_type,
+                        &item.value,
+                        &item.pos,
+                        Some(&item.key),
+                        path,
+                        out,
+                    );
                     path.truncate(len);
                 }
             }
@@ -166,7 +199,14 @@ fn check_node(t: &Type, v: &Value, path: &mut String, out: &mut Vec<Violation>) 
             use std::fmt::Write;
             for (i, item) in a.items.iter().enumerate() {
                 let _ = write!(path, "[{i}]");
-                check_holder(&at.item_type.value_type, &item.value, &item.pos, path, out);
+                check_holder(
+                    &at.item_type.value_type,
+                    &item.value,
+                    &item.pos,
+                    None,
+                    path,
+                    out,
+                );
                 path.truncate(len);
             }
         }
@@ -237,6 +277,7 @@ pub fn check_document(dt: &DocType, doc: &mut Document) -> Vec<Violation> {
         &dt.value_type,
         &doc.value,
         &doc.pos,
+        None,
         &mut String::new(),
         &mut out,
     );

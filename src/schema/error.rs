@@ -24,6 +24,9 @@ pub struct Violation {
     /// A key to write instead (`(replica, replicas)`): the nearest declared
     /// key of a misspelt one, for the finding's fix.
     pub rename: Option<(String, String)>,
+    /// For a value a template made (no file line): ytt's line for it
+    /// (`foo: "bar"`), shown as "Data value calculated".
+    pub memory_line: Option<String>,
 }
 
 impl Violation {
@@ -53,6 +56,7 @@ impl Violation {
             schema_pos: None,
             key_path: None,
             rename: None,
+            memory_line: None,
         }
     }
 }
@@ -157,6 +161,19 @@ fn render(summary: &str, violations: &[Violation], misc: &str) -> String {
             out.push('\n');
             out.push_str(&v.description);
         }
+        if let (Some(line), false) = (&v.memory_line, v.pos.is_known()) {
+            out.push_str("\nData value calculated:\n");
+            out.push_str(&pad("#", ""));
+            out.push('\n');
+            out.push_str(&pad("#", ""));
+            out.push(' ');
+            out.push_str(line);
+            out.push('\n');
+            out.push_str(&pad("#", ""));
+            out.push_str("\n\n");
+            found_and_expected(&mut out, v, &pad);
+            continue;
+        }
         out.push('\n');
         out.push_str(v.pos.file_name());
         out.push(':');
@@ -180,28 +197,33 @@ fn render(summary: &str, violations: &[Violation], misc: &str) -> String {
         out.push('\n');
         out.push_str(&pad("|", ""));
         out.push_str("\n\n");
-        if !v.found.is_empty() {
-            out.push_str(&pad("=", ""));
-            out.push_str(" found: ");
-            out.push_str(&v.found);
-        }
-        out.push('\n');
-        if !v.expected.is_empty() {
-            out.push_str(&pad("=", ""));
-            out.push_str(" expected: ");
-            out.push_str(&v.expected);
-        }
-        for h in &v.hints {
-            out.push('\n');
-            out.push_str(&pad("=", ""));
-            out.push_str(" hint: ");
-            out.push_str(h);
-        }
-        out.push('\n');
+        found_and_expected(&mut out, v, &pad);
     }
     out.push_str(misc);
     out.push('\n');
     out
+}
+
+/// A violation's `found:`, `expected:` and hint lines.
+fn found_and_expected(out: &mut String, v: &Violation, pad: &dyn Fn(&str, &str) -> String) {
+    if !v.found.is_empty() {
+        out.push_str(&pad("=", ""));
+        out.push_str(" found: ");
+        out.push_str(&v.found);
+    }
+    out.push('\n');
+    if !v.expected.is_empty() {
+        out.push_str(&pad("=", ""));
+        out.push_str(" expected: ");
+        out.push_str(&v.expected);
+    }
+    for h in &v.hints {
+        out.push('\n');
+        out.push_str(&pad("=", ""));
+        out.push_str(" hint: ");
+        out.push_str(h);
+    }
+    out.push('\n');
 }
 
 fn int_string(p: &Pos) -> String {

@@ -493,6 +493,7 @@ fn check_no_schema_annotations_inside(v: &Value) -> Result<(), SchemaError> {
             schema_pos: None,
             key_path: None,
             rename: None,
+            memory_line: None,
         }))
     };
     match v {

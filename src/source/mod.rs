@@ -137,11 +137,9 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
             column: 0,
         });
     }
-    // a UTF-8 byte order mark is not part of the text (go-yaml skips it too)
-    let bytes = match bytes.strip_prefix(b"\xef\xbb\xbf") {
-        Some(rest) => rest.to_vec(),
-        None => bytes,
-    };
+    // a UTF-8 byte order mark stays: ytt reads it as content (it puts `---`
+    // before a file, and go-yaml skips a mark only at the start of its
+    // input), so `#@data/values` after one is no annotation
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

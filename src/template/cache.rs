@@ -300,7 +300,7 @@ fn compile_text(file: &InputFile) -> Result<Compiled, TemplateError> {
     let lines = super::text::compile_file(file.src.text(), &at).map_err(|e| {
         TemplateError::new(
             TemplateErrorKind::Compile,
-            format!("Compiling text template '{}': {}", file.rel_path, e.message),
+            format!("Parsing text template '{}': {}", file.rel_path, e.message),
             Some(at.with_line(e.line)),
         )
     })?;

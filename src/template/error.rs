@@ -78,7 +78,22 @@ pub fn render_starlark_error(
     programs: &ProgramRegistry,
 ) -> (String, Option<Pos>, bool) {
     let (msg, budget) = error_message(e);
-    let frames = frame_lines(e);
+    let mut frames = frame_lines(e);
+    // a call to one of `@ytt:assert`'s lambdas that lacks its argument:
+    // go-starlark fails inside the lambda, which ytt defines in a source of
+    // its own (`assert.not_null`), and shows that frame first
+    let raw = format!("{}", e.without_diagnostic());
+    if let Some(module) = raw
+        .split_once("` for call to `")
+        .and_then(|(_, f)| f.trim_end().trim_end_matches('`').strip_suffix(".lambda"))
+        .filter(|m| m.starts_with("assert.") && raw.starts_with("Missing parameter `"))
+    {
+        frames.push(FrameLine {
+            context: "lambda".to_string(),
+            file: module.to_string(),
+            line: 1,
+        });
+    }
     let mut out = String::new();
     out.push('\n');
     out.push_str(&format!("- {}{}", msg.topic, hint(&msg.topic)));
@@ -188,7 +203,9 @@ fn error_message(e: &starlark::Error) -> (Msg, bool) {
 /// Rewords starlark-rust messages into go-starlark's where they differ in ways
 /// users (and ytt's hints) rely on.
 fn normalize(msg: &str) -> String {
-    let mut m = msg.to_string();
+    let mut m = crate::template::go::attribute_error(msg)
+        .or_else(|| crate::template::go::missing_parameter(msg))
+        .unwrap_or_else(|| msg.to_string());
     if let Some(rest) = m.strip_prefix("Variable `") {
         if let Some(name) = rest.strip_suffix("` not found") {
             m = format!("undefined: {name}");
@@ -268,48 +285,159 @@ fn frame_lines(e: &starlark::Error) -> Vec<FrameLine> {
     out
 }
 
-/// ytt's go-cli-ui `MultiLineError`: on the first line, outside brackets,
-/// `: X` (X an upper-case letter) starts a new, further indented line.
+/// ytt's go-cli-ui `MultiLineError`: the first line is read into pieces
+/// (bracketed containers `[..]`, `(..)`, `{..}` and raw `...|..|...`
+/// ones), and outside any container `: X` (X an upper-case letter) starts
+/// a new, further indented line. As go-cli-ui does: a closing bracket
+/// closes the innermost container whatever its kind (and is printed as
+/// that container's own closer), and one with no container open ends the
+/// reading, so the rest of the first line is dropped
+/// (`did not find expected ',' or ']'` prints as `... ',' or '`).
 pub fn multi_line_error(msg: &str) -> String {
     let mut lines: Vec<&str> = msg.split('\n').collect();
     let first = lines.remove(0);
-    // split the first line into top-level text and bracketed containers
-    let mut out = String::new();
-    let mut depth = 0usize;
-    let chars: Vec<char> = first.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match c {
-            '[' | '(' | '{' => depth += 1,
-            ']' | ')' | '}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if depth == 0
-            && c == ':'
-            && chars.get(i + 1) == Some(&' ')
-            && chars
-                .get(i + 2)
-                .map(|c| c.is_ascii_uppercase())
-                .unwrap_or(false)
-        {
-            out.push_str(":\n");
-            i += 2;
-            continue;
-        }
-        out.push(c);
-        i += 1;
-    }
-    let mut first_lines = Vec::new();
-    for (i, chunk) in out.split('\n').enumerate() {
-        first_lines.push(format!("{}{}", "  ".repeat(i), chunk));
-    }
-    let mut result = first_lines.join("\n");
+    let mut result = first_line(first);
     for l in lines {
         result.push('\n');
         result.push_str(l);
     }
     result
+}
+
+/// A piece of the first line: text, or a container of pieces.
+enum Piece {
+    Text(String),
+    Container {
+        /// `[`, `(`, `{`, or `|` for a raw `...|` container.
+        open: char,
+        pieces: Vec<Piece>,
+        closed: bool,
+    },
+}
+
+fn add_text(pieces: &mut Vec<Piece>, s: &str) {
+    if let Some(Piece::Text(t)) = pieces.last_mut() {
+        t.push_str(s);
+    } else {
+        pieces.push(Piece::Text(s.to_string()));
+    }
+}
+
+/// The container at `path` (indexes of containers from the root).
+fn container_at<'p>(root: &'p mut Vec<Piece>, path: &[usize]) -> &'p mut Vec<Piece> {
+    let mut cur = root;
+    for &i in path {
+        cur = match &mut cur[i] {
+            Piece::Container { pieces, .. } => pieces,
+            Piece::Text(_) => unreachable!("a path names containers"),
+        };
+    }
+    cur
+}
+
+fn close_at(root: &mut [Piece], path: &[usize]) {
+    let Some((last, parents)) = path.split_last() else {
+        return;
+    };
+    let mut cur = root;
+    for &i in parents {
+        cur = match &mut cur[i] {
+            Piece::Container { pieces, .. } => pieces,
+            Piece::Text(_) => return,
+        };
+    }
+    if let Piece::Container { closed, .. } = &mut cur[*last] {
+        *closed = true;
+    }
+}
+
+fn first_line(line: &str) -> String {
+    let mut root: Vec<Piece> = Vec::new();
+    // containers open, from the root; `None` once the root itself closed
+    let mut stack: Option<Vec<(usize, char)>> = Some(Vec::new());
+    let bytes = line.as_bytes();
+    for (i, c) in line.char_indices() {
+        let Some(open) = stack.as_mut() else { break };
+        let path: Vec<usize> = open.iter().map(|(i, _)| *i).collect();
+        let in_raw = open.last().is_some_and(|(_, k)| *k == '|');
+        if !in_raw {
+            match c {
+                '[' | '(' | '{' => {
+                    let here = container_at(&mut root, &path);
+                    here.push(Piece::Container {
+                        open: c,
+                        pieces: Vec::new(),
+                        closed: false,
+                    });
+                    let index = here.len() - 1;
+                    open.push((index, c));
+                    continue;
+                }
+                ']' | ')' | '}' => {
+                    if open.is_empty() {
+                        // the root closes: nothing more is read
+                        stack = None;
+                    } else {
+                        close_at(&mut root, &path);
+                        open.pop();
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        let s = &line[i..i + c.len_utf8()];
+        if line[i..].starts_with("...|") && i + 4 < bytes.len() {
+            let here = container_at(&mut root, &path);
+            here.push(Piece::Container {
+                open: '|',
+                pieces: vec![Piece::Text(s.to_string())],
+                closed: false,
+            });
+            let index = here.len() - 1;
+            open.push((index, '|'));
+        } else if i + 1 >= 4 && line[..i + 1].ends_with("|...") && !open.is_empty() {
+            add_text(container_at(&mut root, &path), s);
+            close_at(&mut root, &path);
+            open.pop();
+        } else {
+            add_text(container_at(&mut root, &path), s);
+        }
+    }
+    // outside containers, `: X` starts a new line
+    let colon = regex::Regex::new(r"(: )([A-Z])").expect("a regular expression");
+    let mut out = String::new();
+    for p in &root {
+        match p {
+            Piece::Text(t) => out.push_str(&colon.replace_all(t, ":\n$2")),
+            c => out.push_str(&piece_text(c)),
+        }
+    }
+    out.split('\n')
+        .enumerate()
+        .map(|(i, chunk)| format!("{}{chunk}", "  ".repeat(i)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn piece_text(p: &Piece) -> String {
+    match p {
+        Piece::Text(t) => t.clone(),
+        Piece::Container {
+            open,
+            pieces,
+            closed,
+        } => {
+            let (opener, closer) = match open {
+                '[' => ("[", "]"),
+                '(' => ("(", ")"),
+                '{' => ("{", "}"),
+                _ => ("", ""),
+            };
+            let inner: String = pieces.iter().map(piece_text).collect();
+            format!("{opener}{inner}{}", if *closed { closer } else { "" })
+        }
+    }
 }
 
 #[cfg(test)]
@@ -325,6 +453,17 @@ mod tests {
         assert_eq!(
             multi_line_error("Extracting data value from file: Find files 'dv/nope.yml': Checking file 'dv/nope.yml': lstat dv/nope.yml: no such file or directory"),
             "Extracting data value from file:\n  Find files 'dv/nope.yml':\n    Checking file 'dv/nope.yml': lstat dv/nope.yml: no such file or directory"
+        );
+        // go-cli-ui's quirks: an unbalanced closer ends the first line, a
+        // closer prints as its container's own
+        assert_eq!(
+            multi_line_error("Extracting data value from KV: Deserializing YAML value: yaml: line 1: did not find expected ',' or ']' more"),
+            "Extracting data value from KV:\n  Deserializing YAML value: yaml: line 1: did not find expected ',' or '"
+        );
+        assert_eq!(multi_line_error("a (b] c: D"), "a (b) c:\n  D");
+        assert_eq!(
+            multi_line_error("x (a: B) y: Z\nnext: Line"),
+            "x (a: B) y:\n  Z\nnext: Line"
         );
     }
 }

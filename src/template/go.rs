@@ -58,17 +58,33 @@ pub fn go_error_text(e: &starlark::Error) -> String {
     let raw = raw.trim().replace(super::blocks::ASSERT_RENAMED, "assert");
     let code = e.span().map(|s| s.source_span().to_string());
     let raw = crate::gocompat::starlark_message(&raw, code.as_deref());
-    if let Some(rest) = raw.strip_prefix("Missing parameter `") {
-        if let Some((param, tail)) = rest.split_once("` for call to `") {
-            let func = short_function_name(tail.trim_end_matches('`'));
-            return format!("function {func} missing 1 argument ({param})");
-        }
-    }
-    if let Some(rest) = raw.strip_prefix("Object of type `") {
-        if let Some((ty, tail)) = rest.split_once("` has no attribute `") {
-            let attr = tail.trim_end_matches('`');
-            return format!("{ty} has no .{attr} field or method");
-        }
-    }
-    raw
+    missing_parameter(&raw)
+        .or_else(|| attribute_error(&raw))
+        .unwrap_or(raw)
+}
+
+/// go-starlark's words for a call without a required argument:
+/// starlark-rust's "Missing parameter `value` for call to
+/// `assert.not_null.lambda`" is "function lambda missing 1 argument
+/// (value)".
+pub fn missing_parameter(raw: &str) -> Option<String> {
+    let rest = raw.strip_prefix("Missing parameter `")?;
+    let (param, tail) = rest.split_once("` for call to `")?;
+    let func = short_function_name(tail.trim_end().trim_end_matches('`'));
+    Some(format!("function {func} missing 1 argument ({param})"))
+}
+
+/// go-starlark's words for a missing attribute: starlark-rust's "Object of
+/// type `struct` has no attribute `nam`, did you mean `name`?" is "struct
+/// has no .nam field or method (did you mean .name?)".
+pub fn attribute_error(raw: &str) -> Option<String> {
+    let rest = raw.strip_prefix("Object of type `")?;
+    let (ty, tail) = rest.split_once("` has no attribute `")?;
+    let (attr, more) = tail.split_once('`').unwrap_or((tail, ""));
+    let near = more
+        .strip_prefix(", did you mean `")
+        .and_then(|m| m.strip_suffix("`?"))
+        .map(|n| format!(" (did you mean .{n}?)"))
+        .unwrap_or_default();
+    Some(format!("{ty} has no .{attr} field or method{near}"))
 }

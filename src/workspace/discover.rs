@@ -236,6 +236,9 @@ fn values_marks(file: &SourceFile) -> (bool, bool) {
 /// lines, and looks back from a `#` only over the spaces before it (so even
 /// a long line of `#`s is read about once).
 fn for_each_annotation(text: &str, mut f: impl FnMut(&str) -> bool) {
+    // a byte order mark hides the first line's annotation from ytt, but
+    // the file is still meant as a library (or values): discovery finds it,
+    // and the check says what the mark does (`file/byte-order-mark`)
     let text = text.trim_start_matches('\u{feff}');
     let mut from = 0;
     while let Some(found) = text[from..].find('#') {
@@ -880,7 +883,7 @@ mod tests {
         ]);
         proptest!(ProptestConfig::with_cases(4000), |(pieces in prop::collection::vec(piece, 0..24))| {
             let text: String = pieces.concat();
-            let file = SourceFile::new("f.yml", text.clone());
+            let file = SourceFile::new("f.yml", text.trim_start_matches('\u{feff}'));
             for annotation in ["data/values", "data/values-schema"] {
                 let by_lines = file.annotation_lines().iter().any(|rest| names(rest, annotation));
                 prop_assert_eq!(has_annotation(&file, annotation), by_lines, "{:?}", text);

@@ -73,20 +73,59 @@ impl std::fmt::Display for ParseError {
 /// go-yaml (YAML 1.1) reads NEL, LS and PS (U+0085, U+2028, U+2029) as line
 /// breaks; the parser underneath does not. They become `\n`, padded with
 /// spaces before it so that every byte offset stays where it was (trailing
-/// spaces are insignificant where a line break may stand).
-fn unicode_line_breaks(text: &str) -> Option<String> {
+/// spaces are insignificant where a line break may stand). Inside a quoted
+/// scalar (`quoted` holds their byte ranges, from a first reading), go-yaml
+/// keeps LS and PS as content (a NEL it folds like `\n`): there they become
+/// a private-use character of the same length, which the builder turns back
+/// ([`restore_separators`]).
+fn unicode_line_breaks(text: &str, quoted: &[(usize, usize)]) -> Option<String> {
     if !text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for (at, c) in text.char_indices() {
+        let in_quotes = || quoted.iter().any(|(s, e)| *s < at && at < *e);
         match c {
             '\u{85}' => out.push_str(" \n"),
+            '\u{2028}' if in_quotes() => out.push(LS_KEPT),
+            '\u{2029}' if in_quotes() => out.push(PS_KEPT),
             '\u{2028}' | '\u{2029}' => out.push_str("  \n"),
             c => out.push(c),
         }
     }
     Some(out)
+}
+
+/// What LS (U+2028) and PS (U+2029) inside a quoted scalar stand in as
+/// while the parser reads it: private-use characters of the same length in
+/// UTF-8, which no YAML parser folds.
+const LS_KEPT: char = '\u{E028}';
+const PS_KEPT: char = '\u{E029}';
+
+/// What a byte order mark stands in as while the parser reads the text (see
+/// `parse_inner`): a private-use character of the same length in UTF-8.
+const BOM_KEPT: char = '\u{E0FF}';
+
+/// A quoted scalar's value with LS and PS back: each is content, and as in
+/// go-yaml's folding the blanks on either side of it go.
+fn restore_separators(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            LS_KEPT | PS_KEPT => {
+                while out.ends_with([' ', '\t']) {
+                    out.pop();
+                }
+                out.push(if c == LS_KEPT { '\u{2028}' } else { '\u{2029}' });
+                while chars.peek().is_some_and(|n| *n == ' ' || *n == '\t') {
+                    chars.next();
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Parses a YAML file the way ytt does. `with_comments` keeps comments (needed
@@ -118,17 +157,49 @@ fn parse_inner(
     limits: Limits,
     strict: bool,
 ) -> Result<DocSet, ParseError> {
+    // a byte order mark is content, as it is to ytt: ytt puts `---` before
+    // every file that does not start with one, and go-yaml skips a mark only
+    // at the very start of its input
     let original = src.text();
-    let original = original.strip_prefix('\u{feff}').unwrap_or(original);
-    let with_breaks = unicode_line_breaks(original);
-    let original = with_breaks.as_deref().unwrap_or(original);
-    let starts_with_marker = starts_with_doc_marker(original);
-    let (text, line_shift): (std::borrow::Cow<str>, u32) = if starts_with_marker {
-        (original.into(), 0)
+    // the parser underneath skips a byte order mark wherever a document
+    // starts; go-yaml (after ytt's `---`) keeps it: it stands in as a
+    // private-use character of the same length, turned back in values
+    let with_bom_kept;
+    let original = if original.contains('\u{feff}') && !original.contains(BOM_KEPT) {
+        with_bom_kept = original.replace('\u{feff}', &BOM_KEPT.to_string());
+        with_bom_kept.as_str()
     } else {
-        (format!("---\n{original}").into(), 1)
+        original
     };
-    let raw = read_events(&text, line_shift, limits, with_comments)?;
+    let starts_with_marker = starts_with_doc_marker(original);
+    let prefix = if starts_with_marker { "" } else { "---\n" };
+    let line_shift = u32::from(!starts_with_marker);
+    let framed = |body: &str| -> String { format!("{prefix}{body}") };
+    let mut text: std::borrow::Cow<str> = framed(original).into();
+    let mut raw = None;
+    if let Some(with_breaks) = unicode_line_breaks(original, &[]) {
+        text = framed(&with_breaks).into();
+        let keepable =
+            original.contains(['\u{2028}', '\u{2029}']) && !original.contains([LS_KEPT, PS_KEPT]);
+        let first = read_events(&text, line_shift, limits, with_comments)?;
+        if keepable && !first.quoted.is_empty() {
+            // again, with LS and PS inside quoted scalars kept as content
+            let quoted: Vec<(usize, usize)> = first
+                .quoted
+                .iter()
+                .map(|(s, e)| (s - prefix.len(), e - prefix.len()))
+                .collect();
+            if let Some(kept) = unicode_line_breaks(original, &quoted) {
+                text = framed(&kept).into();
+            }
+        } else {
+            raw = Some(first);
+        }
+    }
+    let raw = match raw {
+        Some(r) => r,
+        None => read_events(&text, line_shift, limits, with_comments)?,
+    };
     let mut builder = Builder {
         src,
         text: &text,
@@ -265,6 +336,13 @@ struct Raw {
     nodes: Vec<RawNode>,
     docs: Vec<RawDoc>,
     comments: Vec<RawComment>,
+    /// Byte ranges of quoted scalars (single or double).
+    quoted: Vec<(usize, usize)>,
+    /// Byte ranges where a tab may start a line: scalars other than plain
+    /// ones, and flow collections.
+    tabs_allowed: Vec<(usize, usize)>,
+    /// Where plain scalars end.
+    plain_ends: Vec<usize>,
     /// anchor id -> node, per document (granit ids are unique per stream).
     anchors: HashMap<usize, RawId>,
 }
@@ -303,8 +381,13 @@ fn read_events(
         nodes: Vec::new(),
         docs: Vec::new(),
         comments: Vec::new(),
+        quoted: Vec::new(),
+        tabs_allowed: Vec::new(),
+        plain_ends: Vec::new(),
         anchors: HashMap::new(),
     };
+    // flow collections open: where each started
+    let mut flows: Vec<Option<usize>> = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
     // after an explicit `...`, go-yaml (YAML 1.1) requires `---` before more
     // content; the parser underneath (YAML 1.2) starts an implicit document
@@ -328,7 +411,11 @@ fn read_events(
                 // is 0, the bracket's; when both are 0, none)
                 m if m.starts_with("unclosed bracket") => {
                     let close = if m.contains('{') { '}' } else { ']' };
-                    let eof_line = text.matches('\n').count() as u32 - line_shift;
+                    // go-yaml's scanner ends the last line at the end of
+                    // the input (a line more when it has no line feed)
+                    let eof_line = (text.matches('\n').count() + usize::from(!text.ends_with('\n')))
+                        as u32
+                        - line_shift;
                     let go_line = if eof_line != 0 {
                         eof_line
                     } else {
@@ -342,6 +429,42 @@ fn read_events(
                             what
                         } else {
                             format!("line {go_line}: {what}")
+                        },
+                        line_in_message: false,
+                    };
+                }
+                // a block scalar indented with a tab: go-yaml names the
+                // tab's line, the first of the content
+                m if m.starts_with("a block scalar content cannot start with a tab") => {
+                    return ParseError {
+                        line: line + 1,
+                        col: 1,
+                        message: "found a tab character where an indentation space is expected"
+                            .to_string(),
+                        line_in_message: true,
+                    };
+                }
+                // a key without `:`: go-yaml's scanner finds it when it
+                // moves on to the next line, and names that line
+                m if m.starts_with("simple key expected ':'") => {
+                    return ParseError {
+                        line: line + 1,
+                        col: 1,
+                        message: "could not find expected ':'".to_string(),
+                        line_in_message: true,
+                    };
+                }
+                // go-yaml's parser errors (not its scanner's) print the
+                // problem's 0-based line
+                m if m.starts_with("did not find expected") => {
+                    let go_line = line.saturating_sub(1);
+                    return ParseError {
+                        line,
+                        col: e.marker().col() as u32 + 1,
+                        message: if go_line == 0 {
+                            m.to_string()
+                        } else {
+                            format!("line {go_line}: {m}")
                         },
                         line_in_message: false,
                     };
@@ -433,8 +556,19 @@ fn read_events(
                 // text, which `--strict` accepts as null and `~` it does not
                 let empty = span.end.byte_offset() == span.start.byte_offset()
                     && matches!(style, ScalarStyle::Plain);
+                let end = span.end.byte_offset().unwrap_or(offset);
+                if matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted) {
+                    raw.quoted.push((offset, end));
+                }
+                if matches!(style, ScalarStyle::Plain) {
+                    raw.plain_ends.push(end);
+                } else {
+                    raw.tabs_allowed.push((offset, end));
+                }
                 let text = if empty {
                     String::new()
+                } else if value.contains([LS_KEPT, PS_KEPT, BOM_KEPT]) {
+                    restore_separators(&value).replace(BOM_KEPT, "\u{feff}")
                 } else {
                     value.into_owned()
                 };
@@ -450,6 +584,7 @@ fn read_events(
             }
             Event::SequenceStart(style, anchor, _) => {
                 let block = matches!(style, granit_parser::StructureStyle::Block);
+                flows.push((!block).then_some(offset));
                 let id = push(
                     &mut raw,
                     RawKind::Seq {
@@ -467,7 +602,9 @@ fn read_events(
                     return Err(depth_error(line, line_shift, limits));
                 }
             }
-            Event::MappingStart(_, anchor, _) => {
+            Event::MappingStart(style, anchor, _) => {
+                let block = matches!(style, granit_parser::StructureStyle::Block);
+                flows.push((!block).then_some(offset));
                 let id = push(
                     &mut raw,
                     RawKind::Map {
@@ -486,6 +623,10 @@ fn read_events(
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 stack.pop();
+                if let Some(Some(start)) = flows.pop() {
+                    let end = span.end.byte_offset().unwrap_or(offset).max(offset + 1);
+                    raw.tabs_allowed.push((start, end));
+                }
             }
             // Events added by future parser versions carry no data we use.
             _ => {}
@@ -494,7 +635,57 @@ fn read_events(
             attach(&mut raw, &mut stack, id);
         }
     }
+    block_tabs(text, line_shift, &raw)?;
     Ok(raw)
+}
+
+/// go-yaml refuses a tab at the start of a line in the block context (the
+/// parser underneath takes it as white space): after a plain scalar, whose
+/// scanning goes on across lines, it "violates indentation"; anywhere else
+/// it "cannot start any token". Inside a block or quoted scalar, or a flow
+/// collection, a tab is fine.
+fn block_tabs(text: &str, line_shift: u32, raw: &Raw) -> Result<(), ParseError> {
+    if !text.contains("\n\t") {
+        return Ok(());
+    }
+    let mut at = 0;
+    for (n, line) in text.split('\n').enumerate() {
+        let start = at;
+        at += line.len() + 1;
+        if !line.starts_with('\t') || n == 0 {
+            continue;
+        }
+        if raw
+            .tabs_allowed
+            .iter()
+            .any(|(s, e)| *s < start && start < *e)
+        {
+            continue;
+        }
+        let after_plain = raw
+            .plain_ends
+            .iter()
+            .filter(|e| **e <= start)
+            .max()
+            .is_some_and(|e| {
+                // nothing but blanks, breaks and comments between
+                text[*e..start]
+                    .lines()
+                    .all(|l| l.trim_start().is_empty() || l.trim_start().starts_with('#'))
+            });
+        let line = raw_line(n as u32 + 1, line_shift);
+        return Err(ParseError {
+            line,
+            col: 1,
+            message: if after_plain {
+                "found a tab character that violates indentation".into()
+            } else {
+                "found character that cannot start any token".into()
+            },
+            line_in_message: true,
+        });
+    }
+    Ok(())
 }
 
 fn depth_error(line: u32, shift: u32, limits: Limits) -> ParseError {

@@ -47,11 +47,11 @@ impl SourceFile {
     }
 
     /// The text after `#@` (and spaces) of every line that starts, after
-    /// indentation, with `#@` (a byte order mark at the start is skipped).
+    /// indentation, with `#@` (after a byte order mark, as ytt reads it, the
+    /// first line is content).
     pub fn annotation_lines(&self) -> &[Box<str>] {
         self.annotation_lines.get_or_init(|| {
             self.text
-                .trim_start_matches('\u{feff}')
                 .lines()
                 .filter_map(|l| l.trim_start().strip_prefix("#@"))
                 .map(|rest| rest.trim_start().into())

@@ -411,8 +411,18 @@ impl Emitter {
 
     fn write_double(&mut self, value: &str) {
         self.write_indicator("\"", true, false, false);
+        // go-yaml's emitter looks for a byte order mark at the start of the
+        // value for every character (its `is_bom` ignores the index): after
+        // one, ytt escapes them all
+        let bom_first = value.starts_with('\u{feff}');
         for c in value.chars() {
-            if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
+            if bom_first
+                || !is_printable(c)
+                || c == '\u{feff}'
+                || is_break(c)
+                || c == '"'
+                || c == '\\'
+            {
                 self.put('\\');
                 match c {
                     '\0' => self.put('0'),

@@ -141,6 +141,10 @@ fn a_schema_with_a_bom_or_a_bad_byte_is_not_lost() {
     write(p, "libs/web/schema.yml", format!("\u{feff}{SCHEMA}"));
     let (pairs, _) = plan(p);
     assert_eq!(names(&pairs), vec!["web@defaults"]);
+    // the check says what ytt makes of it: the mark is content, so the
+    // schema annotation is not seen
+    let (_, out, _) = run(p, &["check", "--format", "json"]);
+    assert!(out.contains("\"rule\": \"file/byte-order-mark\""), "{out}");
 
     write(
         p,

@@ -83,7 +83,12 @@ fn text_template_files_are_written_with_output_files_and_errors_name_the_line() 
     write(p, "open/unclosed.txt", "a\n(@ x = 1\n");
     let (code, _, err) = render(p, &["-f", "open"]);
     assert_eq!(code, 1);
-    assert!(err.contains("Missing code closing '@)' at line 3"), "{err}");
+    // ytt's words, and as ytt prints them: its error formatter stops the
+    // first line at the `)` that closes nothing
+    assert!(
+        err.ends_with("Parsing text template 'unclosed.txt':\n  Missing code closing '@\n"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -401,7 +401,13 @@ fn data_value_file_takes_bytes_as_ytt_does() {
         ],
         "",
     );
-    assert_eq!((code, out.as_str()), (0, "a: \"\\uFEFFhi\"\n"), "{err}");
+    // (and printed as ytt's emitter prints a string that starts with one:
+    // every character escaped)
+    assert_eq!(
+        (code, out.as_str()),
+        (0, "a: \"\\uFEFF\\x68\\x69\"\n"),
+        "{err}"
+    );
 }
 
 #[test]
