@@ -700,6 +700,7 @@ impl GitSnapshot {
 
             line: 0,
             column: 0,
+            not_utf8: None,
         }
     }
 
@@ -717,6 +718,7 @@ impl GitSnapshot {
 
                 line: 0,
                 column: 0,
+                not_utf8: None,
             })
     }
 }
@@ -747,6 +749,7 @@ impl Snapshot for GitSnapshot {
                 message: why.clone(),
                 line: 0,
                 column: 0,
+                not_utf8: None,
             });
         }
         let mut names = BTreeSet::new();
@@ -796,6 +799,7 @@ impl Snapshot for GitSnapshot {
 
                     line: 0,
                     column: 0,
+                    not_utf8: None,
                 })?;
                 RepoPath::new(&t).ok_or_else(|| self.not_found(path))?
             }

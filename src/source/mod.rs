@@ -39,6 +39,9 @@ pub struct SourceError {
     /// not UTF-8); 0 when it is the whole file.
     pub line: u32,
     pub column: u32,
+    /// When the bytes are not UTF-8: how go-yaml's reader words the first
+    /// bad sequence (ytt's message for a YAML file that is not UTF-8).
+    pub not_utf8: Option<&'static str>,
 }
 
 impl fmt::Display for SourceError {
@@ -124,6 +127,7 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
 
             line: 0,
             column: 0,
+            not_utf8: None,
         });
     }
     if bytes.contains(&0) {
@@ -135,6 +139,7 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
 
             line: 0,
             column: 0,
+            not_utf8: None,
         });
     }
     // a UTF-8 byte order mark stays: ytt reads it as content (it puts `---`
@@ -157,8 +162,44 @@ pub fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, SourceError> {
             ),
             line: line as u32,
             column: col as u32,
+            not_utf8: Some(go_yaml_utf8_problem(&bytes[offset..])),
         }
     })
+}
+
+/// go-yaml's reader problem for the first sequence of `rest`, which is not
+/// UTF-8 (its checks, in its order: the leading byte, a sequence cut by the
+/// end of the input, a trailing byte, an overlong form, a surrogate or a
+/// value past U+10FFFF).
+fn go_yaml_utf8_problem(rest: &[u8]) -> &'static str {
+    let lead = rest[0];
+    let (width, bits) = match lead {
+        b if b & 0x80 == 0 => (1, u32::from(b)),
+        b if b & 0xE0 == 0xC0 => (2, u32::from(b & 0x1F)),
+        b if b & 0xF0 == 0xE0 => (3, u32::from(b & 0x0F)),
+        b if b & 0xF8 == 0xF0 => (4, u32::from(b & 0x07)),
+        _ => return "invalid leading UTF-8 octet",
+    };
+    if width > rest.len() {
+        return "incomplete UTF-8 octet sequence";
+    }
+    let mut value = bits;
+    for b in &rest[1..width] {
+        if b & 0xC0 != 0x80 {
+            return "invalid trailing UTF-8 octet";
+        }
+        value = (value << 6) | u32::from(b & 0x3F);
+    }
+    let shortest = match width {
+        2 => value >= 0x80,
+        3 => value >= 0x800,
+        4 => value >= 0x10000,
+        _ => true,
+    };
+    if !shortest {
+        return "invalid length of a UTF-8 sequence";
+    }
+    "invalid Unicode character"
 }
 
 /// Reads standard input at most once per process (ytt's rule for `-`).
@@ -457,7 +498,18 @@ pub fn collect_inputs(
     let found = mark(found, marks)?;
     let mut out = Vec::new();
     for (i, f) in found.into_iter().enumerate() {
-        out.push(load_file(snap, f, i + 1).map_err(|e| e.message)?);
+        let kind = f
+            .marks
+            .kind
+            .map_or_else(|| crate::files::file_type_of(&f.rel_path), |(t, _)| t);
+        let rel_path = f.rel_path.clone();
+        out.push(load_file(snap, f, i + 1).map_err(|e| match e.not_utf8 {
+            // ytt hands a YAML file's bytes to go-yaml, whose reader words it
+            Some(problem) if kind == crate::files::FileType::Yaml => {
+                format!("Unmarshaling YAML template '{rel_path}': yaml: {problem}")
+            }
+            _ => e.message,
+        })?);
     }
     Ok(out)
 }

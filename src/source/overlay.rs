@@ -50,6 +50,7 @@ impl<'a> Overlay<'a> {
             message: format!("lstat {path}: no such file or directory"),
             line: 0,
             column: 0,
+            not_utf8: None,
         }
     }
 }
@@ -151,6 +152,7 @@ mod tests {
                     message: "missing".into(),
                     line: 0,
                     column: 0,
+                    not_utf8: None,
                 }),
             }
         }

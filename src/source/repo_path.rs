@@ -201,6 +201,7 @@ fn walk_uncached(snap: &dyn Snapshot, dir: &RepoPath) -> Walk {
                         ),
                         line: 0,
                         column: 0,
+                        not_utf8: None,
                     }
                     };
                     let Some(target) = snap

@@ -67,6 +67,7 @@ impl WorkTree {
             ),
             line: 0,
             column: 0,
+            not_utf8: None,
         })
     }
 
@@ -206,6 +207,7 @@ impl Snapshot for WorkTree {
 
             line: 0,
             column: 0,
+            not_utf8: None,
         })?;
         Ok(if md.file_type().is_symlink() {
             EntryKind::Symlink
@@ -231,6 +233,7 @@ impl Snapshot for WorkTree {
             message: go_io_error(op, dir, e),
             line: 0,
             column: 0,
+            not_utf8: None,
         };
         self.outside(dir)?;
         let rd = fs::read_dir(self.full(dir)).map_err(|e| listing_error("open", &e))?;
@@ -251,6 +254,7 @@ impl Snapshot for WorkTree {
                         path,
                         line: 0,
                         column: 0,
+                        not_utf8: None,
                     })
                 }
             };
@@ -272,6 +276,7 @@ impl Snapshot for WorkTree {
             message,
             line: 0,
             column: 0,
+            not_utf8: None,
         };
         // most files are plain files in folders that stay in the root:
         // opened without following a link, and asked their kind and size

@@ -187,14 +187,16 @@ struct Msg {
 
 fn error_message(e: &starlark::Error) -> (Msg, bool) {
     let raw = format!("{}", e.without_diagnostic());
-    let raw = raw.trim_end().to_string();
+    // every line counts, the empty ones at the end too: a nested library's
+    // validation error closes with blank lines, which ytt indents with the
+    // reason like any other
     let budget = raw.contains("ytt-budget:");
     let raw = raw
         .replace(ASSERT_RENAMED, "assert")
         .replace("ytt-budget: ", "");
     let code = e.span().map(|s| s.source_span().to_string());
     let raw = normalize(&raw);
-    let mut lines = raw.lines();
+    let mut lines = raw.split('\n');
     let topic = crate::gocompat::starlark_message(lines.next().unwrap_or(""), code.as_deref());
     let rest = lines.map(|s| s.to_string()).collect();
     (Msg { topic, rest }, budget)
@@ -396,7 +398,7 @@ fn first_line(line: &str) -> String {
             });
             let index = here.len() - 1;
             open.push((index, '|'));
-        } else if i + 1 >= 4 && line[..i + 1].ends_with("|...") && !open.is_empty() {
+        } else if c == '.' && line[..i + 1].ends_with("|...") && !open.is_empty() {
             add_text(container_at(&mut root, &path), s);
             close_at(&mut root, &path);
             open.pop();

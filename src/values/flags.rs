@@ -112,10 +112,18 @@ impl DataValuesFlags {
                 continue;
             }
             let rel = f.rel_path.clone();
-            let file = load_file(snap, f, 0).map_err(|e| FlagError {
-                message: format!("Reading file '{rel}': {}", e.message),
-                rule: RuleId::FileUnreadable,
-                place: Some((rel.clone(), 0)),
+            let file = load_file(snap, f, 0).map_err(|e| match e.not_utf8 {
+                // go-yaml's reader words bytes that are not UTF-8
+                Some(problem) => FlagError {
+                    message: format!("Unmarshaling YAML data values file '{rel}': yaml: {problem}"),
+                    rule: RuleId::YamlSyntax,
+                    place: Some((rel.clone(), e.line)),
+                },
+                None => FlagError {
+                    message: format!("Reading file '{rel}': {}", e.message),
+                    rule: RuleId::FileUnreadable,
+                    place: Some((rel.clone(), 0)),
+                },
             })?;
             // comments are read only to refuse annotations (`#@`) in a
             // plain file: a file without `#@` has none to refuse
@@ -357,6 +365,10 @@ pub fn build_overlay(pieces: &[&str], value: Value, desc: &str, line: &str) -> D
     }
 }
 
+/// ytt's refusal of annotations where plain YAML merges.
+pub const PLAIN_YAML_EXPECTED: &str =
+    "Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)";
+
 /// ytt's `AnnotateForPlainMerge`: a plain values file merges like an overlay
 /// that may add keys and replaces arrays and scalars.
 pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
@@ -367,10 +379,7 @@ pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
         .any(crate::template::metas::is_templating)
         || value_has_templating(&doc.value);
     if templated {
-        return Err(
-            "Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)"
-                .to_string(),
-        );
+        return Err(PLAIN_YAML_EXPECTED.to_string());
     }
     strip_comments(&mut doc.value);
     doc.meta.comments.clear();
@@ -380,22 +389,27 @@ pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
     Ok(doc)
 }
 
-fn value_has_templating(v: &Value) -> bool {
+/// ytt's `HasTemplating`: a node below carries an annotation, either still
+/// as a `#@` comment (a file) or evaluated (a fragment a template built keeps
+/// `@overlay/...`, `@schema/...`, `@yaml/text-templated-strings`, while its
+/// code annotations are gone).
+pub fn value_has_templating(v: &Value) -> bool {
+    let annotated = |meta: &crate::yaml::Meta| {
+        !meta.annotations.is_empty()
+            || meta
+                .comments
+                .iter()
+                .any(crate::template::metas::is_templating)
+    };
     match v {
-        Value::Map(m) => m.items.iter().any(|i| {
-            i.meta
-                .comments
-                .iter()
-                .any(crate::template::metas::is_templating)
-                || value_has_templating(&i.value)
-        }),
-        Value::Array(a) => a.items.iter().any(|i| {
-            i.meta
-                .comments
-                .iter()
-                .any(crate::template::metas::is_templating)
-                || value_has_templating(&i.value)
-        }),
+        Value::Map(m) => m
+            .items
+            .iter()
+            .any(|i| annotated(&i.meta) || value_has_templating(&i.value)),
+        Value::Array(a) => a
+            .items
+            .iter()
+            .any(|i| annotated(&i.meta) || value_has_templating(&i.value)),
         _ => false,
     }
 }

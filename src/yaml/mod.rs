@@ -1,6 +1,9 @@
 //! ytt's YAML model: parsing with positions and comments, scalar resolution,
 //! the node tree, and the ytt-compatible printer.
 
+mod comments;
+mod events;
+mod goyaml;
 pub mod node;
 pub mod parse;
 pub mod pos;

@@ -14,11 +14,15 @@
 //! * duplicate keys are kept (templates reject them later, plain files keep the
 //!   last one).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use granit_parser::{Event, Options, Parser, ScalarStyle};
+use granit_parser::ScalarStyle;
 
+use super::comments::{assign_comments, fix_root_position};
+use super::events::{read_events_as_go_yaml, Raw, RawId, RawKind, RawNode, Reading};
+use super::goyaml;
 use super::node::{Array, ArrayItem, Comment, DocSet, Document, Map, MapItem, Meta, Value};
 use super::pos::{Pos, SourceFile};
 use super::scalar;
@@ -70,63 +74,9 @@ impl std::fmt::Display for ParseError {
     }
 }
 
-/// go-yaml (YAML 1.1) reads NEL, LS and PS (U+0085, U+2028, U+2029) as line
-/// breaks; the parser underneath does not. They become `\n`, padded with
-/// spaces before it so that every byte offset stays where it was (trailing
-/// spaces are insignificant where a line break may stand). Inside a quoted
-/// scalar (`quoted` holds their byte ranges, from a first reading), go-yaml
-/// keeps LS and PS as content (a NEL it folds like `\n`): there they become
-/// a private-use character of the same length, which the builder turns back
-/// ([`restore_separators`]).
-fn unicode_line_breaks(text: &str, quoted: &[(usize, usize)]) -> Option<String> {
-    if !text.contains(['\u{85}', '\u{2028}', '\u{2029}']) {
-        return None;
-    }
-    let mut out = String::with_capacity(text.len());
-    for (at, c) in text.char_indices() {
-        let in_quotes = || quoted.iter().any(|(s, e)| *s < at && at < *e);
-        match c {
-            '\u{85}' => out.push_str(" \n"),
-            '\u{2028}' if in_quotes() => out.push(LS_KEPT),
-            '\u{2029}' if in_quotes() => out.push(PS_KEPT),
-            '\u{2028}' | '\u{2029}' => out.push_str("  \n"),
-            c => out.push(c),
-        }
-    }
-    Some(out)
-}
-
-/// What LS (U+2028) and PS (U+2029) inside a quoted scalar stand in as
-/// while the parser reads it: private-use characters of the same length in
-/// UTF-8, which no YAML parser folds.
-const LS_KEPT: char = '\u{E028}';
-const PS_KEPT: char = '\u{E029}';
-
 /// What a byte order mark stands in as while the parser reads the text (see
 /// `parse_inner`): a private-use character of the same length in UTF-8.
-const BOM_KEPT: char = '\u{E0FF}';
-
-/// A quoted scalar's value with LS and PS back: each is content, and as in
-/// go-yaml's folding the blanks on either side of it go.
-fn restore_separators(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    let mut chars = value.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            LS_KEPT | PS_KEPT => {
-                while out.ends_with([' ', '\t']) {
-                    out.pop();
-                }
-                out.push(if c == LS_KEPT { '\u{2028}' } else { '\u{2029}' });
-                while chars.peek().is_some_and(|n| *n == ' ' || *n == '\t') {
-                    chars.next();
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub(super) const BOM_KEPT: char = '\u{E0FF}';
 
 /// Parses a YAML file the way ytt does. `with_comments` keeps comments (needed
 /// for templates and to detect annotations in plain files).
@@ -174,31 +124,46 @@ fn parse_inner(
     let starts_with_marker = starts_with_doc_marker(original);
     let prefix = if starts_with_marker { "" } else { "---\n" };
     let line_shift = u32::from(!starts_with_marker);
-    let framed = |body: &str| -> String { format!("{prefix}{body}") };
-    let mut text: std::borrow::Cow<str> = framed(original).into();
-    let mut raw = None;
-    if let Some(with_breaks) = unicode_line_breaks(original, &[]) {
-        text = framed(&with_breaks).into();
-        let keepable =
-            original.contains(['\u{2028}', '\u{2029}']) && !original.contains([LS_KEPT, PS_KEPT]);
-        let first = read_events(&text, line_shift, limits, with_comments)?;
-        if keepable && !first.quoted.is_empty() {
-            // again, with LS and PS inside quoted scalars kept as content
-            let quoted: Vec<(usize, usize)> = first
-                .quoted
-                .iter()
-                .map(|(s, e)| (s - prefix.len(), e - prefix.len()))
-                .collect();
-            if let Some(kept) = unicode_line_breaks(original, &quoted) {
-                text = framed(&kept).into();
-            }
-        } else {
-            raw = Some(first);
+    let framed = format!("{prefix}{original}");
+    // go-yaml's reader refuses some characters before its scanner reads
+    // the chunk they are in: in the first chunk, before anything else
+    let refused = goyaml::disallowed_character(&framed);
+    let reader_error = |at: usize| {
+        let (line, col) = line_col(&framed, at);
+        ParseError {
+            line: raw_line(line, line_shift),
+            col,
+            message: "control characters are not allowed".to_string(),
+            line_in_message: false,
         }
+    };
+    if let Some(at) = refused.filter(|at| *at < goyaml::READER_CHUNK) {
+        return Err(reader_error(at));
     }
-    let raw = match raw {
-        Some(r) => r,
-        None => read_events(&text, line_shift, limits, with_comments)?,
+    let with_breaks = goyaml::with_line_breaks(&framed);
+    let read = Reading {
+        original: &framed,
+        yaml11_breaks: with_breaks.is_some(),
+        line_shift,
+        limits,
+        comments: with_comments,
+    };
+    let mut text: Cow<str> = match &with_breaks {
+        Some(t) => Cow::Borrowed(t.as_str()),
+        None => Cow::Borrowed(framed.as_str()),
+    };
+    let raw = read_events_as_go_yaml(&read, &mut text);
+    // ... and later, when the scanner gets to their chunk
+    let raw = match (raw, refused) {
+        (Err(e), Some(at)) => {
+            let chunk_line = line_col(&framed, at / goyaml::READER_CHUNK * goyaml::READER_CHUNK).0;
+            if e.line < raw_line(chunk_line, line_shift) {
+                return Err(e);
+            }
+            return Err(reader_error(at));
+        }
+        (Ok(_), Some(at)) => return Err(reader_error(at)),
+        (raw, None) => raw?,
     };
     let mut builder = Builder {
         src,
@@ -279,463 +244,28 @@ fn starts_with_doc_marker(text: &str) -> bool {
     }
 }
 
-fn raw_line(line: u32, shift: u32) -> u32 {
+/// The 1-based line and column (in characters) of byte `offset`, counting
+/// line breaks as go-yaml does (`\r\n`, `\r`, `\n`, NEL, LS, PS).
+pub(super) fn line_col(text: &str, offset: usize) -> (u32, u32) {
+    let before = &text[..offset.min(text.len())];
+    let mut line = 1u32;
+    let mut col = 1u32;
+    let mut chars = before.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\r' if chars.peek() == Some(&'\n') => {}
+            '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
+                line += 1;
+                col = 1;
+            }
+            _ => col += 1,
+        }
+    }
+    (line, col)
+}
+
+pub(super) fn raw_line(line: u32, shift: u32) -> u32 {
     line.saturating_sub(shift)
-}
-
-// ------------------------------------------------------------------ raw events
-
-type RawId = usize;
-
-#[derive(Debug)]
-enum RawKind {
-    Scalar {
-        text: String,
-        style: ScalarStyle,
-        tag: Option<(String, String)>,
-    },
-    Seq {
-        items: Vec<RawId>,
-        block: bool,
-    },
-    Map {
-        entries: Vec<(RawId, RawId)>,
-    },
-    Alias(usize),
-}
-
-#[derive(Debug)]
-struct RawNode {
-    kind: RawKind,
-    /// 1-based line in the parsed text.
-    line: u32,
-    /// 1-based column.
-    col: u32,
-    /// Byte offset where the node's properties (anchor/tag) or content start.
-    start: usize,
-    /// Anchor id (kept for debugging output).
-    #[allow(dead_code)]
-    anchor: usize,
-}
-
-struct RawDoc {
-    start: usize,
-    line: u32,
-    root: Option<RawId>,
-}
-
-struct RawComment {
-    offset: usize,
-    end: usize,
-    line: u32,
-    col: u32,
-    text: String,
-}
-
-struct Raw {
-    nodes: Vec<RawNode>,
-    docs: Vec<RawDoc>,
-    comments: Vec<RawComment>,
-    /// Byte ranges of quoted scalars (single or double).
-    quoted: Vec<(usize, usize)>,
-    /// Byte ranges where a tab may start a line: scalars other than plain
-    /// ones, and flow collections.
-    tabs_allowed: Vec<(usize, usize)>,
-    /// Where plain scalars end.
-    plain_ends: Vec<usize>,
-    /// anchor id -> node, per document (granit ids are unique per stream).
-    anchors: HashMap<usize, RawId>,
-}
-
-enum Open {
-    Seq(RawId),
-    Map(RawId, Option<RawId>),
-}
-
-/// Most comment lines in a row where the parser looks ahead.
-const MAX_BUFFERED_COMMENTS: usize = 65_536;
-
-/// `comments`: whether to collect comments at all (when not, the parser
-/// neither keeps their text nor buffers them).
-fn read_events(
-    text: &str,
-    line_shift: u32,
-    limits: Limits,
-    comments: bool,
-) -> Result<Raw, ParseError> {
-    let mut options = Options::default();
-    options.emit_comments = comments;
-    // go-yaml buffers any number of comments; the parser's default stops at
-    // 96 in a row where it looks ahead (between `key:` and its first item,
-    // say). A bound stays, far above any real file, so that a file of
-    // nothing but comment lines cannot buffer one event per line.
-    options.max_buffered_comment_events = MAX_BUFFERED_COMMENTS;
-    options.emit_anchor_events = true;
-    options.block_scalar_eof_without_line_feed = true;
-    // The parser's own limits sit just above ours, so that our error (with
-    // its clearer wording) is the one users see.
-    options.block_nesting_limit = limits.max_depth + 8;
-    options.flow_nesting_limit = limits.max_depth + 8;
-    let parser = Parser::new_from_str_with_options(text, options);
-    let mut raw = Raw {
-        nodes: Vec::new(),
-        docs: Vec::new(),
-        comments: Vec::new(),
-        quoted: Vec::new(),
-        tabs_allowed: Vec::new(),
-        plain_ends: Vec::new(),
-        anchors: HashMap::new(),
-    };
-    // flow collections open: where each started
-    let mut flows: Vec<Option<usize>> = Vec::new();
-    let mut stack: Vec<Open> = Vec::new();
-    // after an explicit `...`, go-yaml (YAML 1.1) requires `---` before more
-    // content; the parser underneath (YAML 1.2) starts an implicit document
-    let mut after_explicit_end = false;
-    for ev in parser {
-        let (event, span) = ev.map_err(|e| {
-            let line = raw_line(e.marker().line() as u32, line_shift);
-            let message = match e.info() {
-                m if m == "recursion limit exceeded" => {
-                    format!(
-                        "exceeded max depth of {} nested collections",
-                        limits.max_depth
-                    )
-                }
-                // go-yaml's scanner words both as one problem
-                m if m.starts_with("unexpected character") || m.starts_with("tabs disallowed") => {
-                    "found character that cannot start any token".to_string()
-                }
-                // an unclosed flow collection: go-yaml's parser fails at the
-                // end of the input, and prints that 0-based line (or, when it
-                // is 0, the bracket's; when both are 0, none)
-                m if m.starts_with("unclosed bracket") => {
-                    let close = if m.contains('{') { '}' } else { ']' };
-                    // go-yaml's scanner ends the last line at the end of
-                    // the input (a line more when it has no line feed)
-                    let eof_line = (text.matches('\n').count() + usize::from(!text.ends_with('\n')))
-                        as u32
-                        - line_shift;
-                    let go_line = if eof_line != 0 {
-                        eof_line
-                    } else {
-                        line.saturating_sub(1)
-                    };
-                    let what = format!("did not find expected ',' or '{close}'");
-                    return ParseError {
-                        line,
-                        col: e.marker().col() as u32 + 1,
-                        message: if go_line == 0 {
-                            what
-                        } else {
-                            format!("line {go_line}: {what}")
-                        },
-                        line_in_message: false,
-                    };
-                }
-                // a block scalar indented with a tab: go-yaml names the
-                // tab's line, the first of the content
-                m if m.starts_with("a block scalar content cannot start with a tab") => {
-                    return ParseError {
-                        line: line + 1,
-                        col: 1,
-                        message: "found a tab character where an indentation space is expected"
-                            .to_string(),
-                        line_in_message: true,
-                    };
-                }
-                // a key without `:`: go-yaml's scanner finds it when it
-                // moves on to the next line, and names that line
-                m if m.starts_with("simple key expected ':'") => {
-                    return ParseError {
-                        line: line + 1,
-                        col: 1,
-                        message: "could not find expected ':'".to_string(),
-                        line_in_message: true,
-                    };
-                }
-                // go-yaml's parser errors (not its scanner's) print the
-                // problem's 0-based line
-                m if m.starts_with("did not find expected") => {
-                    let go_line = line.saturating_sub(1);
-                    return ParseError {
-                        line,
-                        col: e.marker().col() as u32 + 1,
-                        message: if go_line == 0 {
-                            m.to_string()
-                        } else {
-                            format!("line {go_line}: {m}")
-                        },
-                        line_in_message: false,
-                    };
-                }
-                // a parser error: go-yaml prints only the problem, and the
-                // problem's 0-based line
-                m if m.starts_with("while parsing ") => {
-                    let problem = m.split_once(", ").map(|(_, p)| p).unwrap_or(&m);
-                    return ParseError {
-                        line,
-                        col: e.marker().col() as u32 + 1,
-                        message: format!("line {}: {problem}", line.saturating_sub(1)),
-                        line_in_message: false,
-                    };
-                }
-                m => m,
-            };
-            ParseError {
-                line,
-                col: e.marker().col() as u32 + 1,
-                message,
-                line_in_message: true,
-            }
-        })?;
-        let offset = span.start.byte_offset().unwrap_or(0);
-        let line = span.start.line() as u32;
-        let col = span.start.col() as u32 + 1;
-        let start = span
-            .tag_start()
-            .and_then(|m| m.byte_offset())
-            .map(|t| t.min(offset))
-            .unwrap_or(offset);
-        let mut new_node: Option<RawId> = None;
-        match event {
-            Event::StreamStart | Event::StreamEnd => {}
-            Event::DocumentStart(explicit, _) => {
-                if after_explicit_end && !explicit {
-                    let line = raw_line(line, line_shift);
-                    // a parser error: go-yaml prints its 0-based line
-                    return Err(ParseError {
-                        line,
-                        col,
-                        message: format!(
-                            "line {}: did not find expected <document start>",
-                            line.saturating_sub(1)
-                        ),
-                        line_in_message: false,
-                    });
-                }
-                raw.docs.push(RawDoc {
-                    start: offset,
-                    line,
-                    root: None,
-                })
-            }
-            Event::DocumentEnd => {
-                after_explicit_end = text
-                    .get(offset..)
-                    .is_some_and(|rest| rest.starts_with("..."));
-            }
-            Event::Comment(text, _) => raw.comments.push(RawComment {
-                offset,
-                end: span.end.byte_offset().unwrap_or(offset),
-                line,
-                col,
-                text: text.into_owned(),
-            }),
-            Event::Anchor(_, _) => {
-                // Metadata for the node just emitted: its properties start here.
-                if let Some(last) = raw.nodes.last_mut() {
-                    last.start = last.start.min(offset);
-                }
-            }
-            Event::Alias(id) => {
-                new_node = Some(push(&mut raw, RawKind::Alias(id), line, col, start, 0));
-            }
-            Event::UnresolvedAlias(name) => {
-                return Err(ParseError {
-                    line: raw_line(line, line_shift),
-                    col,
-                    message: format!("unknown anchor '{name}' referenced"),
-                    line_in_message: false,
-                })
-            }
-            Event::Scalar(value, style, anchor, tag) => {
-                let tag = tag.map(|t| (t.handle().to_string(), t.suffix().to_string()));
-                // the parser writes an empty node (a document holding only
-                // comments, `key:` with nothing after it) as `~`; it is empty
-                // text, which `--strict` accepts as null and `~` it does not
-                let empty = span.end.byte_offset() == span.start.byte_offset()
-                    && matches!(style, ScalarStyle::Plain);
-                let end = span.end.byte_offset().unwrap_or(offset);
-                if matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted) {
-                    raw.quoted.push((offset, end));
-                }
-                if matches!(style, ScalarStyle::Plain) {
-                    raw.plain_ends.push(end);
-                } else {
-                    raw.tabs_allowed.push((offset, end));
-                }
-                let text = if empty {
-                    String::new()
-                } else if value.contains([LS_KEPT, PS_KEPT, BOM_KEPT]) {
-                    restore_separators(&value).replace(BOM_KEPT, "\u{feff}")
-                } else {
-                    value.into_owned()
-                };
-                let id = push(
-                    &mut raw,
-                    RawKind::Scalar { text, style, tag },
-                    line,
-                    col,
-                    start,
-                    anchor,
-                );
-                new_node = Some(id);
-            }
-            Event::SequenceStart(style, anchor, _) => {
-                let block = matches!(style, granit_parser::StructureStyle::Block);
-                flows.push((!block).then_some(offset));
-                let id = push(
-                    &mut raw,
-                    RawKind::Seq {
-                        items: Vec::new(),
-                        block,
-                    },
-                    line,
-                    col,
-                    start,
-                    anchor,
-                );
-                attach(&mut raw, &mut stack, id);
-                stack.push(Open::Seq(id));
-                if stack.len() > limits.max_depth {
-                    return Err(depth_error(line, line_shift, limits));
-                }
-            }
-            Event::MappingStart(style, anchor, _) => {
-                let block = matches!(style, granit_parser::StructureStyle::Block);
-                flows.push((!block).then_some(offset));
-                let id = push(
-                    &mut raw,
-                    RawKind::Map {
-                        entries: Vec::new(),
-                    },
-                    line,
-                    col,
-                    start,
-                    anchor,
-                );
-                attach(&mut raw, &mut stack, id);
-                stack.push(Open::Map(id, None));
-                if stack.len() > limits.max_depth {
-                    return Err(depth_error(line, line_shift, limits));
-                }
-            }
-            Event::SequenceEnd | Event::MappingEnd => {
-                stack.pop();
-                if let Some(Some(start)) = flows.pop() {
-                    let end = span.end.byte_offset().unwrap_or(offset).max(offset + 1);
-                    raw.tabs_allowed.push((start, end));
-                }
-            }
-            // Events added by future parser versions carry no data we use.
-            _ => {}
-        }
-        if let Some(id) = new_node {
-            attach(&mut raw, &mut stack, id);
-        }
-    }
-    block_tabs(text, line_shift, &raw)?;
-    Ok(raw)
-}
-
-/// go-yaml refuses a tab at the start of a line in the block context (the
-/// parser underneath takes it as white space): after a plain scalar, whose
-/// scanning goes on across lines, it "violates indentation"; anywhere else
-/// it "cannot start any token". Inside a block or quoted scalar, or a flow
-/// collection, a tab is fine.
-fn block_tabs(text: &str, line_shift: u32, raw: &Raw) -> Result<(), ParseError> {
-    if !text.contains("\n\t") {
-        return Ok(());
-    }
-    let mut at = 0;
-    for (n, line) in text.split('\n').enumerate() {
-        let start = at;
-        at += line.len() + 1;
-        if !line.starts_with('\t') || n == 0 {
-            continue;
-        }
-        if raw
-            .tabs_allowed
-            .iter()
-            .any(|(s, e)| *s < start && start < *e)
-        {
-            continue;
-        }
-        let after_plain = raw
-            .plain_ends
-            .iter()
-            .filter(|e| **e <= start)
-            .max()
-            .is_some_and(|e| {
-                // nothing but blanks, breaks and comments between
-                text[*e..start]
-                    .lines()
-                    .all(|l| l.trim_start().is_empty() || l.trim_start().starts_with('#'))
-            });
-        let line = raw_line(n as u32 + 1, line_shift);
-        return Err(ParseError {
-            line,
-            col: 1,
-            message: if after_plain {
-                "found a tab character that violates indentation".into()
-            } else {
-                "found character that cannot start any token".into()
-            },
-            line_in_message: true,
-        });
-    }
-    Ok(())
-}
-
-fn depth_error(line: u32, shift: u32, limits: Limits) -> ParseError {
-    ParseError {
-        line: raw_line(line, shift),
-        col: 0,
-        message: format!(
-            "exceeded max depth of {} nested collections",
-            limits.max_depth
-        ),
-        line_in_message: true,
-    }
-}
-
-fn push(raw: &mut Raw, kind: RawKind, line: u32, col: u32, start: usize, anchor: usize) -> RawId {
-    let id = raw.nodes.len();
-    raw.nodes.push(RawNode {
-        kind,
-        line,
-        col,
-        start,
-        anchor,
-    });
-    if anchor != 0 {
-        raw.anchors.insert(anchor, id);
-    }
-    id
-}
-
-fn attach(raw: &mut Raw, stack: &mut [Open], id: RawId) {
-    match stack.last_mut() {
-        None => {
-            if let Some(doc) = raw.docs.last_mut() {
-                doc.root = Some(id);
-            }
-        }
-        Some(Open::Seq(seq)) => {
-            if let RawKind::Seq { items, .. } = &mut raw.nodes[*seq].kind {
-                items.push(id);
-            }
-        }
-        Some(Open::Map(map, pending)) => match pending.take() {
-            None => *pending = Some(id),
-            Some(key) => {
-                if let RawKind::Map { entries } = &mut raw.nodes[*map].kind {
-                    entries.push((key, id));
-                }
-            }
-        },
-    }
 }
 
 // ------------------------------------------------------------------ building
@@ -1009,120 +539,6 @@ impl Builder<'_> {
                 _ => return None,
             }
         }
-    }
-}
-
-// ------------------------------------------------------------------ comments
-
-/// Node positions of one document in the order ytt walks them.
-enum Slot {
-    Doc,
-    Path(Vec<usize>),
-}
-
-fn collect_lines(doc: &Document, include_doc: bool) -> Vec<(u32, Slot)> {
-    let mut out = Vec::new();
-    if include_doc && doc.pos.is_known() {
-        out.push((doc.pos.line(), Slot::Doc));
-    }
-    let mut path = Vec::new();
-    collect_value_lines(&doc.value, &mut path, &mut out);
-    out
-}
-
-fn collect_value_lines(v: &Value, path: &mut Vec<usize>, out: &mut Vec<(u32, Slot)>) {
-    match v {
-        Value::Map(m) => {
-            for (i, item) in m.items.iter().enumerate() {
-                path.push(i);
-                if item.pos.is_known() {
-                    out.push((item.pos.line(), Slot::Path(path.clone())));
-                }
-                collect_value_lines(&item.value, path, out);
-                path.pop();
-            }
-        }
-        Value::Array(a) => {
-            for (i, item) in a.items.iter().enumerate() {
-                path.push(i);
-                if item.pos.is_known() {
-                    out.push((item.pos.line(), Slot::Path(path.clone())));
-                }
-                collect_value_lines(&item.value, path, out);
-                path.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-fn meta_at<'a>(doc: &'a mut Document, slot: &Slot) -> &'a mut Meta {
-    match slot {
-        Slot::Doc => &mut doc.meta,
-        Slot::Path(path) => {
-            let mut v = &mut doc.value;
-            let last = path.len() - 1;
-            for (depth, &i) in path.iter().enumerate() {
-                match v {
-                    Value::Map(m) => {
-                        if depth == last {
-                            return &mut m.items[i].meta;
-                        }
-                        v = &mut m.items[i].value;
-                    }
-                    Value::Array(a) => {
-                        if depth == last {
-                            return &mut a.items[i].meta;
-                        }
-                        v = &mut a.items[i].value;
-                    }
-                    _ => unreachable!("paths only lead through collections"),
-                }
-            }
-            unreachable!("empty path")
-        }
-    }
-}
-
-/// Attaches comments to the nodes of `doc` by line; returns the comments that
-/// found no node (they go to the next document).
-fn assign_comments(doc: &mut Document, comments: Vec<Comment>, doc_unknown: bool) -> Vec<Comment> {
-    if comments.is_empty() {
-        return Vec::new();
-    }
-    let slots = collect_lines(doc, !doc_unknown);
-    // line -> indices into slots (in walk order)
-    let mut by_line: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
-    for (i, (line, _)) in slots.iter().enumerate() {
-        by_line.entry(*line).or_default().push(i);
-    }
-    let mut unassigned = Vec::new();
-    for comment in comments {
-        let line = comment.pos.line();
-        match by_line.range(line..).next() {
-            Some((&node_line, idxs)) => {
-                let idx = if node_line == line {
-                    *idxs.last().unwrap()
-                } else {
-                    idxs[0]
-                };
-                let slot = &slots[idx].1;
-                meta_at(doc, slot).comments.push(comment);
-            }
-            None => unassigned.push(comment),
-        }
-    }
-    unassigned
-}
-
-/// The root collection of the first document takes the document's line once it
-/// is known (ytt fixes the first document's position after assignment).
-fn fix_root_position(doc: &mut Document) {
-    let pos = doc.pos.clone();
-    match &mut doc.value {
-        Value::Map(m) if !m.pos.is_known() => m.pos = pos,
-        Value::Array(a) if !a.pos.is_known() => a.pos = pos,
-        _ => {}
     }
 }
 

@@ -315,8 +315,22 @@ fn memory_bombs_are_refused() {
 fn non_utf8_file() {
     let d = tempfile::tempdir().unwrap();
     write(d.path(), "values.yml", b"#@data/values\n---\na: caf\xe9\n");
+    // ytt's words (go-yaml's reader) for `inspect -f`; `check` says where
+    // and what to do (check_command::unreadable_and_binary_files_are_findings)
     let err = fails(d.path(), &["-f", "values.yml"]);
-    assert_has(&err, &["values.yml:3:7", "not valid UTF-8"]);
+    assert_eq!(
+        err,
+        "yttcheck: Error: Unmarshaling YAML template 'values.yml': yaml: incomplete UTF-8 octet sequence\n"
+    );
+    for (bytes, problem) in [
+        (&b"a: \xff\n"[..], "invalid leading UTF-8 octet"),
+        (b"a: \xc3b\n", "invalid trailing UTF-8 octet"),
+        (b"a: \xc0\x80\n", "invalid length of a UTF-8 sequence"),
+        (b"a: \xed\xa0\x80\n", "invalid Unicode character"),
+    ] {
+        write(d.path(), "values.yml", bytes);
+        assert_has(&fails(d.path(), &["-f", "values.yml"]), &[problem]);
+    }
 }
 
 #[test]
@@ -353,7 +367,10 @@ fn files_ytt_never_parses_for_values_need_not_be_utf8() {
         b"#@data/values\n---\na: caf\xe9\n".as_slice(),
     );
     let err = fails(d.path(), &["-f", "."]);
-    assert_has(&err, &["values.yml:3:7", "not valid UTF-8"]);
+    assert_has(
+        &err,
+        &["'values.yml': yaml: incomplete UTF-8 octet sequence"],
+    );
 }
 
 #[test]

@@ -278,3 +278,103 @@ fn a_long_run_of_comments_before_an_item_is_read() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(stdout, "items:\n- 1\n", "{stderr}");
 }
+
+/// Where go-yaml (YAML 1.1) and the parser underneath (YAML 1.2) read the
+/// same text differently, ytt's reading wins. Each expectation was recorded
+/// from ytt 0.52 (`--data-values-file v.yml --data-values-inspect`).
+#[test]
+fn go_yaml_reading_of_scalars_anchors_and_errors() {
+    let d = tempfile::tempdir().unwrap();
+    let ok = [
+        // LS and PS are line breaks that folding keeps; the printer writes
+        // them in single quotes, indented as a continuation line
+        ("k: \"a \u{2028}  b\"\n", "k: 'a\u{2028}  b'\n"),
+        ("k: \"a\u{2029}\r\n  #\"\n", "k: |-\n  a\u{2029}\n  #\n"),
+        ("k: 'a\u{85}b'\n", "k: a b\n"),
+        ("k: |\n  a\u{2029}\n", "k: 'a\u{2029}'\n"),
+        // `\'` is an escape in go-yaml's double quotes
+        ("k: \"don\\'t\"\n", "k: don't\n"),
+        // a tab after a block scalar's found indentation is content
+        ("k: |\n  a\n  \tb\n", "k: \"a\\n\\tb\\n\"\n"),
+        // an empty key after `?` is fine
+        ("? \n: 2\n", "null: 2\n"),
+    ];
+    for (text, out) in ok {
+        std::fs::write(d.path().join("v.yml"), text).unwrap();
+        let (code, stdout, err) = inspect(d.path(), &["--data-values-file", "v.yml"]);
+        assert_eq!((code, stdout.as_str()), (0, out), "{text:?}: {err}");
+    }
+    let refused = [
+        (
+            "k: >\n  a\u{2028}b\n  c\n",
+            "line 5: could not find expected ':'",
+        ),
+        ("k: \"\\/\"\n", "line 1: found unknown escape character"),
+        (
+            "k: \"\\ud83d\\ude00\"\n",
+            "line 1: found invalid Unicode character escape code",
+        ),
+        (
+            "k: >\n  \tx\n",
+            "line 2: found a tab character where an indentation space is expected",
+        ),
+        ("k: 'unclosed\n", "line 2: found unexpected end of stream"),
+        ("k: [\n", "line 1: did not find expected node content"),
+        ("k: [a,\n", "line 1: did not find expected node content"),
+        ("k: {a: 1\n", "line 1: did not find expected ',' or '\n"),
+        ("a: 1\n: 2\n", "line 1: did not find expected key"),
+        ("a: 1\n]: 1\n", "line 1: did not find expected key"),
+        (
+            "k: &a.b 1\n",
+            "line 1: did not find expected alphabetic or numeric character",
+        ),
+        (
+            "k: *?\n",
+            "line 1: did not find expected alphabetic or numeric character",
+        ),
+        ("%: 1\n", "line 1: could not find expected directive name"),
+        ("k: 1\n#\u{7}\n", "control characters are not allowed"),
+        (
+            "k:\n  x: 1\n  \"a\" b\n",
+            "line 4: could not find expected ':'",
+        ),
+        (
+            "\"1\\\"\u{85}\": 1\n",
+            "line 2: mapping values are not allowed in this context",
+        ),
+        ("k: 1\nb\n\n\n", "line 5: could not find expected ':'"),
+    ];
+    for (text, problem) in refused {
+        std::fs::write(d.path().join("v.yml"), text).unwrap();
+        let (code, _, err) = inspect(d.path(), &["--data-values-file", "v.yml"]);
+        assert_eq!(code, 1, "{text:?}");
+        assert!(
+            err.ends_with(&format!("'v.yml': yaml: {problem}\n"))
+                || err.ends_with(&format!("'v.yml': yaml: {problem}")),
+            "{text:?}: {err}"
+        );
+    }
+}
+
+/// go-yaml's reader finds a character it refuses when its scanner first
+/// needs the 512-byte chunk it is in: a syntax error in an earlier chunk is
+/// reported first, one in the same chunk or later is not.
+#[test]
+fn refused_characters_are_found_chunk_by_chunk_as_in_go_yaml() {
+    let d = tempfile::tempdir().unwrap();
+    let filler = "# padding padding padding padding padding padding padding\n".repeat(20);
+    let early_error = format!("a: @x\n{filler}c: \u{1}\n");
+    std::fs::write(d.path().join("v.yml"), &early_error).unwrap();
+    let (_, _, err) = inspect(d.path(), &["--data-values-file", "v.yml"]);
+    assert!(
+        err.ends_with("yaml: line 1: found character that cannot start any token\n"),
+        "{err}"
+    );
+    let late_error = format!("a: \u{1}\n{filler}b: [\n");
+    std::fs::write(d.path().join("v.yml"), &late_error).unwrap();
+    let (_, _, err) = inspect(d.path(), &["--data-values-file", "v.yml"]);
+    assert!(
+        err.ends_with("yaml: control characters are not allowed\n"),
+        "{err}"
+    );
+}
