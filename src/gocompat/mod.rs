@@ -156,6 +156,40 @@ mod tests {
     }
 
     #[test]
+    fn division_by_zero_names_the_operation_as_go_starlark() {
+        for (msg, code, go) in [
+            (
+                "float division by zero: 1 / 0",
+                "1/0",
+                "real division by zero",
+            ),
+            (
+                "Floor division by zero: 1 // 0",
+                "1//0",
+                "floored division by zero",
+            ),
+            ("Modulo by zero: 1 % 0", "1%0", "integer modulo by zero"),
+            (
+                "Cannot divide by zero",
+                "x.f(1)%0.0",
+                "float modulo by zero",
+            ),
+            (
+                "Cannot divide by zero",
+                "a % 2 // 0.0",
+                "floored division by zero",
+            ),
+            (
+                "Cannot divide by zero",
+                "f(a % 2) // 0.0",
+                "floored division by zero",
+            ),
+        ] {
+            assert_eq!(starlark_message(msg, Some(code)), go, "{code}");
+        }
+    }
+
+    #[test]
     fn characters_as_go_quotes_them() {
         assert_eq!(quote_char('}'), "'}'");
         assert_eq!(quote_char('\''), "'\\''");
@@ -201,7 +235,47 @@ pub fn starlark_message(msg: &str, code: Option<&str>) -> String {
             }
         }
     }
+    if let Some(go) = division_by_zero(msg, code) {
+        return go.to_string();
+    }
     msg.to_string()
+}
+
+/// go-starlark's words for a division by zero, which name the operation
+/// (`real division`, `floored division`, `integer modulo`, `float modulo`)
+/// where starlark-rust names the type or nothing ("Cannot divide by zero",
+/// for a float's `//` and `%` alike: the operator is then the last `//` or
+/// `%` of the expression, the one applied last).
+fn division_by_zero(msg: &str, code: Option<&str>) -> Option<&'static str> {
+    if msg.starts_with("float division by zero") {
+        return Some("real division by zero");
+    }
+    if msg.starts_with("Floor division by zero") {
+        return Some("floored division by zero");
+    }
+    if msg.starts_with("Modulo by zero") {
+        return Some("integer modulo by zero");
+    }
+    if msg != "Cannot divide by zero" {
+        return None;
+    }
+    let bytes = code.unwrap_or("").as_bytes();
+    let mut modulo = false;
+    scan_top_level(code.unwrap_or(""), |i, c, depth| {
+        if depth == 0 {
+            if c == '%' {
+                modulo = true;
+            } else if c == '/' && bytes.get(i + 1) == Some(&b'/') {
+                modulo = false;
+            }
+        }
+        true
+    });
+    Some(if modulo {
+        "float modulo by zero"
+    } else {
+        "floored division by zero"
+    })
 }
 
 /// `lib.star.f` -> `f`: go-starlark names functions without their module.

@@ -474,6 +474,18 @@ impl Libraries for LibraryRunner {
             .chain(lib.values.files.iter())
             .cloned()
             .collect();
+        // ytt's library execution factory: a library that skips validation
+        // makes its own libraries skip it too
+        let skipping;
+        let r = if skip && !r.skip_validation {
+            skipping = Renderer {
+                skip_validation: true,
+                ..r.clone()
+            };
+            &skipping
+        } else {
+            r
+        };
         let rendered = r
             .eval(
                 lib.ctx,

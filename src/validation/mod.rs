@@ -76,6 +76,35 @@ pub fn render(invalidations: &[Invalidation]) -> String {
     msg
 }
 
+/// A map item's key appended to a validation's path as ytt's walk writes it,
+/// with Go's `%s`: a string as it is, any other key as Go prints a value of
+/// the wrong verb (`a.%!s(int=1)`, `%!s(bool=false)` for a key `n`, which
+/// YAML 1.1 reads as false, `%!s(<nil>)`).
+fn push_go_key_path(path: &mut String, key: &crate::yaml::Value) {
+    use crate::yaml::Value;
+    if !path.is_empty() {
+        path.push('.');
+    }
+    match key {
+        Value::Str(s) => path.push_str(s),
+        Value::Null => path.push_str("%!s(<nil>)"),
+        Value::Bool(b) => path.push_str(&format!("%!s(bool={b})")),
+        Value::Int(i) => path.push_str(&format!("%!s(int={i})")),
+        Value::UInt(u) => path.push_str(&format!("%!s(uint64={u})")),
+        Value::Float(f) => {
+            let g = if f.is_nan() {
+                "NaN".to_string()
+            } else if f.is_infinite() {
+                if *f > 0.0 { "+Inf" } else { "-Inf" }.to_string()
+            } else {
+                crate::yaml::print::format_float(*f)
+            };
+            path.push_str(&format!("%!s(float64={g})"))
+        }
+        other => crate::yaml::push_key_path(path, other),
+    }
+}
+
 /// Where validations come from for each node: the schema (by position in the
 /// tree) and `@assert/validate` annotations on the values.
 pub trait SchemaValidations {
@@ -189,7 +218,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 let len = path.len();
                 let mut next = 0;
                 for item in &m.items {
-                    crate::yaml::push_key_path(path, &item.key);
+                    push_go_key_path(path, &item.key);
                     let (sv, st) = match ty {
                         Some(crate::schema::Type::Map(mt)) => {
                             match mt.declaration_of(&item.key, next) {

@@ -233,7 +233,7 @@ pub fn library_values(
     skip_validation: bool,
 ) -> Result<LibraryValues, ValuesError> {
     let files = files_with_annotation(session, lib, ANN_DATA_VALUES)?;
-    let mut descs: Vec<String> = files.iter().map(|f| f.rel_path.clone()).collect();
+    let mut descs: Vec<String> = files.iter().map(|f| f.file.rel_path.clone()).collect();
     if !overlays.is_empty() {
         descs.push("additional data values".to_string());
     }
@@ -295,27 +295,27 @@ pub fn collect_envelopes(
             root: lib.root,
         };
         let result = session.eval_yaml(f, file_lib).map_err(|e| ValuesError {
-            message: format!("Templating file '{}': {}", f.rel_path, e.message),
+            message: format!("Templating file '{}': {}", f.file.rel_path, e.message),
             kind: ValuesErrorKind::Template(e),
         })?;
         // an annotation given twice on a document: ytt's extractor counts
         // the comments once the file is templated, and names the file
         if let Ok(raw) = &*session.cache.raw_yaml_opts(&f.file, session.opts.strict) {
             check_once_per_document(raw, ANN_DATA_VALUES).map_err(|mut e| {
-                e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
+                e.message = format!("Templating file '{}': {}", f.file.rel_path, e.message);
                 e
             })?;
         }
         let (docs, others) = extract_docs(result.docset, ANN_DATA_VALUES).map_err(|e| {
             let mut e = e;
-            e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
+            e.message = format!("Templating file '{}': {}", f.file.rel_path, e.message);
             e
         })?;
         if others.iter().any(|d| !d.is_empty()) {
             return Err(ValuesError::other(
                 format!(
                     "Templating file '{}': Expected data values file '{}' to only have data values documents",
-                    f.rel_path, f.file.rel_path
+                    f.file.rel_path, f.file.rel_path
                 ),
                 Some(Pos::unknown_in(&f.file.src)),
             ));

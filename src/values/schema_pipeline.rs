@@ -60,7 +60,7 @@ pub fn library_schema(
             check_once_per_document(raw, ANN_DATA_VALUES_SCHEMA)?;
         }
     }
-    let mut descs: Vec<String> = files.iter().map(|f| f.rel_path.clone()).collect();
+    let mut descs: Vec<String> = files.iter().map(|f| f.file.rel_path.clone()).collect();
     if !overlays.is_empty() {
         descs.push("additional data value schema".to_string());
     }
@@ -80,20 +80,20 @@ pub fn library_schema(
         };
         let result = session.eval_yaml(f, file_lib).map_err(|e| {
             wrap(ValuesError {
-                message: format!("Templating file '{}': {}", f.rel_path, e.message),
+                message: format!("Templating file '{}': {}", f.file.rel_path, e.message),
                 kind: ValuesErrorKind::Template(e),
             })
         })?;
         let (docs, others) =
             extract_docs(result.docset, ANN_DATA_VALUES_SCHEMA).map_err(|mut e| {
-                e.message = format!("Templating file '{}': {}", f.rel_path, e.message);
+                e.message = format!("Templating file '{}': {}", f.file.rel_path, e.message);
                 wrap(e)
             })?;
         if others.iter().any(|d| !d.is_empty()) {
             return Err(wrap(ValuesError::other(
                 format!(
                     "Templating file '{}': Expected schema file '{}' to only have schema documents",
-                    f.rel_path, f.file.rel_path
+                    f.file.rel_path, f.file.rel_path
                 ),
                 Some(Pos::unknown_in(&f.file.src)),
             )));

@@ -200,6 +200,12 @@ impl<'v> StarlarkValue<'v> for LibraryMethod {
                             }
                         }
                     }
+                    if plain && crate::values::flags::value_has_templating(&value) {
+                        return Err(err(format!(
+                            "{fname}: {}",
+                            crate::values::flags::PLAIN_YAML_EXPECTED
+                        )));
+                    }
                     req.data_values.push((value, plain));
                 } else {
                     if let Some((k, _)) = named.iter().next() {

@@ -745,3 +745,100 @@ fn file_marks_act_as_in_ytt_on_inspect_render_and_check() {
     let (code, json) = super::common::check_json(p, &[]);
     assert_eq!(code, 2, "{json}");
 }
+
+/// ytt's library edges: a plain merge refuses a fragment that still carries
+/// annotations (code annotations are gone after evaluation, the others stay),
+/// a library evaluated with `dangerous_data_values_disable_validation=True`
+/// skips validation in its own libraries too, and errors name files by their
+/// path from the root given with `-f`.
+#[test]
+fn library_edges_act_as_in_ytt() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(p, "_ytt_lib/lib/values.yml", "#@data/values\n---\nfoo: 1\n");
+    write(
+        p,
+        "_ytt_lib/lib/out.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nout: #@ data.values\n",
+    );
+    let main = |fragment: &str| {
+        format!(
+            "#@ load(\"@ytt:library\", \"library\")\n#@ load(\"@ytt:template\", \"template\")\n#@ def frag():\n{fragment}\n#@ end\n#@ lib = library.get(\"lib\").with_data_values(frag(), plain=True)\n--- #@ template.replace(lib.eval())\n"
+        )
+    };
+    for (fragment, out) in [
+        ("foo: 2", "out:\n  foo: 2\n"),
+        ("#@ if True:\nfoo: 3\n#@ end", "out:\n  foo: 3\n"),
+        ("#! a comment\nfoo: 4", "out:\n  foo: 4\n"),
+    ] {
+        write(p, "main.yml", main(fragment));
+        let (code, stdout, err) = render(p, &["-f", "."]);
+        assert_eq!((code, stdout.as_str()), (0, out), "{fragment}: {err}");
+    }
+    for fragment in [
+        "#@overlay/match missing_ok=True\nnew: 2",
+        "#@schema/nullable\nfoo: 4",
+        "#@yaml/text-templated-strings\nfoo: \"(@= str(1) @)\"",
+    ] {
+        write(p, "main.yml", main(fragment));
+        let (code, _, err) = render(p, &["-f", "."]);
+        assert_eq!(code, 1, "{fragment}");
+        assert!(
+            err.contains("- library.with_data_values: Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)\n    in <toplevel>\n      main.yml:")
+                && err.contains(" | #@ lib = library.get(\"lib\").with_data_values(frag(), plain=True)"),
+            "{fragment}: {err}"
+        );
+    }
+
+    // errors in a library's values name the file from the root
+    write(
+        p,
+        "_ytt_lib/lib/values.yml",
+        "#@data/values\n---\nfoo: #@ 1/0\n",
+    );
+    write(p, "main.yml", main("foo: 2"));
+    let (code, _, err) = render(p, &["-f", "."]);
+    assert_eq!(code, 1);
+    assert!(err.contains("Overlaying data values (in following order: _ytt_lib/lib/values.yml, additional data values): Templating file '_ytt_lib/lib/values.yml': "), "{err}");
+    assert!(err.contains("     - real division by zero\n"), "{err}");
+
+    // validation off for a library is off for its libraries
+    write(
+        p,
+        "_ytt_lib/lib/values.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=5\nnum: 9\n",
+    );
+    write(
+        p,
+        "_ytt_lib/lib/_ytt_lib/dep/values.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=5\nnum: 1\n",
+    );
+    write(
+        p,
+        "_ytt_lib/lib/_ytt_lib/dep/out.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\ndep: #@ data.values.num\n",
+    );
+    write(
+        p,
+        "_ytt_lib/lib/out.yml",
+        "#@ load(\"@ytt:library\", \"library\")\n#@ load(\"@ytt:template\", \"template\")\n--- #@ template.replace(library.get(\"dep\").eval())\n",
+    );
+    let main = |kwargs: &str| {
+        format!("#@ load(\"@ytt:library\", \"library\")\n#@ load(\"@ytt:template\", \"template\")\n--- #@ template.replace(library.get(\"lib\"{kwargs}).eval())\n")
+    };
+    write(
+        p,
+        "main.yml",
+        main(", dangerous_data_values_disable_validation=True"),
+    );
+    let (code, out, err) = render(p, &["-f", "."]);
+    assert_eq!((code, out.as_str()), (0, "dep: 1\n"), "{err}");
+    write(p, "main.yml", main(""));
+    let (code, _, err) = render(p, &["-f", "."]);
+    assert_eq!(code, 1);
+    // the nested error, blank lines at its end included, indented as ytt does
+    assert!(
+        err.ends_with("                found: value < 5\n          \n          \n"),
+        "{err:?}"
+    );
+}

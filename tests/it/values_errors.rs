@@ -336,6 +336,34 @@ fn numbers_in_rule_messages_as_ytt_prints_them() {
     );
 }
 
+/// ytt names a failing value by a path its walk writes with Go's `%s`: a key
+/// that YAML reads as something other than a string prints as Go prints a
+/// value of the wrong verb.
+#[test]
+fn keys_that_are_not_strings_in_validation_paths_as_ytt_prints_them() {
+    let d = tempfile::tempdir().unwrap();
+    for (key, path) in [
+        ("n", "%!s(bool=false)"),
+        ("0x10", "%!s(int=16)"),
+        ("1.5", "%!s(float64=1.5)"),
+        ("1e6", "%!s(float64=1e+06)"),
+        ("~", "%!s(<nil>)"),
+        ("name", "name"),
+    ] {
+        write(
+            d.path(),
+            "s.yml",
+            format!("#@data/values-schema\n---\nouter:\n  #@schema/validation min=5\n  {key}: 1\n"),
+        );
+        let (code, _, err) = run(d.path(), &["-f", "s.yml"], "");
+        assert_eq!(code, 1);
+        assert!(
+            err.contains(&format!("\n  outer.{path}\n    from: s.yml:5\n")),
+            "{key}: {err}"
+        );
+    }
+}
+
 #[test]
 fn strict_accepts_the_empty_document_and_reports_in_document_order() {
     let d = tempfile::tempdir().unwrap();
