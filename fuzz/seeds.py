@@ -84,3 +84,23 @@ for i, fields in enumerate([
     ["web`x`", "www.evil.io", "https://x", "db.password", "$x$ *y* _z_ [l](u)", "&amp; \\| \\", ":::", "\x1b[2J::stop-commands::t"],
 ]):
     put("ci_printers", f"own{i}", "\x01".join(fields).encode())
+
+# YAML scalars: a style byte (plain, single, double, literal, folded, array
+# item) then the text; values from the recorded YAML in every style, and
+# hand-made ones with the characters YAML treats specially.
+scalars = set()
+for p in files_of(cases) if os.path.isdir(cases) else []:
+    if p.endswith((".yml", ".yaml")):
+        for line in open(p, "rb").read().splitlines():
+            key, sep, value = line.partition(b": ")
+            if sep and value.strip() and not value.startswith(b"#"):
+                scalars.add(value.strip())
+for i, value in enumerate(sorted(scalars)[:400]):
+    put("yaml_scalars", f"c{i}", bytes([i % 6]) + value)
+for i, text in enumerate([
+    "a\u2028b", "a\u0085b", "\ufeffx", "x # y", "a: b", "- x", "0x1F", "1e3", "~",
+    "yes", "'q'", '"q\\u00e9"', "tab\there", "  lead", "trail  ", "a\n\nb\n",
+    "\x01\x7f", "#@ x", "[a, b]", "{a: b}", "!!str 1", "&a x", "*a", "% x", "@x", "`x",
+]):
+    for style in range(6):
+        put("yaml_scalars", f"own{i}-{style}", bytes([style]) + text.encode())

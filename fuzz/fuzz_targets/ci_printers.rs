@@ -95,6 +95,7 @@ fuzz_target!(|data: &[u8]| {
         library: library.clone(),
         environments: vec![env.clone()],
         detail: vec![detail.clone(), format!("hint: {message}")],
+        fix: None,
     };
     let pair = PairOutcome {
         name: format!("{library}@{env}"),

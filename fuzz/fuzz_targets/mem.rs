@@ -7,12 +7,7 @@ use yttcheck::source::{EntryKind, Snapshot, SourceError};
 pub struct Mem(pub BTreeMap<String, Vec<u8>>);
 
 fn missing(path: &str) -> SourceError {
-    SourceError {
-        path: path.to_string(),
-        message: format!("lstat {path}: no such file or directory"),
-        line: 0,
-        column: 0,
-    }
+    SourceError::new(path, format!("lstat {path}: no such file or directory"))
 }
 
 impl Mem {

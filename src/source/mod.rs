@@ -44,6 +44,19 @@ pub struct SourceError {
     pub not_utf8: Option<&'static str>,
 }
 
+impl SourceError {
+    /// A failure of the whole file (not at a place in it).
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> SourceError {
+        SourceError {
+            path: path.into(),
+            message: message.into(),
+            line: 0,
+            column: 0,
+            not_utf8: None,
+        }
+    }
+}
+
 impl fmt::Display for SourceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.message)
