@@ -22,7 +22,7 @@ use crate::template::convert::to_yaml;
 use crate::template::runtime::current_store;
 use crate::yaml::Value as YValue;
 
-use crate::template::go::err;
+use crate::template::go::{err, go_error_text};
 
 #[derive(Debug, Clone)]
 pub(crate) enum MatcherKind {
@@ -75,7 +75,8 @@ impl<V: starlark::values::ValueLifetimeless> fmt::Display for MatcherGen<V> {
             MatcherKind::Subset => "overlay.subset_matcher",
             MatcherKind::And => "overlay.and_op",
             MatcherKind::Or => "overlay.or_op",
-            MatcherKind::Not => "overlay.not_op",
+            // ytt names the function `not_op` makes after `or_op`'s
+            MatcherKind::Not => "overlay.or_op",
         };
         write!(f, "<built-in function {name}>")
     }
@@ -132,7 +133,9 @@ where
                 let is_and = matches!(&*self.kind, MatcherKind::And);
                 let mut out = is_and;
                 for m in &self.args {
-                    let r = eval.eval_function(m.to_value(), &pos, &[])?;
+                    let r = eval
+                        .eval_function(m.to_value(), &pos, &[])
+                        .map_err(|e| err(format!("{name}: {}", go_error_text(&e))))?;
                     let b = r.unpack_bool().ok_or_else(|| {
                         err(format!(
                             "{name}: expected starlark.Bool, but was {}",
@@ -151,7 +154,9 @@ where
                 out
             }
             MatcherKind::Not => {
-                let r = eval.eval_function(self.args[0].to_value(), &pos, &[])?;
+                let r = eval
+                    .eval_function(self.args[0].to_value(), &pos, &[])
+                    .map_err(|e| err(format!("{name}: {}", go_error_text(&e))))?;
                 !r.unpack_bool().ok_or_else(|| {
                     err(format!(
                         "{name}: expected starlark.Bool, but was {}",
@@ -162,6 +167,86 @@ where
         };
         Ok(Value::new_bool(result))
     }
+}
+
+/// The first argument a matcher gets: the index of a left array item or
+/// document, or the key of a left map item.
+#[derive(Clone, Copy)]
+pub(crate) enum First<'a> {
+    Index(i64),
+    Key(&'a YValue),
+}
+
+/// Matcher `f` applied to a left and a right value, computed on the YAML
+/// values themselves when `f` is one of `@ytt:overlay`'s all the way down:
+/// calling it through Starlark copies every left document into a fragment
+/// and back once per overlay (most of a check of real packages, whose
+/// vendored upstream YAML is matched by `overlay.subset` many times over).
+/// `None` when a Starlark function takes part: call it. The results and
+/// error texts are those of `invoke`.
+pub(crate) fn native<'v>(
+    f: Value<'v>,
+    first: First<'_>,
+    left: &YValue,
+    right: &YValue,
+    store: Option<Value<'v>>,
+) -> Option<Result<bool, String>> {
+    let m = Matcher::from_value(f)?;
+    let name = m.to_string();
+    let name = name
+        .trim_start_matches("<built-in function ")
+        .trim_end_matches('>');
+    Some(match &*m.kind {
+        MatcherKind::Index(want) => Ok(match first {
+            First::Index(i) => i32::try_from(i).ok().map(i64::from) == Some(*want),
+            First::Key(YValue::Int(i)) => i32::try_from(*i).ok().map(i64::from) == Some(*want),
+            First::Key(_) => false,
+        }),
+        MatcherKind::MapKey(key) => (|| {
+            let o = item_of(key, left).map_err(|e| format!("{name}: {e}"))?;
+            let n = item_of(key, right).map_err(|e| format!("{name}: {e}"))?;
+            Ok(compare_leafs(o, n).0)
+        })(),
+        MatcherKind::Subset => {
+            let expected = match to_yaml(m.args[0], store) {
+                Ok(v) => v,
+                Err(e) => return Some(Err(e.to_string())),
+            };
+            Ok(compare(left, &expected).0)
+        }
+        MatcherKind::And | MatcherKind::Or => {
+            let is_and = matches!(&*m.kind, MatcherKind::And);
+            // all ours, or the whole combination goes through Starlark (a
+            // Starlark matcher after an error must not run either way)
+            if !m.args.iter().all(|a| Matcher::from_value(*a).is_some()) {
+                return None;
+            }
+            for sub in &m.args {
+                match native(*sub, first, left, right, store)? {
+                    Err(e) => return Some(Err(format!("{name}: {e}"))),
+                    Ok(b) if b != is_and => return Some(Ok(b)),
+                    Ok(_) => {}
+                }
+            }
+            Ok(is_and)
+        }
+        MatcherKind::Not => native(m.args[0], first, left, right, store)?
+            .map(|b| !b)
+            .map_err(|e| format!("{name}: {e}")),
+    })
+}
+
+/// The value of map item `key` of `v`, as `overlay.map_key` reads it.
+fn item_of<'a>(key: &str, v: &'a YValue) -> Result<&'a YValue, String> {
+    let YValue::Map(m) = v else {
+        return Err(format!(
+            "Expected value to be map, but was {}",
+            v.type_name()
+        ));
+    };
+    m.get(key)
+        .map(|i| &i.value)
+        .ok_or_else(|| format!("Expected to find map item with key '{key}', but did not"))
 }
 
 fn pull_out(key: &str, v: &YValue) -> Result<YValue, String> {

@@ -156,6 +156,36 @@ impl<'v> Op<'_, 'v, '_, '_> {
         }
     }
 
+    /// Whether matcher `f` matches `left` against `right`: on the values
+    /// themselves when `f` is one of `@ytt:overlay`'s, else by a call with
+    /// Starlark views of them (`right_arg` keeps the right one's across
+    /// the left items).
+    fn matches(
+        &mut self,
+        f: SValue<'v>,
+        first: matchers::First<'_>,
+        left: &Value,
+        right: &Value,
+        right_arg: &mut Option<SValue<'v>>,
+    ) -> Result<bool, OverlayError> {
+        let store = crate::template::runtime::current_store(self.ev);
+        if let Some(r) = matchers::native(f, first, left, right, store) {
+            return r.map_err(|e| {
+                crate::template::go::go_error_text(&crate::template::go::err(e)).into()
+            });
+        }
+        let right = match right_arg {
+            Some(r) => *r,
+            None => *right_arg.insert(self.yaml_arg(right)),
+        };
+        let first = match first {
+            matchers::First::Index(i) => self.ev.heap().alloc(i),
+            matchers::First::Key(k) => self.yaml_arg(k),
+        };
+        let l = self.yaml_arg(left);
+        self.call_bool(f, &[first, l, right])
+    }
+
     fn call_bool(&mut self, f: SValue<'v>, args: &[SValue<'v>]) -> Result<bool, OverlayError> {
         let r = self
             .ev
@@ -326,11 +356,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
             }
             Some(by) => {
                 let f = self.matcher_fn(&by, false)?;
-                let right = self.yaml_arg(&item.value);
+                let mut right = None;
                 for (i, li) in left.items.iter().enumerate() {
-                    let k = self.yaml_arg(&li.key);
-                    let l = self.yaml_arg(&li.value);
-                    if self.call_bool(f, &[k, l, right])? {
+                    let first = matchers::First::Key(&li.key);
+                    if self.matches(f, first, &li.value, &item.value, &mut right)? {
                         idxs.push(i);
                         matches.push(li.pos.clone());
                     }
@@ -475,13 +504,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
             .into());
         };
         let f = self.matcher_fn(&by, false)?;
-        let right = self.yaml_arg(&item.value);
+        let mut right = None;
         let mut idxs = Vec::new();
         let mut matches = Vec::new();
         for (i, li) in left.items.iter().enumerate() {
-            let idx = self.ev.heap().alloc(i as i64);
-            let l = self.yaml_arg(&li.value);
-            if self.call_bool(f, &[idx, l, right])? {
+            let first = matchers::First::Index(i as i64);
+            if self.matches(f, first, &li.value, &item.value, &mut right)? {
                 idxs.push(i);
                 matches.push(li.pos.clone());
             }
@@ -612,15 +640,14 @@ impl<'v> Op<'_, 'v, '_, '_> {
             .into());
         };
         let f = self.matcher_fn(&by, true)?;
-        let right = self.yaml_arg(&doc.value);
+        let mut right = None;
         let mut idxs = Vec::new();
         let mut matches = Vec::new();
         let mut combined = 0i64;
         for (i, ds) in left.iter().enumerate() {
             for (j, d) in ds.docs.iter().enumerate() {
-                let idx = self.ev.heap().alloc(combined);
-                let l = self.yaml_arg(&d.value);
-                if self.call_bool(f, &[idx, l, right])? {
+                let first = matchers::First::Index(combined);
+                if self.matches(f, first, &d.value, &doc.value, &mut right)? {
                     idxs.push((i, j));
                     matches.push(d.pos.clone());
                 }

@@ -842,3 +842,58 @@ fn library_edges_act_as_in_ytt() {
         "{err:?}"
     );
 }
+
+/// `@ytt:overlay`'s matchers, which the overlay engine applies to the
+/// documents and items themselves (no copy through Starlark) unless a
+/// Starlark function takes part: the same matches either way, and ytt's
+/// errors, where `and_op`, `or_op` and `not_op` (which ytt names `or_op`)
+/// put their name before what failed inside them.
+#[test]
+fn overlay_matchers_match_and_fail_as_in_ytt() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "a.yml",
+        "kind: A\nmetadata: {name: x}\n---\nkind: B\nitems:\n- name: a\n  v: 1\n- other: 2\n",
+    );
+    write(
+        p,
+        "o.yml",
+        concat!(
+            "#@ load(\"@ytt:overlay\", \"overlay\")\n",
+            "#@overlay/match by=overlay.or_op(overlay.subset({\"kind\": \"A\"}), overlay.not_op(overlay.index(0))), expects=2\n",
+            "---\n#@overlay/match missing_ok=True\nseen: true\n",
+            "---\n#@overlay/match by=overlay.and_op(overlay.subset({\"kind\": \"B\"}), lambda i,l,r: \"items\" in l)\n",
+            "---\nitems:\n",
+            "#@overlay/match by=overlay.subset({\"name\": \"a\"})\n- name: a\n  v: 2\n",
+            "#@overlay/match by=overlay.index(1)\n- other: 3\n",
+            "#@overlay/match by=overlay.subset({\"x\": 1}), missing_ok=True\n- x: 1\n",
+        ),
+    );
+    let (code, out, err) = render(p, &["-f", "a.yml", "-f", "o.yml"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "kind: A\nmetadata:\n  name: x\nseen: true\n---\nkind: B\nitems:\n- name: a\n  v: 2\n- other: 3\n- x: 1\nseen: true\n"
+    );
+    for (by, says) in [
+        ("overlay.map_key(\"name\")", "overlay.map_key_matcher:\n    Expected to find map item with key 'name', but did not"),
+        ("overlay.and_op(overlay.subset({\"kind\": \"B\"}), overlay.map_key(\"kind\"))", "overlay.and_op: overlay.map_key_matcher:\n    Expected to find map item with key 'kind', but did not"),
+        ("overlay.not_op(overlay.map_key(\"kind\"))", "overlay.or_op: overlay.map_key_matcher:\n    Expected to find map item with key 'kind', but did not"),
+        ("overlay.and_op(lambda i,l,r: l[\"zz\"])", "overlay.and_op: key \"zz\" not in yamlfragment"),
+        ("overlay.not_op(lambda i,l,r: 1)", "overlay.or_op: expected starlark.Bool, but was starlark.Int"),
+    ] {
+        write(
+            p,
+            "o.yml",
+            format!("#@ load(\"@ytt:overlay\", \"overlay\")\n#@overlay/match by={by}, expects=\"0+\"\n---\n#@overlay/match missing_ok=True\nadded: 1\n"),
+        );
+        let (code, _, err) = render(p, &["-f", "a.yml", "-f", "o.yml"]);
+        assert_eq!(code, 1, "{by}");
+        assert!(
+            err.contains(&format!("  Document on line o.yml:3: {says}\n")),
+            "{by}: {err}"
+        );
+    }
+}
