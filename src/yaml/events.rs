@@ -268,7 +268,13 @@ fn read_events(read: &Reading, text: &str) -> Result<Raw, Failure> {
                     // so are line breaks and tabs in block scalars
                     // after its tag, if it has one, else after what came before
                     let from = if start < offset { start } else { prev_end };
-                    match goyaml::block_indicator(text, from, offset) {
+                    // a block scalar with no content starts at its indicator
+                    let to = if text[offset..].starts_with(['|', '>']) {
+                        offset + 1
+                    } else {
+                        offset
+                    };
+                    match goyaml::block_indicator(text, from, to) {
                         Some(indicator) => {
                             goyaml::block(read.original, indicator, parent_indent(&raw, &stack))
                                 .map(Cow::Owned)

@@ -298,6 +298,9 @@ fn go_yaml_reading_of_scalars_anchors_and_errors() {
         ("k: |\n  a\n  \tb\n", "k: \"a\\n\\tb\\n\"\n"),
         // an empty key after `?` is fine
         ("? \n: 2\n", "null: 2\n"),
+        // a block scalar of line breaks only keeps an LS as go-yaml does
+        // (and prints it back the same way)
+        ("k: |2+\n\n\u{2028}", "k: |2+\n\n\u{2028}"),
     ];
     for (text, out) in ok {
         std::fs::write(d.path().join("v.yml"), text).unwrap();
