@@ -142,6 +142,40 @@ fn the_pre_commit_hook_blocks_a_bad_staged_value_and_chains_the_old_hook() {
     assert!(!p.join(".git/hooks/pre-commit.yttcheck-chained").exists());
 }
 
+/// A hook of the user's that merely mentions yttcheck (even the words of our
+/// hook's header) is theirs: install chains it rather than overwriting it,
+/// and uninstall, with our hook gone or never installed, leaves it alone.
+#[test]
+fn a_users_hook_that_mentions_yttcheck_is_never_taken_for_ours() {
+    let repo = repository();
+    let p = repo.path();
+    let theirs = "#!/bin/sh\n# we used to run yttcheck's pre-commit hook here; see # yttcheck pre-commit hook\nexit 0\n";
+    write(p, ".git/hooks/pre-commit", theirs);
+    // uninstall with nothing of ours: theirs stays
+    assert!(yttcheck(p, &["hook", "uninstall"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(p.join(".git/hooks/pre-commit")).unwrap(),
+        theirs
+    );
+    // install chains theirs, uninstall puts it back byte for byte
+    let out = yttcheck(p, &["hook", "install"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(p.join(".git/hooks/pre-commit.yttcheck-chained")).unwrap(),
+        theirs
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join(".git/hooks/pre-commit")).unwrap(),
+        std::fs::read_to_string(root().join("hooks/pre-commit")).unwrap()
+    );
+    assert!(yttcheck(p, &["hook", "uninstall"]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(p.join(".git/hooks/pre-commit")).unwrap(),
+        theirs
+    );
+    assert!(!p.join(".git/hooks/pre-commit.yttcheck-chained").exists());
+}
+
 #[test]
 fn hooks_go_where_core_hooks_path_says_and_the_first_commit_is_checked() {
     let d = tempfile::tempdir().unwrap();

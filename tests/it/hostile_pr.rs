@@ -672,3 +672,120 @@ fn files_named_like_options_stay_file_names_in_the_pre_commit_hook() {
     assert!(!p.join("junk.yml").exists(), "-ojunk.yml was taken as -o");
     assert_eq!(std::fs::read(p.join("b.yml")).unwrap(), baseline_before);
 }
+
+/// Every path a repository's configuration names stays inside the
+/// repository, at each entry point: library paths, globs and extra files,
+/// environment globs, files and values files, policy paths and packs (a
+/// committed link to a pack outside included), relative or absolute. Each is
+/// a `config/invalid` finding at its line, and nothing outside is read.
+#[test]
+fn every_path_the_configuration_names_stays_inside_the_repository() {
+    let top = tempfile::tempdir().unwrap();
+    let outside = top.path().join("outside");
+    write(&outside, "s.yml", "secret: TOPSECRET-OUTSIDE\n");
+    write(
+        &outside,
+        "lib/schema.yml",
+        "#@data/values-schema\n---\nsecret: TOPSECRET-OUTSIDE\n",
+    );
+    write(
+        &outside,
+        "pack/p.yml",
+        "#@ load(\"@ytt:assert\", \"assert\")\n#@assert/validate (\"TOPSECRET-OUTSIDE\", lambda v: False)\n---\n",
+    );
+    let p = top.path().join("repo");
+    write(
+        &p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(&p, "envs/dev/web.yml", "#@data/values\n---\nreplicas: 2\n");
+    std::os::unix::fs::symlink("../outside/pack", p.join("linked-pack")).unwrap();
+    git(&p, &["init", "-q"]);
+    git(&p, &["add", "-A"]);
+    git(&p, &["commit", "-q", "-m", "init"]);
+    let abs = outside.display().to_string();
+    for config in [
+        "libraries: [{path: ../outside/lib}]".to_string(),
+        format!("libraries: [{{path: {abs}/lib}}]"),
+        "libraries: [{glob: \"../outside/*\"}]".to_string(),
+        "libraries: [{path: libs/web, files: [\"../outside/lib\"]}]".to_string(),
+        "environments: [{glob: \"../outside/*\"}]".to_string(),
+        "environments: [{name: x, files: [\"../outside/s.yml\"]}]".to_string(),
+        "environments: [{name: x, data_values_files: [\"../outside/s.yml\"]}]".to_string(),
+        format!("environments: [{{name: x, data_values_files: [\"{abs}/s.yml\"]}}]"),
+        "environments: [{name: x, data_value_files: [\"secret=../outside/s.yml\"]}]".to_string(),
+        "policies: [{path: ../outside/pack}]".to_string(),
+        format!("policies: [{{path: {abs}/pack}}]"),
+        "policies: [{path: linked-pack}]".to_string(),
+    ] {
+        write(&p, ".yttcheck.yml", format!("{config}\n"));
+        for worktree_or_rev in [&[][..], &["--rev", "HEAD"][..]] {
+            let mut args = vec!["check", "--format", "json"];
+            args.extend_from_slice(worktree_or_rev);
+            if !worktree_or_rev.is_empty() {
+                git(&p, &["add", "-A"]);
+                git(&p, &["commit", "-q", "-m", "config", "--allow-empty"]);
+            }
+            let (code, out, err) = super::common::run(&p, &args);
+            // a link out is refused where it is found, as any other link out
+            let (want_code, want_rule) = if config.contains("linked-pack") {
+                (1, "\"file/unreadable\"")
+            } else {
+                (2, "\"config/invalid\"")
+            };
+            assert_eq!(code, want_code, "{config} {worktree_or_rev:?}: {out}{err}");
+            assert!(
+                out.contains(want_rule),
+                "{config} {worktree_or_rev:?}: {out}{err}"
+            );
+            assert_no_secret(&config, &out);
+            assert_no_secret(&config, &err);
+        }
+    }
+}
+
+/// Reports and baselines are written over a committed link, never through
+/// it: the link is replaced by the file, and what it pointed at outside the
+/// repository is untouched.
+#[test]
+fn reports_and_baselines_replace_committed_links_and_write_nothing_outside() {
+    let top = tempfile::tempdir().unwrap();
+    let outside = top.path().join("outside");
+    write(&outside, "victim.txt", "keep me\n");
+    let p = top.path().join("repo");
+    write(
+        &p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\n",
+    );
+    write(&p, "envs/dev/web.yml", "replicas: 0\n");
+    for name in ["report.json", "report.sarif", "baseline.json"] {
+        std::os::unix::fs::symlink("../outside/victim.txt", p.join(name)).unwrap();
+    }
+    git(&p, &["init", "-q"]);
+    git(&p, &["add", "-A"]);
+    git(&p, &["commit", "-q", "-m", "init"]);
+    let runs: [&[&str]; 3] = [
+        &["check", "-o", "report.json", "--format", "json"],
+        &["check", "--format", "sarif=report.sarif"],
+        &["check", "--baseline", "baseline.json", "--update-baseline"],
+    ];
+    for args in runs {
+        let (_, out, err) = super::common::run(&p, args);
+        assert_eq!(
+            std::fs::read_to_string(outside.join("victim.txt")).unwrap(),
+            "keep me\n",
+            "{args:?}: {out}{err}"
+        );
+    }
+    for name in ["report.json", "report.sarif", "baseline.json"] {
+        let md = std::fs::symlink_metadata(p.join(name)).unwrap();
+        assert!(md.file_type().is_file(), "{name} is still a link");
+        let text = std::fs::read_to_string(p.join(name)).unwrap();
+        assert!(
+            text.contains("validation/min") || text.contains("web"),
+            "{name}: {text}"
+        );
+    }
+}
