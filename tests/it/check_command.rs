@@ -953,6 +953,18 @@ fn machine_reports_name_files_from_the_repository_root() {
         out.contains("::error file=deploy/envs/prod/web.yml,line=1,"),
         "{out}"
     );
+    // a finding of no pair (an unused file) ends with its message, not with
+    // an empty "in" line of pairs
+    let unused = out
+        .lines()
+        .find(|l| l.contains("workspace/unused-file"))
+        .unwrap_or_else(|| panic!("no unused-file annotation: {out}"));
+    assert!(
+        unused.starts_with("::notice file=deploy/stray.yml,line=1,")
+            && !unused.contains("%0Ain")
+            && !unused.ends_with("%0A"),
+        "{unused}"
+    );
     let (_, out, _) = yttcheck(&sub, &["check", "--format", "sarif"]);
     assert!(
         out.contains("\"uri\": \"deploy/envs/prod/web.yml\""),

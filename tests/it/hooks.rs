@@ -365,6 +365,19 @@ fn the_pre_commit_framework_runs_the_manifest_hooks() {
         text(&out)
     );
 
+    // a text template alone is one of ytt's inputs: its change is checked
+    // (and a division by zero in it blocks the commit)
+    write(p, "libs/web/notes.txt", "replicas: (@= str(1 // 0) @)\n");
+    git(p, &["add", "-A"]);
+    let out = git_run(p, &["commit", "-q", "-m", "notes"], "never");
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("libs/web/notes.txt"), "{t}");
+    write(p, "libs/web/notes.txt", "replicas: (@= str(1) @)\n");
+    git(p, &["add", "-A"]);
+    let out = git_run(p, &["commit", "-q", "-m", "notes"], "never");
+    assert!(out.status.success(), "{}", text(&out));
+
     // --all-files checks every pair: a bad value committed past the hook
     write(p, "envs/dev/web.yml", "replicas: 0\n");
     git(p, &["add", "-A"]);

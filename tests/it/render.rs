@@ -897,3 +897,40 @@ fn overlay_matchers_match_and_fail_as_in_ytt() {
         );
     }
 }
+
+/// A value read only inside `assert.try_to(lambda: ...)` (external-dns
+/// reads an optional value that way) is read: not unused, not unreached.
+#[test]
+fn a_value_read_inside_assert_try_to_is_used() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "app/schema.yml",
+        "#@data/values-schema\n---\nname: web\n#@schema/nullable\nprovider: \"\"\nunread: 1\n",
+    );
+    write(
+        p,
+        "app/deployment.yml",
+        concat!(
+            "#@ load(\"@ytt:data\", \"data\")\n",
+            "#@ load(\"@ytt:assert\", \"assert\")\n",
+            "#@ provider, err = assert.try_to(lambda: data.values.provider)\n",
+            "---\nname: #@ data.values.name\nprovider: #@ provider or \"none\"\n",
+        ),
+    );
+    write(p, "envs/dev/app.yml", "#@data/values\n---\nname: dev\n");
+    let json = check_json(p, &[]);
+    let unused: Vec<String> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            let r = f["rule"].as_str().unwrap();
+            r == "schema/unused-value" || r == "schema/unreached-value"
+        })
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(unused.len(), 1, "{json:#}");
+    assert!(unused[0].contains("'unread'"), "{json:#}");
+}
