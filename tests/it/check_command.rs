@@ -406,9 +406,10 @@ fn explain_documents_every_rule() {
         err.contains("did you mean 'schema/undeclared-key'?"),
         "{err}"
     );
-    // the README lists every rule
+    // the documentation lists every rule
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/rules.md"))
+            .unwrap();
     for r in yttcheck::diagnostics::RuleId::ALL {
         let d = r.doc();
         assert!(
@@ -418,7 +419,7 @@ fn explain_documents_every_rule() {
                 d.severity.as_str(),
                 d.summary
             )),
-            "README's rule table lacks (or words differently) rule {}",
+            "docs/rules.md's table lacks (or words differently) rule {}",
             d.id
         );
     }

@@ -582,3 +582,95 @@ fn the_license_named_everywhere_is_shipped() {
         "README names the license"
     );
 }
+
+/// The README is a landing page (what it is, the two commands, install, a
+/// tour, links) and the manual is in docs/: every relative link of the
+/// README and of docs/ leads to a file of the repository (and an anchor to
+/// a heading of it).
+#[test]
+fn the_readme_is_a_landing_page_and_every_documentation_link_resolves() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.lines().count() < 300,
+        "README.md has {} lines: the manual goes in docs/",
+        readme.lines().count()
+    );
+    let anchor_of = |heading: &str| -> String {
+        heading
+            .trim_start_matches('#')
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' | '-' => Some('-'),
+                c if c.is_alphanumeric() || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut pages = vec![root().join("README.md")];
+    for e in std::fs::read_dir(root().join("docs")).unwrap() {
+        pages.push(e.unwrap().path());
+    }
+    let link = regex_lite_links();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        let dir = page.parent().unwrap();
+        for target in link(&text) {
+            if target.starts_with("http") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
+            let path = if file.is_empty() {
+                page.clone()
+            } else {
+                dir.join(file)
+            };
+            assert!(path.exists(), "{}: {target} leads nowhere", page.display());
+            if !anchor.is_empty() && path.extension().is_some_and(|e| e == "md") {
+                let linked = std::fs::read_to_string(&path).unwrap();
+                assert!(
+                    linked
+                        .lines()
+                        .filter(|l| l.starts_with('#'))
+                        .any(|h| anchor_of(h) == anchor),
+                    "{}: no heading for #{anchor} in {}",
+                    page.display(),
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// The targets of Markdown links `[text](target)` outside code blocks.
+fn regex_lite_links() -> impl Fn(&str) -> Vec<String> {
+    |text: &str| {
+        let mut out = Vec::new();
+        let mut fence = false;
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                fence = !fence;
+                continue;
+            }
+            if fence {
+                continue;
+            }
+            let mut rest = line;
+            while let Some(i) = rest.find("](") {
+                let after = &rest[i + 2..];
+                match after.find(')') {
+                    Some(j) => {
+                        let t = &after[..j];
+                        if !t.contains(' ') && !t.is_empty() {
+                            out.push(t.to_string());
+                        }
+                        rest = &after[j..];
+                    }
+                    None => break,
+                }
+            }
+        }
+        out
+    }
+}
