@@ -114,9 +114,15 @@ fn generate(root: &Path, libraries: usize, envs: usize) {
 
 /// One run of `yttcheck check` with its own wall time, CPU time and peak
 /// memory (from `wait4`, so an earlier, bigger run does not hide it).
+fn measured(root: &Path, args: &[&str]) -> (Duration, Duration, f64) {
+    measured_exiting(root, args, &[0])
+}
+
+/// [`measured`], for a run that may end in one of the exit codes `ok` (a
+/// check of real packages has findings: exit 1).
 // the child is reaped by `wait4` itself, which `Child::wait` cannot do
 #[allow(clippy::zombie_processes)]
-fn measured(root: &Path, args: &[&str]) -> (Duration, Duration, f64) {
+fn measured_exiting(root: &Path, args: &[&str], ok: &[i32]) -> (Duration, Duration, f64) {
     let started = Instant::now();
     let child = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
         .current_dir(root)
@@ -130,7 +136,7 @@ fn measured(root: &Path, args: &[&str]) -> (Duration, Duration, f64) {
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     let wall = started.elapsed();
     assert!(
-        pid > 0 && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        pid > 0 && libc::WIFEXITED(status) && ok.contains(&libc::WEXITSTATUS(status)),
         "{args:?} failed"
     );
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
@@ -388,9 +394,9 @@ fn main() {
             render.as_secs_f64(),
             render.as_secs_f64() / full.as_secs_f64()
         );
-        match ytt {
+        match &ytt {
             Some(ytt) => {
-                let t = per_pair_loop(dir.path(), &[ytt], libraries, envs);
+                let t = per_pair_loop(dir.path(), std::slice::from_ref(ytt), libraries, envs);
                 println!(
                     "  loop of `ytt -f lib --data-values-file env` per pair (2 at a time): {:.2} s wall ({:.1}x the full check)",
                     t.as_secs_f64(),
@@ -417,6 +423,91 @@ fn main() {
     }
 
     daemon(dir.path(), changed, benching);
+    if benching {
+        real_packages(ytt.as_deref());
+    }
+}
+
+/// The real-package monorepo of `../shared/realworld/monorepo.py` (the
+/// recorded real Carvel configurations, one library each, with their values
+/// files as environments): `check` against the loop people run today, one
+/// `ytt` per pair two at a time, from the `ytt-commands.txt` it writes.
+fn real_packages(ytt: Option<&str>) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/monorepo.py");
+    if !script.exists() {
+        println!("real packages: ../shared/realworld/monorepo.py not found, skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("realmono");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg("--out")
+        .arg(&root)
+        .output()
+        .expect("run monorepo.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    git(&root, &["init", "-q"]);
+    let commands: Vec<Vec<String>> = std::fs::read_to_string(root.join("ytt-commands.txt"))
+        .expect("ytt-commands.txt")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().skip(1).map(str::to_string).collect())
+        .collect();
+    let runs = measured_runs_exiting(&root, &["check", "--quiet"], 9, &[0, 1]);
+    let mut walls: Vec<f64> = runs.iter().map(|r| r.0.as_secs_f64()).collect();
+    walls.sort_by(f64::total_cmp);
+    let (wall, cpu) = medians(&runs);
+    let peak = runs.iter().map(|r| r.2).fold(0.0, f64::max);
+    println!(
+        "real packages ({} pairs): check {:.3} s wall (min {:.3}, max {:.3} of 9), {:.3} s CPU, {:.0} MiB",
+        commands.len(),
+        wall.as_secs_f64(),
+        walls[0],
+        walls[walls.len() - 1],
+        cpu.as_secs_f64(),
+        peak
+    );
+    let Some(ytt) = ytt else {
+        println!("  ytt: not found (set YTT=/path/to/ytt to time the ytt loop too)");
+        return;
+    };
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(args) = commands.get(i) else { break };
+                Command::new(ytt)
+                    .args(args)
+                    .current_dir(&root)
+                    .output()
+                    .expect("run ytt");
+            });
+        }
+    });
+    let t = started.elapsed().as_secs_f64();
+    println!(
+        "  loop of one ytt per pair (2 at a time): {t:.2} s wall ({:.1}x the check)",
+        t / wall.as_secs_f64()
+    );
+}
+
+/// `runs` runs of [`measured_exiting`].
+fn measured_runs_exiting(
+    root: &Path,
+    args: &[&str],
+    runs: usize,
+    ok: &[i32],
+) -> Vec<(Duration, Duration, f64)> {
+    (0..runs)
+        .map(|_| measured_exiting(root, args, ok))
+        .collect()
 }
 
 /// The pre-commit hook's command, with a warm daemon and without: after

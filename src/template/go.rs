@@ -84,7 +84,35 @@ pub fn attribute_error(raw: &str) -> Option<String> {
     let near = more
         .strip_prefix(", did you mean `")
         .and_then(|m| m.strip_suffix("`?"))
+        // go-starlark suggests a name only within half the name's length
+        // of typos (`.x` for a struct of `a` has none)
+        .filter(|n| crate::gocompat::nearest(attr, &[n.to_string()]).is_some())
         .map(|n| format!(" (did you mean .{n}?)"))
         .unwrap_or_default();
     Some(format!("{ty} has no .{attr} field or method{near}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::attribute_error;
+
+    #[test]
+    fn attribute_errors_suggest_as_go_starlark_does() {
+        for (raw, go) in [
+            (
+                "Object of type `struct` has no attribute `nam`, did you mean `name`?",
+                "struct has no .nam field or method (did you mean .name?)",
+            ),
+            (
+                "Object of type `struct` has no attribute `x`, did you mean `a`?",
+                "struct has no .x field or method",
+            ),
+            (
+                "Object of type `struct` has no attribute `rep_licas`, did you mean `replicas`?",
+                "struct has no .rep_licas field or method (did you mean .replicas?)",
+            ),
+        ] {
+            assert_eq!(attribute_error(raw).as_deref(), Some(go));
+        }
+    }
 }
