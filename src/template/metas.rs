@@ -92,6 +92,31 @@ pub fn is_templating(comment: &Comment) -> bool {
         )
 }
 
+/// ytt's refusal of annotations where plain YAML merges.
+pub const PLAIN_YAML_EXPECTED: &str =
+    "Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)";
+
+/// ytt's `HasTemplating`: a node below carries an annotation, either still
+/// as a `#@` comment (a file) or evaluated (a fragment a template built keeps
+/// `@overlay/...`, `@schema/...`, `@yaml/text-templated-strings`, while its
+/// code annotations are gone).
+pub fn value_has_templating(v: &crate::yaml::Value) -> bool {
+    let annotated = |meta: &crate::yaml::Meta| {
+        !meta.annotations.is_empty() || meta.comments.iter().any(is_templating)
+    };
+    match v {
+        crate::yaml::Value::Map(m) => m
+            .items
+            .iter()
+            .any(|i| annotated(&i.meta) || value_has_templating(&i.value)),
+        crate::yaml::Value::Array(a) => a
+            .items
+            .iter()
+            .any(|i| annotated(&i.meta) || value_has_templating(&i.value)),
+        _ => false,
+    }
+}
+
 /// The annotation namespaces ytt itself defines. An unknown name inside one of
 /// them (`@schema/nullabel`) is almost surely a typo: ytt ignores it silently,
 /// yttcheck reports it.

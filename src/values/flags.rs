@@ -365,10 +365,6 @@ pub fn build_overlay(pieces: &[&str], value: Value, desc: &str, line: &str) -> D
     }
 }
 
-/// ytt's refusal of annotations where plain YAML merges.
-pub const PLAIN_YAML_EXPECTED: &str =
-    "Expected to be plain YAML, having no annotations (hint: remove comments starting with `#@`)";
-
 /// ytt's `AnnotateForPlainMerge`: a plain values file merges like an overlay
 /// that may add keys and replaces arrays and scalars.
 pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
@@ -377,9 +373,9 @@ pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
         .comments
         .iter()
         .any(crate::template::metas::is_templating)
-        || value_has_templating(&doc.value);
+        || crate::template::metas::value_has_templating(&doc.value);
     if templated {
-        return Err(PLAIN_YAML_EXPECTED.to_string());
+        return Err(crate::template::metas::PLAIN_YAML_EXPECTED.to_string());
     }
     strip_comments(&mut doc.value);
     doc.meta.comments.clear();
@@ -387,31 +383,6 @@ pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
     annotate_plain(&mut doc.meta, &doc.value);
     annotate_children(&mut doc.value);
     Ok(doc)
-}
-
-/// ytt's `HasTemplating`: a node below carries an annotation, either still
-/// as a `#@` comment (a file) or evaluated (a fragment a template built keeps
-/// `@overlay/...`, `@schema/...`, `@yaml/text-templated-strings`, while its
-/// code annotations are gone).
-pub fn value_has_templating(v: &Value) -> bool {
-    let annotated = |meta: &crate::yaml::Meta| {
-        !meta.annotations.is_empty()
-            || meta
-                .comments
-                .iter()
-                .any(crate::template::metas::is_templating)
-    };
-    match v {
-        Value::Map(m) => m
-            .items
-            .iter()
-            .any(|i| annotated(&i.meta) || value_has_templating(&i.value)),
-        Value::Array(a) => a
-            .items
-            .iter()
-            .any(|i| annotated(&i.meta) || value_has_templating(&i.value)),
-        _ => false,
-    }
 }
 
 fn strip_comments(v: &mut Value) {

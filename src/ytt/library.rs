@@ -200,10 +200,10 @@ impl<'v> StarlarkValue<'v> for LibraryMethod {
                             }
                         }
                     }
-                    if plain && crate::values::flags::value_has_templating(&value) {
+                    if plain && crate::template::metas::value_has_templating(&value) {
                         return Err(err(format!(
                             "{fname}: {}",
-                            crate::values::flags::PLAIN_YAML_EXPECTED
+                            crate::template::metas::PLAIN_YAML_EXPECTED
                         )));
                     }
                     req.data_values.push((value, plain));

@@ -234,7 +234,7 @@ fn misused_rules_fail_as_in_ytt() {
     );
     misuse(
         r#"("a number below one", lambda v: 1 / 0)"#,
-        "yttcheck: Error: Validating final data values:\n  foo\n    from: schema.yml:4\n    - must be: a number below one (by: schema.yml:3)\n      found: float division by zero: 1 / 0\n\n\n",
+        "yttcheck: Error: Validating final data values:\n  foo\n    from: schema.yml:4\n    - must be: a number below one (by: schema.yml:3)\n      found: real division by zero\n\n\n",
     );
 }
 
