@@ -333,11 +333,20 @@ impl LibraryCode {
     fn mention(&self, value_path: &str) -> Option<Mention> {
         let leaf = value_path.rsplit('.').next().unwrap_or(value_path);
         let ident = |c: char| c.is_alphanumeric() || c == '_';
+        // the needles once, not per line (libraries have thousands)
+        let (attribute, double, single) = (
+            format!(".{leaf}"),
+            format!("\"{leaf}\""),
+            format!("'{leaf}'"),
+        );
         let names = |line: &str| {
+            if !line.contains(leaf) {
+                return false;
+            }
             let dotted = line
-                .match_indices(&format!(".{leaf}"))
+                .match_indices(attribute.as_str())
                 .any(|(i, m)| !line[i + m.len()..].chars().next().is_some_and(ident));
-            dotted || line.contains(&format!("\"{leaf}\"")) || line.contains(&format!("'{leaf}'"))
+            dotted || line.contains(double.as_str()) || line.contains(single.as_str())
         };
         for (path, lines) in &self.files {
             for (i, line) in lines.iter().enumerate() {
@@ -369,6 +378,27 @@ impl LibraryCode {
 /// More `schema/unused-value` findings than this in one library is a flood
 /// (a vendored package): each says how to silence the rule for its files.
 const FLOOD: usize = 10;
+
+/// Whether `path` is read: itself, a value above it (a struct read whole
+/// covers what is below), or a value below it. Lookups in the sorted set, not
+/// a walk over every read per declared value (libraries declare hundreds).
+fn is_read(read: &BTreeSet<&str>, path: &str) -> bool {
+    if read.contains(path) {
+        return true;
+    }
+    // a value above: each prefix that ends before a `.`
+    if path
+        .match_indices('.')
+        .any(|(i, _)| read.contains(&path[..i]))
+    {
+        return true;
+    }
+    // a value below: the first read at or after "path." starts with it
+    let below = format!("{path}.");
+    read.range(below.as_str()..)
+        .next()
+        .is_some_and(|r| r.starts_with(&below))
+}
 
 /// `schema/unused-value` and `schema/unreached-value` for each library all
 /// of whose pairs rendered.
@@ -417,12 +447,7 @@ pub(super) fn unused_values(
         let code = LibraryCode::of(plan, library, sources);
         let mut unused = Vec::new();
         for (path, location) in declared {
-            let used = null.contains(path)
-                || read.iter().any(|r| {
-                    *r == path
-                        || path.starts_with(&format!("{r}."))
-                        || r.starts_with(&format!("{path}."))
-                });
+            let used = null.contains(path) || is_read(&read, path);
             if used {
                 continue;
             }
