@@ -287,7 +287,16 @@ struct Mention {
 /// The code of a library's files, line by line: `#@` code of YAML
 /// templates, Starlark files, text templates.
 struct LibraryCode {
-    files: Vec<(String, Vec<String>)>,
+    files: Vec<CodeFile>,
+}
+
+/// One file's code: its lines, and the same as one text with where each line
+/// starts (a name is found by one search of the text, then its line).
+struct CodeFile {
+    path: String,
+    lines: Vec<String>,
+    text: String,
+    starts: Vec<usize>,
 }
 
 impl LibraryCode {
@@ -321,8 +330,20 @@ impl LibraryCode {
                             l.find("#@").map_or(String::new(), |i| l[i..].to_string())
                         }
                     })
-                    .collect();
-                files.push((name.to_string(), lines));
+                    .collect::<Vec<String>>();
+                let text = lines.join("\n");
+                let mut starts = Vec::with_capacity(lines.len());
+                let mut at = 0;
+                for l in &lines {
+                    starts.push(at);
+                    at += l.len() + 1;
+                }
+                files.push(CodeFile {
+                    path: name.to_string(),
+                    lines,
+                    text,
+                    starts,
+                });
             }
         }
         LibraryCode { files }
@@ -348,9 +369,23 @@ impl LibraryCode {
                 .any(|(i, m)| !line[i + m.len()..].chars().next().is_some_and(ident));
             dotted || line.contains(double.as_str()) || line.contains(single.as_str())
         };
-        for (path, lines) in &self.files {
-            for (i, line) in lines.iter().enumerate() {
-                if line.is_empty() || !names(line) {
+        for CodeFile {
+            path,
+            lines,
+            text,
+            starts,
+        } in &self.files
+        {
+            // the lines holding the name, found by one search of the file's
+            // code (a search per line costs a searcher per line)
+            let mut last = usize::MAX;
+            let candidates = text.match_indices(leaf).filter_map(|(off, _)| {
+                let i = starts.partition_point(|&s| s <= off) - 1;
+                (std::mem::replace(&mut last, i) != i).then_some(i)
+            });
+            for i in candidates {
+                let line = &lines[i];
+                if !names(line) {
                     continue;
                 }
                 let condition = if line.contains("if ") || line.contains("lambda") {
