@@ -269,7 +269,10 @@ fn read_events(read: &Reading, text: &str) -> Result<Raw, Failure> {
                     // after its tag, if it has one, else after what came before
                     let from = if start < offset { start } else { prev_end };
                     // a block scalar with no content starts at its indicator
-                    let to = if text[offset..].starts_with(['|', '>']) {
+                    let to = if text
+                        .get(offset..)
+                        .is_some_and(|t| t.starts_with(['|', '>']))
+                    {
                         offset + 1
                     } else {
                         offset
