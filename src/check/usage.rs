@@ -380,7 +380,7 @@ impl LibraryCode {
             // code (a search per line costs a searcher per line)
             let mut last = usize::MAX;
             let candidates = text.match_indices(leaf).filter_map(|(off, _)| {
-                let i = starts.partition_point(|&s| s <= off) - 1;
+                let i = starts.partition_point(|&s| s <= off).checked_sub(1)?;
                 (std::mem::replace(&mut last, i) != i).then_some(i)
             });
             for i in candidates {
