@@ -174,26 +174,34 @@ fn per_pair_loop(root: &Path, command: &[String], libraries: usize, envs: usize)
     let jobs: Vec<(usize, usize)> = (0..libraries)
         .flat_map(|l| (0..envs).map(move |e| (l, e)))
         .collect();
+    two_at_a_time(&jobs, |&(l, e)| {
+        let out = Command::new(&command[0])
+            .args(&command[1..])
+            .current_dir(root)
+            .args(["-f", &format!("libs/lib{l}")])
+            .args(["--data-values-file", &format!("envs/env{e}/common.yml")])
+            .args(["--data-values-file", &format!("envs/env{e}/lib{l}.yml")])
+            .output()
+            .expect("run the per-pair command");
+        assert!(
+            out.status.success(),
+            "{command:?} on lib{l} x env{e}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    })
+}
+
+/// Runs `run` on every job, two at a time (as `xargs -P2` would). Returns
+/// the wall time.
+fn two_at_a_time<T: Sync>(jobs: &[T], run: impl Fn(&T) + Sync) -> Duration {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let started = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some((l, e)) = jobs.get(i) else { break };
-                let out = Command::new(&command[0])
-                    .args(&command[1..])
-                    .current_dir(root)
-                    .args(["-f", &format!("libs/lib{l}")])
-                    .args(["--data-values-file", &format!("envs/env{e}/common.yml")])
-                    .args(["--data-values-file", &format!("envs/env{e}/lib{l}.yml")])
-                    .output()
-                    .expect("run the per-pair command");
-                assert!(
-                    out.status.success(),
-                    "{command:?} on lib{l} x env{e}: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                let Some(job) = jobs.get(i) else { break };
+                run(job);
             });
         }
     });
@@ -202,7 +210,7 @@ fn per_pair_loop(root: &Path, command: &[String], libraries: usize, envs: usize)
 
 /// `runs` runs of [`measured`].
 fn measured_runs(root: &Path, args: &[&str], runs: usize) -> Vec<(Duration, Duration, f64)> {
-    (0..runs).map(|_| measured(root, args)).collect()
+    measured_runs_exiting(root, args, runs, &[0])
 }
 
 /// The median wall and CPU times of [`measured_runs`].
@@ -476,22 +484,14 @@ fn real_packages(ytt: Option<&str>) {
         println!("  ytt: not found (set YTT=/path/to/ytt to time the ytt loop too)");
         return;
     };
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let started = Instant::now();
-    std::thread::scope(|scope| {
-        for _ in 0..2 {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(args) = commands.get(i) else { break };
-                Command::new(ytt)
-                    .args(args)
-                    .current_dir(&root)
-                    .output()
-                    .expect("run ytt");
-            });
-        }
-    });
-    let t = started.elapsed().as_secs_f64();
+    let t = two_at_a_time(&commands, |args| {
+        Command::new(ytt)
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .expect("run ytt");
+    })
+    .as_secs_f64();
     println!(
         "  loop of one ytt per pair (2 at a time): {t:.2} s wall ({:.1}x the check)",
         t / wall.as_secs_f64()
