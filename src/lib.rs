@@ -4,6 +4,7 @@
 //! -> findings -> reports. The engine (`yaml`, `template`, `overlay`, `values`,
 //! `schema`, `validation`, `render`) knows nothing of git, terminals or reports.
 
+pub mod app;
 pub mod assertions;
 pub mod check;
 pub mod cli;

@@ -6,16 +6,16 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Subcommand};
 
 use crate::daemon::client::{self, ClientError};
 use crate::daemon::paths::DaemonPaths;
 use crate::daemon::protocol::{Answer, CheckCall, Reply, Request, PROTOCOL};
-use crate::daemon::server::{self, Exit, ServeOptions, Warm as DaemonWarm};
+use crate::daemon::server::{self, Exit, ServeOptions};
 use crate::source::git::Git;
 
-use super::check::{execute, CheckArgs, CheckContext, SourceOptions, UsageError, Warm};
 use super::out;
+use crate::app::{CheckRequest, UsageError};
 
 /// How long a client waits for a check's answer before checking itself.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
@@ -113,8 +113,8 @@ fn repository(root: &Path) -> Option<(PathBuf, PathBuf, DaemonPaths)> {
 }
 
 /// The check's answer from the daemon, or `None` to check in this process.
-pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer> {
-    if mode == Mode::Never || args.update_baseline {
+pub fn check(req: &CheckRequest, mode: Mode) -> Option<Answer> {
+    if mode == Mode::Never || req.update_baseline {
         return None;
     }
     let warn = |why: &str| {
@@ -124,22 +124,7 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
             );
         }
     };
-    // the arguments after `check`, as typed
-    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if raw.get(1).map(|a| a.as_os_str()) != Some("check".as_ref()) {
-        return None;
-    }
-    let Some(argv) = raw[2..]
-        .iter()
-        .map(|a| a.to_str().map(str::to_string))
-        .collect::<Option<Vec<String>>>()
-    else {
-        warn("an argument is not UTF-8");
-        return None;
-    };
-    let root = ctx
-        .cwd
-        .join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
+    let root = req.cwd.join(&req.selection.root);
     let Some((workdir, git_dir, paths)) = repository(&root) else {
         warn("not in a git repository");
         return None;
@@ -148,15 +133,13 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
     // repository's own index, not with what gix says the index is)
     let own_index = git_dir.join("index");
     let index_file = std::env::var_os("GIT_INDEX_FILE")
-        .map(|f| ctx.cwd.join(f))
+        .map(|f| req.cwd.join(f))
         .filter(|f| f.canonicalize().ok() != own_index.canonicalize().ok());
-    let request = Request::Check(CheckCall {
+    let request = Request::Check(Box::new(CheckCall {
         protocol: PROTOCOL,
-        cwd: ctx.cwd.clone(),
-        argv,
-        color: ctx.color,
+        request: req.clone(),
         index_file,
-    });
+    }));
     let mut started = false;
     let deadline =
         Instant::now() + Duration::from_millis(if mode == Mode::Always { 3000 } else { 300 });
@@ -193,67 +176,6 @@ pub fn check(args: &CheckArgs, ctx: &CheckContext, mode: Mode) -> Option<Answer>
             }
         }
     }
-}
-
-/// Parses the arguments of `check` (as the command line does).
-#[derive(Parser)]
-#[command(name = "yttcheck check")]
-struct CheckLine {
-    #[command(flatten)]
-    args: CheckArgs,
-}
-
-/// The arguments of a check, as `yttcheck check ARGV...` would read them.
-pub fn parse_check_args(argv: &[String]) -> Result<CheckArgs, String> {
-    CheckLine::try_parse_from(std::iter::once("check".to_string()).chain(argv.iter().cloned()))
-        .map(|l| l.args)
-        .map_err(|e| format!("cannot parse the check's arguments: {e}"))
-}
-
-/// The daemon's handler: a check, as the client asked for it, with the
-/// daemon's warm caches.
-fn handler(workdir: &Path, git_dir: &Path) -> server::Handler {
-    let workdir = workdir
-        .canonicalize()
-        .unwrap_or_else(|_| workdir.to_path_buf());
-    let git_dir = git_dir
-        .canonicalize()
-        .unwrap_or_else(|_| git_dir.to_path_buf());
-    std::sync::Arc::new(move |call: &CheckCall, warm: &DaemonWarm| {
-        let args = parse_check_args(&call.argv)?;
-        let root = call
-            .cwd
-            .join(args.selection.root.as_deref().unwrap_or(Path::new(".")));
-        // the client chose this daemon by the repository of the check's
-        // folder; a folder outside the work tree is another repository's
-        // (a prefix test: discovering the repository again costs a few ms)
-        let inside = root
-            .canonicalize()
-            .is_ok_and(|r| r.starts_with(&workdir) && !r.starts_with(&git_dir));
-        if !inside {
-            return Err(format!(
-                "{} is not in this daemon's repository ({})",
-                root.display(),
-                workdir.display()
-            ));
-        }
-        let ctx = CheckContext {
-            cwd: call.cwd.clone(),
-            color: call.color,
-            progress: false,
-        };
-        let w = Warm {
-            store: Some(&warm.store),
-            plans: Some(&warm.plans),
-            memo: Some(&warm.memo),
-            sources: SourceOptions {
-                index_file: call.index_file.clone(),
-                change_count: Some(warm.watcher.change_count()),
-            },
-            exits_after: false,
-        };
-        Ok(execute(&args, &ctx, &w))
-    })
 }
 
 pub fn run(args: &DaemonArgs) -> i32 {
@@ -299,6 +221,7 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
             let opts = ServeOptions {
                 paths,
                 root: git.workdir().to_path_buf(),
+                git_dir: git.git_dir().to_path_buf(),
                 idle,
                 restarts: w.restarts,
             };
@@ -309,7 +232,7 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
                 opts.root.display(),
                 opts.paths.socket.display()
             );
-            match server::serve(opts, handler(git.workdir(), &git.git_dir())).map_err(UsageError)? {
+            match server::serve(opts).map_err(UsageError)? {
                 Exit::Done(why) => {
                     errln!("yttcheck daemon: exiting: {why}");
                     Ok(0)

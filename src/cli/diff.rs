@@ -2,23 +2,15 @@
 //! of every pair a change affects, at base and at head, and the schema
 //! changes, without checking anything out.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::check::CheckOptions;
-use crate::diff::compare_results;
 use crate::diff::render;
-use crate::diff::values::Secrets;
-use crate::source::git::{changed_paths, Git, GitSnapshot, Listing};
-use crate::source::overlay::Overlay;
-use crate::source::worktree::WorkTree;
-use crate::source::{RepoPath, Snapshot, SourceCache};
-use crate::workspace;
 
-use super::check::{eval_opts, UsageError};
-use super::inspect::BudgetArgs;
+use super::args::{use_color, BudgetArgs};
+use crate::app::diff::{compute, DiffRequest};
+use crate::app::UsageError;
 
 #[derive(Args, Debug)]
 pub struct DiffArgs {
@@ -71,27 +63,6 @@ pub struct DiffArgs {
     pub budget: BudgetArgs,
 }
 
-enum Head {
-    Work(WorkTree),
-    Git(Box<GitSnapshot>),
-}
-
-impl Head {
-    fn snapshot(&self) -> &dyn Snapshot {
-        match self {
-            Head::Work(w) => w,
-            Head::Git(g) => g.as_ref(),
-        }
-    }
-
-    fn listing(&self, git: &Git) -> Listing {
-        match self {
-            Head::Work(w) => git.worktree_listing(w),
-            Head::Git(g) => g.listing(),
-        }
-    }
-}
-
 pub fn run(args: &DiffArgs) -> i32 {
     match run_inner(args) {
         Ok(code) => code,
@@ -102,195 +73,23 @@ pub fn run(args: &DiffArgs) -> i32 {
     }
 }
 
-/// The diff `args` ask for, without printing it (`ci` uses it too).
-pub fn compute(args: &DiffArgs) -> Result<crate::diff::DiffReport, UsageError> {
-    let dir = match &args.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| UsageError(e.to_string()))?,
-    };
-    let git = Git::discover(&dir).map_err(|e| UsageError(e.0))?;
-    // head
-    let (head, head_name, head_rev) = if args.staged {
-        (
-            Head::Git(Box::new(git.index().map_err(|e| UsageError(e.0))?)),
-            "index".to_string(),
-            "HEAD",
-        )
-    } else if let Some(rev) = &args.head {
-        let c = git.commit(rev).map_err(|e| UsageError(e.0))?;
-        let snap = git.tree(c, rev).map_err(|e| UsageError(e.0))?;
-        (
-            Head::Git(Box::new(snap)),
-            format!("{rev} ({})", short(&c.to_string())),
-            rev.as_str(),
-        )
-    } else {
-        (
-            Head::Work(WorkTree::new(git.workdir())),
-            "work tree".to_string(),
-            "HEAD",
-        )
-    };
-    // base: the merge base, as a pull request sees it
-    let base_commit = git
-        .merge_base(&args.base, head_rev)
-        .map_err(|e| UsageError(e.0))?;
-    let base = git
-        .tree(base_commit, &args.base)
-        .map_err(|e| UsageError(e.0))?;
-    let base_name = format!("{} ({})", args.base, short(&base_commit.to_string()));
-
-    // both sides are planned with head's configuration: adopting or
-    // editing `.yttcheck.yml` is not every pair changing; pairs are then
-    // the same pairs at both sides (same library folder, same environment)
-    let config = RepoPath::new(workspace::CONFIG_FILE).expect("config path");
-    let head_config = head.snapshot().read(config.as_str()).ok();
-    let base_as_head = Overlay::new(&base, [(config.clone(), head_config)].into_iter().collect());
-    let base_cache = SourceCache::new(&base_as_head);
-    let head_cache = SourceCache::new(head.snapshot());
-    let mut base_plan =
-        workspace::load(&base_cache).map_err(|e| UsageError(format!("at {base_name}: {e}")))?;
-    let mut head_plan = workspace::load(&head_cache).map_err(|e| UsageError(format!("{e}")))?;
-    let notes = config_notes(&base, &base_plan, &base_name);
-    for l in &args.libraries {
-        if !head_plan
-            .libraries
-            .iter()
-            .chain(&base_plan.libraries)
-            .any(|x| &x.name == l)
-        {
-            return Err(UsageError(format!(
-                "no library named '{l}' at either side (`yttcheck list` lists them)"
-            )));
-        }
-    }
-    for e in &args.environments {
-        if !head_plan
-            .pairs
-            .iter()
-            .chain(&base_plan.pairs)
-            .any(|p| &p.environment == e)
-        {
-            return Err(UsageError(format!(
-                "no environment named '{e}' at either side (`yttcheck list` lists them)"
-            )));
-        }
-    }
-    for plan in [&mut base_plan, &mut head_plan] {
-        if !args.libraries.is_empty() {
-            plan.retain_pairs(|p, pair| args.libraries.contains(&p.libraries[pair.library].name));
-        }
-        if !args.environments.is_empty() {
-            plan.retain_pairs(|_, pair| args.environments.contains(&pair.environment));
-        }
-    }
-    if !args.all {
-        // a pair is compared when it reads a changed path at either side
-        // (a deleted file selects its pairs at base only, say), and then
-        // at both sides
-        let changed = changed_paths(&base.listing(), &head.listing(&git));
-        let mut affected = std::collections::BTreeSet::new();
-        for plan in [&base_plan, &head_plan] {
-            let mut narrowed = plan.clone();
-            narrowed.retain_reading(&changed);
-            affected.extend(narrowed.pairs.iter().map(|p| p.name(&narrowed)));
-        }
-        for plan in [&mut base_plan, &mut head_plan] {
-            plan.retain_pairs(|plan, pair| affected.contains(&pair.name(plan)));
-        }
-    }
-
-    let eval = eval_opts(&args.budget, head_plan.budget.as_ref())?;
-    let opts = CheckOptions {
-        jobs: 0,
-        eval: eval.clone(),
-        skip_validation: false,
-        progress: false,
-        keep_values: true,
-        // final values are all these need
-        render: false,
-        unused_values: false,
-    };
-    let before = crate::check::run(&base_cache, &base_plan, &opts);
-    let after = crate::check::run(&head_cache, &head_plan, &opts);
-    // schemas per library, from the library's files, whatever its pairs
-    let base_schemas = crate::check::library_schemas(&base_cache, &base_plan, &opts);
-    let head_schemas = crate::check::library_schemas(&head_cache, &head_plan, &opts);
-    let mut words = head_plan.secret_words.clone();
-    words.extend(args.secrets.iter().cloned());
-    let mut report = compare_results(
-        &before,
-        &after,
-        &base_schemas,
-        &head_schemas,
-        &base_name,
-        &head_name,
-        &Secrets::new(&words),
-        &eval,
-    );
-    report.notes = notes;
-    Ok(report)
-}
-
-/// What the configuration change itself does, said once: the libraries it
-/// names anew (planned at base with base's own configuration against head's)
-/// and the pairs it adds or removes by declaring environments otherwise.
-fn config_notes(base: &GitSnapshot, as_head: &workspace::Plan, base_name: &str) -> Vec<String> {
-    let own_cache = SourceCache::new(base);
-    let Ok(own) = workspace::load(&own_cache) else {
-        return Vec::new();
-    };
-    let mut notes = Vec::new();
-    for lib in &as_head.libraries {
-        if let Some(old) = own.libraries.iter().find(|l| l.root == lib.root) {
-            if old.name != lib.name {
-                notes.push(format!(
-                    "the configuration names the library in {} '{}' (it was '{}' at {base_name}); its pairs are compared as the same pairs",
-                    if lib.root.is_root() { "." } else { lib.root.as_str() },
-                    lib.name,
-                    old.name
-                ));
-            }
-        }
-    }
-    let key = |plan: &workspace::Plan, p: &workspace::Pair| {
-        (
-            plan.libraries[p.library].root.clone(),
-            p.environment.clone(),
-        )
-    };
-    let own_keys: std::collections::BTreeSet<_> = own.pairs.iter().map(|p| key(&own, p)).collect();
-    let head_keys: std::collections::BTreeSet<_> =
-        as_head.pairs.iter().map(|p| key(as_head, p)).collect();
-    let (gained, lost) = (
-        head_keys.difference(&own_keys).count(),
-        own_keys.difference(&head_keys).count(),
-    );
-    if gained + lost > 0 {
-        notes.push(format!(
-            "the configuration changes which pairs exist: {gained} pair{} only with the new configuration, {lost} only with the old (the diff plans both sides with the new one)",
-            if gained == 1 { "" } else { "s" }
-        ));
-    }
-    notes
-}
-
 fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
     let formats = formats(&args.formats)?;
-    let color = match args.color.as_str() {
-        "always" => true,
-        "never" => false,
-        "auto" => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
-        }
-        other => {
-            return Err(UsageError(format!(
-                "--color expects auto, always or never, got '{other}'"
-            )))
-        }
-    };
-    let report = compute(args)?;
+    let color = use_color(&args.color)?;
+    let report = compute(&DiffRequest {
+        root: match &args.root {
+            Some(r) => super::args::current_dir()?.join(r),
+            None => super::args::current_dir()?,
+        },
+        base: args.base.clone(),
+        head: args.head.clone(),
+        staged: args.staged,
+        libraries: args.libraries.clone(),
+        environments: args.environments.clone(),
+        all: args.all,
+        secrets: args.secrets.clone(),
+        budget: args.budget.budget(),
+    })?;
 
     for (format, file) in formats {
         let text = match format.as_str() {
@@ -306,10 +105,6 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
         }
     }
     Ok(i32::from(args.fail_on_breaking && report.breaking() > 0))
-}
-
-fn short(id: &str) -> &str {
-    &id[..id.len().min(9)]
 }
 
 fn formats(specs: &[String]) -> Result<Vec<(String, Option<PathBuf>)>, UsageError> {

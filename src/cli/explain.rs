@@ -32,12 +32,16 @@ fn find(id: &str) -> Option<RuleId> {
 /// with the id prefix of their findings (`policy/prod/replicas`), for the
 /// policies whose id `wanted` starts with (or that start with `wanted`).
 fn policies(wanted: Option<&str>) -> Vec<String> {
-    use super::check::{load_plan, open_source, Selection};
-    let Ok(source) = open_source(&Selection::default()) else {
+    use crate::app::{load_plan, open_source, Selection};
+    let Ok(cwd) = super::args::current_dir() else {
+        return Vec::new();
+    };
+    let selection = Selection::whole(cwd);
+    let Ok(source) = open_source(&selection) else {
         return Vec::new();
     };
     let cache = crate::source::cache::SourceCache::new(source.opened.snapshot());
-    let Ok(plan) = load_plan(&cache, &source, &Selection::default()) else {
+    let Ok(plan) = load_plan(&cache, &source, &selection) else {
         return Vec::new();
     };
     let mut out = Vec::new();

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 
 use crate::source::git::Git;
 
-use super::check::UsageError;
+use crate::app::UsageError;
 
 /// The hooks, as in the repository's `hooks/` folder.
 const PRE_COMMIT: &str = include_str!("../../hooks/pre-commit");

@@ -5,6 +5,9 @@ use std::sync::Arc;
 
 use clap::Args;
 
+use super::args::BudgetArgs;
+use crate::app::{Selection, UsageError};
+
 use crate::files::{LibraryCtx, LibraryTree};
 use crate::schema::export::{json_schema, openapi, OpenApiOpts};
 use crate::source::worktree::WorkTree;
@@ -217,59 +220,10 @@ impl YttInputs {
             implicit_map_key_overrides: self.implicit_map_key_overrides,
             ..EvalOpts::default()
         };
-        self.budget.apply(&mut opts)?;
+        self.budget.budget().apply(&mut opts)?;
         Ok(opts)
     }
 }
-
-/// Evaluation budgets (yttcheck extensions: ytt has none, so a runaway
-/// template would hang it).
-#[derive(Args, Debug, Clone, Default)]
-pub struct BudgetArgs {
-    /// Most Starlark steps one file evaluation may take [default: 50000000]
-    #[arg(long = "max-steps", value_name = "N")]
-    pub max_steps: Option<u64>,
-
-    /// Most seconds one file evaluation may take [default: 10]
-    #[arg(long = "timeout", value_name = "SECONDS")]
-    pub timeout: Option<f64>,
-}
-
-impl BudgetArgs {
-    /// Applies the budgets given on the command line to evaluation options
-    /// (what is not given keeps its value).
-    pub fn apply(&self, opts: &mut EvalOpts) -> Result<(), String> {
-        if let Some(n) = self.max_steps {
-            if n == 0 {
-                return Err("--max-steps must be at least 1".to_string());
-            }
-            opts.max_steps = n;
-        }
-        if let Some(n) = self.max_steps {
-            if n > MAX_STEPS_LIMIT {
-                return Err(format!(
-                    "--max-steps must be at most {MAX_STEPS_LIMIT} (got {n})"
-                ));
-            }
-        }
-        if let Some(t) = self.timeout {
-            if !(t.is_finite() && t > 0.0 && t <= MAX_TIMEOUT_SECONDS) {
-                return Err(format!(
-                    "--timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS} (one day), got {t}"
-                ));
-            }
-            opts.timeout = std::time::Duration::from_secs_f64(t);
-        }
-        Ok(())
-    }
-}
-
-/// The largest `--timeout` (and `budget: timeout_seconds`): a day. A number
-/// beyond what a duration holds would otherwise end the process.
-pub const MAX_TIMEOUT_SECONDS: f64 = 86_400.0;
-
-/// The largest `--max-steps`: a trillion (hours of evaluation).
-pub const MAX_STEPS_LIMIT: u64 = 1_000_000_000_000;
 
 const OUTPUT_FORMATS: &[&str] = &["yaml", "json", "pos"];
 
@@ -321,37 +275,45 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
         errln!("yttcheck: error: expected LIBRARY@ENV (like web@prod), got '{name}'; `yttcheck list --names` lists the pairs");
         return 2;
     };
-    let selection = super::check::Selection {
+    let root = match super::args::current_dir() {
+        Ok(d) => d,
+        Err(UsageError(m)) => {
+            errln!("yttcheck: error: {m}");
+            return 2;
+        }
+    };
+    let selection = Selection {
         libraries: vec![library.to_string()],
         environments: vec![environment.to_string()],
-        ..Default::default()
+        ..Selection::whole(root)
     };
-    let source = match super::check::open_source(&selection) {
+    let source = match crate::app::open_source(&selection) {
         Ok(s) => s,
-        Err(super::check::UsageError(m)) => {
+        Err(UsageError(m)) => {
             errln!("yttcheck: error: {m}");
             return 2;
         }
     };
     let cache = crate::source::SourceCache::new(source.opened.snapshot());
-    let plan = match super::check::load_plan(&cache, &source, &selection) {
+    let plan = match crate::app::load_plan(&cache, &source, &selection) {
         Ok(p) if p.pairs.len() == 1 => p,
         Ok(_) => {
             errln!("yttcheck: error: no pair '{name}'; `yttcheck list --names` lists the pairs");
             return 2;
         }
-        Err(super::check::UsageError(m)) => {
+        Err(UsageError(m)) => {
             errln!("yttcheck: error: {m}");
             return 2;
         }
     };
-    let mut eval = match super::check::eval_opts(&args.input.budget, plan.budget.as_ref()) {
-        Ok(e) => e,
-        Err(super::check::UsageError(m)) => {
-            errln!("yttcheck: error: {m}");
-            return 2;
-        }
-    };
+    let mut eval =
+        match crate::app::budget::eval_opts(&args.input.budget.budget(), plan.budget.as_ref()) {
+            Ok(e) => e,
+            Err(UsageError(m)) => {
+                errln!("yttcheck: error: {m}");
+                return 2;
+            }
+        };
     eval.strict = args.input.strict;
     let opts = crate::check::CheckOptions {
         jobs: 1,

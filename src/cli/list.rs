@@ -7,12 +7,13 @@ use crate::workspace::{Pair, Plan};
 
 use crate::source::SourceCache;
 
-use super::check::{load_plan, open_source, Selection, UsageError};
+use super::args::SelectionArgs;
+use crate::app::{load_plan, open_source, UsageError};
 
 #[derive(Args, Debug)]
 pub struct ListArgs {
     #[command(flatten)]
-    pub selection: Selection,
+    pub selection: SelectionArgs,
 
     /// Output format: text (pairs, their ytt commands and files) or json
     #[arg(long = "format", value_name = "FORMAT", default_value = "text")]
@@ -85,7 +86,14 @@ fn shell_quote(s: &str) -> String {
 }
 
 pub fn run(args: &ListArgs) -> i32 {
-    let source = match open_source(&args.selection) {
+    let selection = match super::args::current_dir() {
+        Ok(cwd) => args.selection.selection(&cwd),
+        Err(UsageError(m)) => {
+            errln!("yttcheck: error: {m}");
+            return 2;
+        }
+    };
+    let source = match open_source(&selection) {
         Ok(s) => s,
         Err(UsageError(m)) => {
             errln!("yttcheck: error: {m}");
@@ -93,7 +101,7 @@ pub fn run(args: &ListArgs) -> i32 {
         }
     };
     let cache = SourceCache::new(source.opened.snapshot());
-    let plan = match load_plan(&cache, &source, &args.selection) {
+    let plan = match load_plan(&cache, &source, &selection) {
         Ok(p) => p,
         Err(UsageError(m)) => {
             errln!("yttcheck: error: {m}");

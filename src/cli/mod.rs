@@ -16,6 +16,7 @@ macro_rules! outln {
     };
 }
 
+pub mod args;
 pub mod check;
 pub mod ci;
 pub mod daemon;

@@ -2,7 +2,7 @@
 //! line (compact JSON never contains a raw newline), each way, at most
 //! [`MAX_REQUEST`] bytes in and [`MAX_ANSWER`] bytes out.
 //!
-//! The request carries the client's command line, folder and index file,
+//! The request carries the client's check (an [`app::CheckRequest`](crate::app::CheckRequest)) and index file,
 //! and the daemon answers with exactly what the client prints and writes,
 //! so an answer from the daemon and a check in the client are the same
 //! bytes. The shape is general (a `kind` per request) so that an editor
@@ -12,9 +12,11 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::app::Answer;
+
 /// Bumped when a request or reply changes shape; the socket's name carries
 /// the binary's version too, so old clients never meet new daemons.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// The largest request the daemon reads: a command line fits many times.
 pub const MAX_REQUEST: usize = 1 << 20;
@@ -25,8 +27,8 @@ pub const MAX_ANSWER: usize = 256 << 20;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
-    /// `yttcheck check ARGV...` as run in `cwd`.
-    Check(CheckCall),
+    /// A check, as the client would run it.
+    Check(Box<CheckCall>),
     /// What the daemon holds.
     Status,
     /// Exit now.
@@ -37,28 +39,10 @@ pub enum Request {
 #[serde(deny_unknown_fields)]
 pub struct CheckCall {
     pub protocol: u32,
-    /// The client's folder: relative paths in `argv` are relative to it.
-    pub cwd: PathBuf,
-    /// The arguments after `check`.
-    pub argv: Vec<String>,
-    /// Colours, as the client's terminal decided.
-    pub color: bool,
+    /// The check, its relative paths relative to its `cwd`.
+    pub request: crate::app::CheckRequest,
     /// The index file git gave a hook, when not the repository's own.
     pub index_file: Option<PathBuf>,
-}
-
-/// What a check prints and writes, and its exit code.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Answer {
-    pub stdout: String,
-    /// `stdout` is a report for people (text), not data: in a GitHub
-    /// Actions step it is guarded against workflow commands.
-    #[serde(default)]
-    pub human: bool,
-    pub stderr: String,
-    /// Reports to write (`--format sarif=FILE`), by the client.
-    pub files: Vec<(PathBuf, String)>,
-    pub code: i32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

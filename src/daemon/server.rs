@@ -3,9 +3,9 @@
 //! Each connection carries one request and gets one reply. Peers of another
 //! user are refused (`SO_PEERCRED`); a malformed, truncated or oversized
 //! request gets an error reply and the daemon goes on. Checks run on
-//! blocking threads, through the handler the host gives (the command line
-//! knows how to run a check; this module knows sockets, lifetimes and
-//! caches), with the file store and memo kept here between requests.
+//! blocking threads through the application's check
+//! ([`crate::app::check::execute`], the command line's own), with the file
+//! store and memo kept here between requests.
 //!
 //! The daemon exits when idle for its timeout, when asked, or when its
 //! socket file is removed or taken over; it asks its host to restart it
@@ -34,14 +34,12 @@ pub struct Warm {
     pub watcher: Watcher,
 }
 
-/// Runs one check (the host's `check`, with the warm caches), or says why
-/// it will not (a request for another repository).
-pub type Handler = Arc<dyn Fn(&CheckCall, &Warm) -> Result<Answer, String> + Send + Sync>;
-
 pub struct ServeOptions {
     pub paths: DaemonPaths,
     /// The work tree served.
     pub root: PathBuf,
+    /// Its git dir (a check's folder inside it is not in the work tree).
+    pub git_dir: PathBuf,
     pub idle: Duration,
     /// Restarts so far (the host counts them across `exec`).
     pub restarts: u32,
@@ -64,7 +62,6 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 struct State {
     opts: ServeOptions,
-    handler: Handler,
     warm: Arc<Warm>,
     started: u64,
     config_hash: std::sync::Mutex<String>,
@@ -181,7 +178,10 @@ fn bind(socket: &Path) -> Result<UnixListener, String> {
 }
 
 /// Serves until idle, stopped, or restarted.
-pub fn serve(opts: ServeOptions, handler: Handler) -> Result<Exit, String> {
+pub fn serve(mut opts: ServeOptions) -> Result<Exit, String> {
+    // requests name folders as the client sees them: compared resolved
+    opts.root = opts.root.canonicalize().unwrap_or(opts.root);
+    opts.git_dir = opts.git_dir.canonicalize().unwrap_or(opts.git_dir);
     opts.paths.ensure_private()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -204,7 +204,6 @@ pub fn serve(opts: ServeOptions, handler: Handler) -> Result<Exit, String> {
                 watcher,
             }),
             opts,
-            handler,
             started: now_unix(),
             requests: AtomicU64::new(0),
             active: AtomicU64::new(0),
@@ -318,6 +317,41 @@ async fn read_request(stream: &mut UnixStream) -> Result<Request, String> {
     serde_json::from_slice(&line).map_err(|e| format!("malformed request: {e}"))
 }
 
+/// A check, as the client asked for it, with the daemon's warm caches; or
+/// why it will not run (a folder of another repository).
+fn check(call: &CheckCall, state: &State) -> Result<Answer, String> {
+    let (workdir, git_dir) = (&state.opts.root, &state.opts.git_dir);
+    let root = call.request.cwd.join(&call.request.selection.root);
+    // the client chose this daemon by the repository of the check's folder;
+    // a folder outside the work tree is another repository's (a prefix
+    // test: discovering the repository again costs a few ms)
+    let inside = root
+        .canonicalize()
+        .is_ok_and(|r| r.starts_with(workdir) && !r.starts_with(git_dir));
+    if !inside {
+        return Err(format!(
+            "{} is not in this daemon's repository ({})",
+            root.display(),
+            workdir.display()
+        ));
+    }
+    let mut request = call.request.clone();
+    // a progress bar is the client's terminal's, not the daemon's log's
+    request.progress = false;
+    let warm = &state.warm;
+    let w = crate::app::Warm {
+        store: Some(&warm.store),
+        plans: Some(&warm.plans),
+        memo: Some(&warm.memo),
+        sources: crate::app::SourceOptions {
+            index_file: call.index_file.clone(),
+            change_count: Some(warm.watcher.change_count()),
+        },
+        exits_after: false,
+    };
+    Ok(crate::app::check::execute(&request, &w))
+}
+
 async fn handle(state: &Arc<State>, request: Request) -> Reply {
     match request {
         Request::Status => Reply::Status(Box::new(state.status())),
@@ -337,8 +371,7 @@ async fn handle(state: &Arc<State>, request: Request) -> Reply {
                 };
             }
             let state2 = state.clone();
-            let answer =
-                tokio::task::spawn_blocking(move || (state2.handler)(&call, &state2.warm)).await;
+            let answer = tokio::task::spawn_blocking(move || check(&call, &state2)).await;
             state.requests.fetch_add(1, Relaxed);
             match answer {
                 Ok(Ok(a)) => Reply::Answer(a),

@@ -13,10 +13,10 @@ pub mod rules;
 
 pub use rules::{explain, RuleDoc, RuleId};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How bad a finding is. Ordered: `Error` is the worst.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Error,

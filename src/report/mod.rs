@@ -20,7 +20,8 @@ use crate::check::{CheckResult, Finding, Location, Severity};
 use crate::workspace::Plan;
 
 /// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Format {
     Text,
     Json,

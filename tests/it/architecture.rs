@@ -300,6 +300,36 @@ fn only_cli_out_writes_the_standard_streams() {
     }
 }
 
+/// ARCHITECTURE.md's `app` invariant: the application layer is the same
+/// for every face, so it reads no flag, no process environment and no
+/// current folder (the asker's folder is a request's `cwd`), and never
+/// ends the process.
+#[test]
+fn the_application_layer_reads_no_flag_and_no_process_environment() {
+    let mut seen = 0;
+    for (rel, code) in sources() {
+        if !rel.starts_with("app/") {
+            continue;
+        }
+        seen += 1;
+        for forbidden in [
+            "env::var",
+            "env::args",
+            "current_dir(",
+            "process::exit",
+            "clap::",
+            "errln!(",
+            "outln!(",
+        ] {
+            assert!(
+                !code.contains(forbidden),
+                "{rel} uses {forbidden}: the face (cli, daemon, language server) gives the application what it needs"
+            );
+        }
+    }
+    assert!(seen >= 5, "the application layer's files were not found");
+}
+
 /// Files are written only by `cli::write` (no link followed), the runner's
 /// own files (`cli::ci::github::append`) and the daemon in its private
 /// folder: no other module creates or writes a file.

@@ -218,6 +218,28 @@ fn raw(socket: &Path, bytes: &[u8], close_write: bool) -> String {
     reply
 }
 
+/// A check request of protocol `protocol` for the folder `cwd`, a whole
+/// check answered in JSON, with `fields` of the request replaced.
+fn call(cwd: &Path, protocol: u32, fields: serde_json::Value) -> Vec<u8> {
+    let mut request = serde_json::json!({
+        "cwd": cwd, "outputs": [{"format": "json", "file": null}], "fail_on": null,
+        "jobs": 0, "skip_validation": false, "render": true, "color": false,
+        "progress": false, "baseline": null, "update_baseline": false,
+        "budget": {"max_steps": null, "timeout": null},
+        "selection": {"paths": [], "libraries": [], "environments": [], "shard": null,
+            "root": ".", "staged": false, "rev": null, "changed_since": null},
+    });
+    for (k, v) in fields.as_object().unwrap() {
+        request[k] = v.clone();
+    }
+    let call = serde_json::json!({
+        "kind": "check", "protocol": protocol, "request": request, "index_file": null,
+    });
+    let mut bytes = serde_json::to_vec(&call).unwrap();
+    bytes.push(b'\n');
+    bytes
+}
+
 #[test]
 fn bad_requests_get_an_error_and_the_daemon_lives_on() {
     let repo = repository();
@@ -229,38 +251,59 @@ fn bad_requests_get_an_error_and_the_daemon_lives_on() {
     let big = vec![b'x'; (1 << 20) + 10];
     for (bytes, close, expect) in [
         (&b"not json\n"[..], false, "malformed request"),
-        (&b"{\"kind\": \"check\", \"protocol\": 1"[..], true, "truncated"),
-        (&big[..], false, "over 1048576 bytes"),
-        (&b"{\"kind\": \"format_disk\"}\n"[..], false, "malformed request"),
         (
-            &b"{\"kind\": \"check\", \"protocol\": 99, \"cwd\": \"/\", \"argv\": [], \"color\": false, \"index_file\": null}\n"[..],
+            &b"{\"kind\": \"check\", \"protocol\": 1"[..],
+            true,
+            "truncated",
+        ),
+        (&big[..], false, "over 1048576 bytes"),
+        (
+            &b"{\"kind\": \"format_disk\"}\n"[..],
+            false,
+            "malformed request",
+        ),
+        (
+            &call(Path::new("/"), 99, serde_json::json!({}))[..],
             false,
             "protocol 99",
         ),
         (
-            &b"{\"kind\": \"check\", \"protocol\": 1, \"cwd\": \"/\", \"argv\": [], \"color\": false, \"index_file\": null}\n"[..],
+            &call(Path::new("/"), 2, serde_json::json!({}))[..],
             false,
             "is not in this daemon's repository",
         ),
+        // a request is typed: an unknown field is refused, not ignored
         (
-            &b"{\"kind\": \"check\", \"protocol\": 1, \"cwd\": \"/tmp\", \"argv\": [\"--no-such-flag\"], \"color\": false, \"index_file\": null}\n"[..],
+            &call(p, 2, serde_json::json!({"no_such_field": true}))[..],
             false,
-            "cannot parse the check's arguments",
-        ),
-        // a request for 100,000 threads is refused, not served by starting them
-        (
-            &b"{\"kind\": \"check\", \"protocol\": 1, \"cwd\": \"/tmp\", \"argv\": [\"-j\", \"100000\"], \"color\": false, \"index_file\": null}\n"[..],
-            false,
-            "from 0 (one per core) to 256",
+            "malformed request",
         ),
     ] {
         let reply = raw(&sock, bytes, close);
-        let v: serde_json::Value = serde_json::from_str(reply.trim()).unwrap_or_else(|e| {
-            panic!("{e}: {reply}")
-        });
+        let v: serde_json::Value =
+            serde_json::from_str(reply.trim()).unwrap_or_else(|e| panic!("{e}: {reply}"));
         assert_eq!(v["kind"], "error", "{reply}");
-        assert!(v["message"].as_str().unwrap().contains(expect), "{expect}: {reply}");
+        assert!(
+            v["message"].as_str().unwrap().contains(expect),
+            "{expect}: {reply}"
+        );
     }
+    // a request for 100,000 threads is refused, not served by starting them
+    let reply = raw(
+        &sock,
+        &call(p, 2, serde_json::json!({"jobs": 100000})),
+        false,
+    );
+    let v: serde_json::Value = serde_json::from_str(reply.trim()).unwrap();
+    assert_eq!(v["kind"], "answer", "{reply}");
+    assert_eq!(v["code"], 2, "{reply}");
+    assert!(
+        v["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("from 0 (one per core) to 256"),
+        "{reply}"
+    );
     // a client that connects and says nothing does not block others
     let _silent = UnixStream::connect(&sock).unwrap();
     same(p, &["--format", "json"]);

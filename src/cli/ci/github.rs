@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::super::check::UsageError;
+use crate::app::UsageError;
 
 /// What the workflow run is about.
 #[derive(Debug, Clone, PartialEq, Eq)]

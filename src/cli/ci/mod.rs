@@ -21,16 +21,15 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::check::{CheckOptions, CheckResult};
-use crate::diagnostics::RuleId;
+use crate::app::check::Checked;
+use crate::app::diff::DiffRequest;
+use crate::app::{self, CheckRequest, Selection, UsageError, Warm};
+use crate::check::CheckResult;
 use crate::diff::DiffReport;
 use crate::report::{render, Counts, Format, ReportInput};
 use crate::source::git::Git;
-use crate::source::{RepoPath, SourceCache};
 
-use super::check::{eval_opts, fail_on, load_plan, open_source, Selection, UsageError};
-use super::diff::DiffArgs;
-use super::inspect::BudgetArgs;
+use super::args::BudgetArgs;
 use super::out;
 use github::{Change, Event, Github};
 
@@ -101,7 +100,7 @@ pub struct CiArgs {
     pub baseline: Option<PathBuf>,
 
     /// Worker threads (default: one per core)
-    #[arg(long, short = 'j', value_name = "N", default_value_t = 0, value_parser = crate::cli::check::parse_jobs)]
+    #[arg(long, short = 'j', value_name = "N", default_value_t = 0, value_parser = crate::cli::args::parse_jobs)]
     pub jobs: usize,
 
     #[command(flatten)]
@@ -121,12 +120,13 @@ pub fn run(args: &CiArgs) -> i32 {
     }
 }
 
+/// A pull request's history must be there: the clear error GitHub's default
+/// `fetch-depth: 1` deserves, before anything else runs.
+/// A commit id as GitHub shows it (seven hex digits).
 fn short(sha: &str) -> &str {
     &sha[..sha.len().min(7)]
 }
 
-/// A pull request's history must be there: the clear error GitHub's default
-/// `fetch-depth: 1` deserves, before anything else runs.
 fn require_history(root: &Path, change: &Change) -> Result<(), UsageError> {
     let git = Git::discover(root).map_err(|e| UsageError(e.0))?;
     let fix = "set `fetch-depth: 0` on actions/checkout (yttcheck compares the pull request with the merge base of its base branch)";
@@ -178,83 +178,64 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         .clone()
         .unwrap_or_else(|| report_dir.join("yttcheck.sarif"));
 
-    let selection = Selection {
-        paths: args.paths.clone(),
-        libraries: args.libraries.clone(),
-        environments: args.environments.clone(),
-        shard: args.shard.clone(),
-        root: Some(root.clone()),
-        staged: false,
-        rev: None,
-        changed_since: change.filter(|_| !args.all).map(|c| c.base_sha.clone()),
-    };
-    let source = open_source(&selection)?;
-    let cache = SourceCache::new(source.opened.snapshot());
-    let plan = load_plan(&cache, &source, &selection)?;
-    let threshold = fail_on(args.fail_on.as_deref(), plan.fail_on.as_deref())?;
-    let eval = eval_opts(&args.budget, plan.budget.as_ref())?;
-    let whole = change.is_none()
-        && args.paths.is_empty()
-        && args.libraries.is_empty()
-        && args.environments.is_empty()
-        && args.shard.is_none();
-    if whole && plan.libraries.is_empty() && plan.problems.is_empty() {
-        return Err(UsageError(format!(
-            "no ytt library found in {} (see `yttcheck list` and the README's layouts)",
-            root.display()
-        )));
-    }
-    let baseline = match &args.baseline {
-        Some(path) => {
-            let text = crate::source::read_local_text(path).map_err(|e| {
-                UsageError(format!("cannot read the baseline {}: {e}", path.display()))
-            })?;
-            Some(crate::check::suppress::Baseline::parse(&text).map_err(|e| {
-                UsageError(format!(
-                    "{} is not a yttcheck baseline: {e}",
-                    path.display()
-                ))
-            })?)
-        }
-        None => None,
-    };
-    let opts = CheckOptions {
+    let request = CheckRequest {
+        cwd: super::args::current_dir()?,
+        selection: Selection {
+            paths: args.paths.clone(),
+            libraries: args.libraries.clone(),
+            environments: args.environments.clone(),
+            shard: args.shard.clone(),
+            root: root.clone(),
+            staged: false,
+            rev: None,
+            changed_since: change.filter(|_| !args.all).map(|c| c.base_sha.clone()),
+        },
+        // the reports are made below, as GitHub wants them
+        outputs: Vec::new(),
+        fail_on: super::check::parse_fail_on(args.fail_on.as_deref())?,
         jobs: args.jobs,
-        eval,
         skip_validation: false,
-        progress: false,
-        keep_values: false,
         render: !args.no_render,
-        // a shard holds whole libraries: what its libraries read is known
-        unused_values: change.is_none() && args.paths.is_empty() && args.environments.is_empty(),
-    };
-    let mut result = crate::check::run(&cache, &plan, &opts);
-    crate::check::suppress::apply(
-        &mut result,
-        &plan,
-        &cache,
-        baseline.as_ref(),
-        whole,
-        opts.render,
-    );
-
-    let text_of = |path: &str| -> Option<String> {
-        let p = RepoPath::new(path)?;
-        cache.get(&p).ok().map(|s| s.text().to_string())
-    };
-    let input = ReportInput {
-        result: &result,
-        plan: &plan,
-        fail_on: threshold,
-        source: &text_of,
         color: false,
-        repo_prefix: super::check::repo_prefix(Some(&root)),
+        progress: false,
+        baseline: args.baseline.clone(),
+        update_baseline: false,
+        budget: args.budget.budget(),
     };
-    let nothing_to_check = plan.pairs.is_empty() && plan.problems.is_empty();
+    app::check::run(&request, &Warm::none(), |checked| {
+        let out = Outputs {
+            report_dir: &report_dir,
+            sarif_path: &sarif_path,
+        };
+        present(args, &gh, &root, change, checked, &out)
+    })?
+}
+
+/// Where `ci` writes its reports.
+struct Outputs<'a> {
+    report_dir: &'a Path,
+    sarif_path: &'a Path,
+}
+
+/// The log, the annotations, the report files, the diff, the job summary
+/// and the step's outputs of a finished check; returns the exit code.
+fn present(
+    args: &CiArgs,
+    gh: &Github,
+    root: &Path,
+    change: Option<&Change>,
+    checked: &Checked,
+    out_files: &Outputs,
+) -> Result<i32, UsageError> {
+    let (report_dir, sarif_path) = (out_files.report_dir, out_files.sarif_path);
+    let result = checked.result;
+    let text_of = |path: &str| checked.text_of(path);
+    let input = checked.report_input(false, &text_of);
+    let nothing_to_check = checked.nothing_to_check();
 
     // the log: the full text report, folded and guarded (no line of it is
     // a workflow command); then the annotations, the only commands
-    let headline = headline(&gh.event, &result, args, nothing_to_check);
+    let headline = headline(&gh.event, result, args, nothing_to_check);
     let mut log = out::message(&format!("yttcheck: {headline}\n"));
     if !nothing_to_check {
         log.push_str(&out::command("group", &[], "yttcheck report"));
@@ -279,14 +260,14 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
     }
     out::data(&log);
 
-    write_file(&sarif_path, &render(Format::Sarif, &input))?;
+    write_file(sarif_path, &render(Format::Sarif, &input))?;
     write_file(
         &report_dir.join("findings.json"),
         &render(Format::Json, &input),
     )?;
 
     let diff = match change {
-        Some(c) if !args.no_diff && !nothing_to_check => Some(diff(args, &root, c)?),
+        Some(c) if !args.no_diff && !nothing_to_check => Some(diff(args, root, c)?),
         _ => None,
     };
     if let Some(d) = &diff {
@@ -341,14 +322,10 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         )?;
     }
 
-    if result
-        .findings
-        .iter()
-        .any(|f| f.rule == RuleId::ConfigInvalid)
-    {
-        return Ok(2);
+    match checked.exit_code() {
+        2 => Ok(2),
+        _ => Ok(i32::from(failed || (args.fail_on_breaking && breaking > 0))),
     }
-    Ok(i32::from(failed || (args.fail_on_breaking && breaking > 0)))
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), UsageError> {
@@ -358,19 +335,16 @@ fn write_file(path: &Path, text: &str) -> Result<(), UsageError> {
 
 /// The diff of a change's pairs, base against the checked-out tree.
 fn diff(args: &CiArgs, root: &Path, c: &Change) -> Result<DiffReport, UsageError> {
-    let mut report = super::diff::compute(&DiffArgs {
+    let mut report = app::diff::compute(&DiffRequest {
+        root: root.to_path_buf(),
         base: c.base_sha.clone(),
         head: None,
         staged: false,
         libraries: args.libraries.clone(),
         environments: args.environments.clone(),
         all: args.all,
-        formats: Vec::new(),
-        fail_on_breaking: args.fail_on_breaking,
         secrets: args.secrets.clone(),
-        color: "never".into(),
-        root: Some(root.to_path_buf()),
-        budget: args.budget.clone(),
+        budget: args.budget.budget(),
     })?;
     // names a reviewer knows, not "work tree"
     report.base = format!("{} ({})", c.base_ref, short(&c.base_sha));

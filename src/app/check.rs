@@ -1,0 +1,371 @@
+//! A check of a repository's pairs, from a typed request to a typed answer:
+//! what to print, what files to write, and the exit code.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::budget::{eval_opts, Budget};
+use super::plan::load_plan_with;
+use super::source::{open_source_with, repo_prefix, Selection, SourceOptions};
+use super::UsageError;
+use crate::check::{CheckOptions, CheckResult, Severity};
+use crate::diagnostics::RuleId;
+use crate::report::{render, Format, ReportInput};
+use crate::source::{RepoPath, SourceCache};
+use crate::workspace::{self, Plan};
+
+/// A report to produce: to the answer's stdout, or to a file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    pub format: Format,
+    pub file: Option<PathBuf>,
+}
+
+/// What to check and how to answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckRequest {
+    /// The asker's folder: relative paths (the selection's root, the
+    /// baseline) are relative to it.
+    pub cwd: PathBuf,
+    pub selection: Selection,
+    pub outputs: Vec<Output>,
+    /// The lowest severity that fails (default: the configuration's
+    /// `fail_on`, else error).
+    pub fail_on: Option<Severity>,
+    /// Worker threads (0: one per core).
+    pub jobs: usize,
+    pub skip_validation: bool,
+    /// Render each pair's templates (not only its data values).
+    pub render: bool,
+    /// Colours in a text report to stdout.
+    pub color: bool,
+    /// A progress bar on stderr (in the asking process only).
+    pub progress: bool,
+    /// Findings in this baseline file do not fail the check.
+    pub baseline: Option<PathBuf>,
+    /// Write every current finding to the baseline file instead.
+    pub update_baseline: bool,
+    pub budget: Budget,
+}
+
+impl CheckRequest {
+    /// A check of every pair of the repository at `root`, answered with a
+    /// text report.
+    pub fn whole(root: PathBuf) -> CheckRequest {
+        CheckRequest {
+            cwd: root.clone(),
+            selection: Selection::whole(root),
+            outputs: vec![Output {
+                format: Format::Text,
+                file: None,
+            }],
+            fail_on: None,
+            jobs: 0,
+            skip_validation: false,
+            render: true,
+            color: false,
+            progress: false,
+            baseline: None,
+            update_baseline: false,
+            budget: Budget::default(),
+        }
+    }
+}
+
+/// What a check prints and writes, and its exit code.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Answer {
+    pub stdout: String,
+    /// `stdout` is a report for people (text), not data: in a GitHub
+    /// Actions step it is guarded against workflow commands.
+    #[serde(default)]
+    pub human: bool,
+    pub stderr: String,
+    /// Reports to write (`--format sarif=FILE`), by the asker.
+    pub files: Vec<(PathBuf, String)>,
+    pub code: i32,
+}
+
+impl UsageError {
+    /// The answer of a check that could not run: the message, exit 2.
+    pub fn answer(self) -> Answer {
+        Answer {
+            stderr: format!("yttcheck: error: {}\n", self.0),
+            code: 2,
+            ..Answer::default()
+        }
+    }
+}
+
+/// What a long-lived process (the daemon, the language server) keeps
+/// between checks.
+pub struct Warm<'a> {
+    pub store: Option<&'a crate::source::cache::FileStore>,
+    pub plans: Option<&'a workspace::PlanCache>,
+    pub memo: Option<&'a crate::check::Memo>,
+    pub sources: SourceOptions,
+    /// The process ends after this check (the command line, not the
+    /// daemon): what the check built is left to the exit, which takes the
+    /// memory back at once, instead of freed tree by tree (milliseconds
+    /// for a thousand pairs, on the one thread that is left).
+    pub exits_after: bool,
+}
+
+impl Warm<'_> {
+    /// Nothing kept: a process that checks once and exits.
+    pub fn none() -> Warm<'static> {
+        Warm {
+            store: None,
+            plans: None,
+            memo: None,
+            sources: SourceOptions::default(),
+            exits_after: true,
+        }
+    }
+}
+
+/// A value dropped as usual, or, when the process exits next, left to the
+/// exit (see [`Warm::exits_after`]).
+struct LeftToExit<T> {
+    value: Option<T>,
+    leave: bool,
+}
+
+impl<T> LeftToExit<T> {
+    fn new(value: T, leave: bool) -> LeftToExit<T> {
+        LeftToExit {
+            value: Some(value),
+            leave,
+        }
+    }
+}
+
+impl<T> std::ops::Deref for LeftToExit<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.value.as_ref().expect("taken only on drop")
+    }
+}
+
+impl<T> std::ops::DerefMut for LeftToExit<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.value.as_mut().expect("taken only on drop")
+    }
+}
+
+impl<T> Drop for LeftToExit<T> {
+    fn drop(&mut self) {
+        if self.leave {
+            std::mem::forget(self.value.take());
+        }
+    }
+}
+
+/// A finished check, lent to the caller that presents it.
+pub struct Checked<'a> {
+    pub result: &'a CheckResult,
+    pub plan: &'a Plan,
+    pub cache: &'a SourceCache<'a>,
+    /// The severity that fails.
+    pub threshold: Severity,
+    /// The folder checked (absolute).
+    pub root: &'a Path,
+    /// Every pair of the repository was checked, as it is.
+    pub whole: bool,
+}
+
+impl Checked<'_> {
+    /// No pair was selected and the configuration has no problem.
+    pub fn nothing_to_check(&self) -> bool {
+        self.plan.pairs.is_empty() && self.plan.problems.is_empty()
+    }
+
+    /// A file's text, as the check read it (for code frames).
+    pub fn text_of(&self, path: &str) -> Option<String> {
+        let p = RepoPath::new(path)?;
+        self.cache.get(&p).ok().map(|s| s.text().to_string())
+    }
+
+    /// The input of every report printer.
+    pub fn report_input<'b>(
+        &'b self,
+        color: bool,
+        text_of: &'b dyn Fn(&str) -> Option<String>,
+    ) -> ReportInput<'b> {
+        ReportInput {
+            result: self.result,
+            plan: self.plan,
+            fail_on: self.threshold,
+            source: text_of,
+            color,
+            repo_prefix: repo_prefix(self.root),
+        }
+    }
+
+    /// 2 when the configuration is broken (even though the rest was
+    /// checked), 1 when a finding reaches the threshold, else 0.
+    pub fn exit_code(&self) -> i32 {
+        let findings = &self.result.findings;
+        if findings.iter().any(|f| f.rule == RuleId::ConfigInvalid) {
+            2
+        } else {
+            i32::from(findings.iter().any(|f| f.severity.reaches(self.threshold)))
+        }
+    }
+}
+
+/// Runs the check a request asks for and lends the result to `present`.
+pub fn run<R>(
+    req: &CheckRequest,
+    warm: &Warm,
+    present: impl FnOnce(&Checked) -> R,
+) -> Result<R, UsageError> {
+    if req.jobs > crate::check::memo::MAX_JOBS {
+        return Err(UsageError(format!(
+            "expected a number of threads from 0 (one per core) to {}, got {}",
+            crate::check::memo::MAX_JOBS,
+            req.jobs
+        )));
+    }
+    // the interpreter's built-ins are made while the files are read
+    crate::template::eval::prepare_globals_in_background();
+    let mut selection = req.selection.clone();
+    selection.root = req.cwd.join(&selection.root);
+    let source = open_source_with(&selection, &warm.sources)?;
+    let cache = match warm.store {
+        Some(store) => SourceCache::with_store(source.opened.snapshot(), store),
+        None => SourceCache::new(source.opened.snapshot()),
+    };
+    let leave = warm.exits_after;
+    let cache = LeftToExit::new(cache, leave);
+    let plan = LeftToExit::new(
+        load_plan_with(&cache, &source, &selection, warm.plans)?,
+        leave,
+    );
+    let threshold = match req.fail_on {
+        Some(s) => s,
+        None => threshold(None, plan.fail_on.as_deref())?,
+    };
+    let eval = eval_opts(&req.budget, plan.budget.as_ref())?;
+    let opts = CheckOptions {
+        jobs: req.jobs,
+        eval,
+        skip_validation: req.skip_validation,
+        progress: req.progress,
+        keep_values: false,
+        render: req.render,
+        unused_values: selection.sees_whole_libraries(),
+    };
+    let whole = selection.is_whole();
+    if plan.libraries.is_empty() && plan.problems.is_empty() && whole {
+        return Err(UsageError(format!(
+            "no ytt library found in {}: a library is a folder with a `#@data/values-schema` (or `#@data/values`) document, environments live in `envs/<name>/`, `environments/<name>/` or `values/<name>`; declare other layouts in .yttcheck.yml (see `yttcheck list` and the README)",
+            selection.root.display()
+        )));
+    }
+    let baseline = match (&req.baseline, req.update_baseline) {
+        (Some(path), false) => Some(read_baseline(&req.cwd.join(path))?),
+        _ => None,
+    };
+    let fresh_memo;
+    let memo = match warm.memo {
+        Some(memo) => memo,
+        None => {
+            fresh_memo = LeftToExit::new(crate::check::Memo::new(), leave);
+            &*fresh_memo
+        }
+    };
+    let mut result = LeftToExit::new(crate::check::run_with(&cache, &plan, &opts, memo), leave);
+    crate::check::suppress::apply(
+        &mut result,
+        &plan,
+        &cache,
+        baseline.as_ref(),
+        whole,
+        opts.render,
+    );
+    Ok(present(&Checked {
+        result: &result,
+        plan: &plan,
+        cache: &cache,
+        threshold,
+        root: &selection.root,
+        whole,
+    }))
+}
+
+/// The severity that fails: the request's, else the configuration's
+/// `fail_on`, else error.
+pub fn threshold(asked: Option<&str>, config: Option<&str>) -> Result<Severity, UsageError> {
+    let s = asked.or(config).unwrap_or("error");
+    Severity::parse(s).ok_or_else(|| {
+        UsageError(format!(
+            "--fail-on expects error, warning or note, got '{s}'"
+        ))
+    })
+}
+
+fn read_baseline(path: &Path) -> Result<crate::check::suppress::Baseline, UsageError> {
+    let text = crate::source::read_local_text(path).map_err(|e| {
+        UsageError(format!(
+            "cannot read the baseline {}: {e} (write one with --update-baseline)",
+            path.display()
+        ))
+    })?;
+    crate::check::suppress::Baseline::parse(&text).map_err(|e| {
+        UsageError(format!(
+            "{} is not a yttcheck baseline: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// Runs a check to its answer, writing nothing: reports go to the answer's
+/// stdout or files, messages to its stderr.
+pub fn execute(req: &CheckRequest, warm: &Warm) -> Answer {
+    run(req, warm, |checked| answer(req, checked)).unwrap_or_else(UsageError::answer)
+}
+
+/// The answer of a finished check: its reports, or the baseline it writes.
+fn answer(req: &CheckRequest, checked: &Checked) -> Answer {
+    let mut answer = Answer::default();
+    let hook_mode = req.selection.staged || req.selection.changed_since.is_some();
+    // a commit that touches no ytt input: nothing to say (reports to files
+    // are still written, so CI finds them)
+    let silent = checked.nothing_to_check() && hook_mode;
+    if checked.nothing_to_check() && !silent {
+        answer.stderr.push_str("yttcheck: warning: nothing to check: no library x environment pair selected (see `yttcheck list`)\n");
+    }
+    if req.update_baseline {
+        let Some(path) = &req.baseline else {
+            return UsageError("--update-baseline needs --baseline FILE".into()).answer();
+        };
+        let b = crate::check::suppress::Baseline::of(&checked.result.findings, checked.cache);
+        answer.files.push((path.clone(), b.to_json()));
+        answer.stderr.push_str(&format!(
+            "yttcheck: wrote {} finding{} to {}\n",
+            b.findings.len(),
+            if b.findings.len() == 1 { "" } else { "s" },
+            path.display()
+        ));
+        return answer;
+    }
+    let text_of = |path: &str| checked.text_of(path);
+    for out in &req.outputs {
+        let color = req.color && out.file.is_none() && out.format == Format::Text;
+        let text = render(out.format, &checked.report_input(color, &text_of));
+        match &out.file {
+            Some(path) => answer.files.push((path.clone(), text)),
+            None if silent => {}
+            None => {
+                answer.human = out.format == Format::Text;
+                answer.stdout.push_str(&text);
+            }
+        }
+    }
+    answer.code = checked.exit_code();
+    answer
+}
