@@ -9,6 +9,7 @@ is_true() { [ "${1:-}" = true ]; }
 if [ -n "${FAIL_ON:-}" ]; then args+=(--fail-on "$FAIL_ON"); fi
 if [ -n "${SHARD:-}" ]; then args+=(--shard "$SHARD"); fi
 if [ -n "${SARIF_FILE:-}" ]; then args+=(--sarif "$SARIF_FILE"); fi
+if [ -n "${CACHE_DIR:-}" ]; then args+=(--cache-dir "$CACHE_DIR"); fi
 if ! is_true "${CHANGED_ONLY:-true}"; then args+=(--all); fi
 if ! is_true "${DIFF:-true}"; then args+=(--no-diff); fi
 if ! is_true "${SUMMARY:-true}"; then args+=(--no-summary); fi

@@ -107,6 +107,9 @@ pub struct Warm<'a> {
     pub plans: Option<&'a workspace::PlanCache>,
     pub memo: Option<&'a crate::check::Memo>,
     pub sources: SourceOptions,
+    /// Where pair outcomes are kept between processes (the persistent
+    /// cache), for a check without a memo of its own.
+    pub outcomes: Option<std::sync::Arc<dyn crate::check::memo::OutcomeStore>>,
     /// The process ends after this check (the command line, not the
     /// daemon): what the check built is left to the exit, which takes the
     /// memory back at once, instead of freed tree by tree (milliseconds
@@ -122,6 +125,7 @@ impl Warm<'_> {
             plans: None,
             memo: None,
             sources: SourceOptions::default(),
+            outcomes: None,
             exits_after: true,
         }
     }
@@ -274,7 +278,10 @@ pub fn run<R>(
     let memo = match warm.memo {
         Some(memo) => memo,
         None => {
-            fresh_memo = LeftToExit::new(crate::check::Memo::new(), leave);
+            fresh_memo = LeftToExit::new(
+                crate::check::Memo::new().with_store(warm.outcomes.clone()),
+                leave,
+            );
             &*fresh_memo
         }
     };

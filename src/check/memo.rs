@@ -6,7 +6,11 @@
 //! pair whose environment changed.
 //!
 //! A one-off check uses a fresh memo: the same code runs either way, so the
-//! daemon's answers are the in-process answers.
+//! daemon's answers are the in-process answers. A memo may also be given an
+//! [`OutcomeStore`] (the persistent cache across runs, `--cache-dir`): pair
+//! outcomes are then looked up there and kept there, under keys that are
+//! stable across processes (SHA-256 of the contents, the options and the
+//! build of yttcheck that computed them).
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -38,6 +42,26 @@ pub struct MemoStats {
     pub pair_entries: usize,
     pub pair_hits: u64,
     pub pair_misses: u64,
+    /// Pair outcomes found in the persistent store, and not found there.
+    #[serde(default)]
+    pub stored_hits: u64,
+    #[serde(default)]
+    pub stored_misses: u64,
+}
+
+/// A key of the memo: 128 bits of a SHA-256 of everything a start or an
+/// outcome depends on (stable across processes and machines of the same
+/// build, unlike `std`'s hashers).
+pub type Key = u128;
+
+/// Where pair outcomes are kept between processes (the persistent cache):
+/// bytes by key. The host gives one (the command line's `--cache-dir`);
+/// what is stored is this module's to encode and to check when read back.
+pub trait OutcomeStore: Send + Sync {
+    /// The bytes kept under `key` (32 hex digits), if any.
+    fn load(&self, key: &str) -> Option<Vec<u8>>;
+    /// Keeps `bytes` under `key`; a store that cannot write drops them.
+    fn save(&self, key: &str, bytes: &[u8]);
 }
 
 pub struct Memo {
@@ -46,8 +70,13 @@ pub struct Memo {
     remember: bool,
     pub(super) compile: Arc<CompileCache>,
     pool: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>>,
-    libraries: Mutex<HashMap<u64, Arc<LibraryStart>>>,
-    pairs: Mutex<HashMap<u64, PairOutcome>>,
+    libraries: Mutex<HashMap<Key, Arc<LibraryStart>>>,
+    pairs: Mutex<HashMap<Key, PairOutcome>>,
+    /// Findings about a whole library (its unused values).
+    findings: Mutex<HashMap<Key, Vec<crate::diagnostics::Finding>>>,
+    store: Option<Arc<dyn OutcomeStore>>,
+    stored_hits: AtomicU64,
+    stored_misses: AtomicU64,
     library_hits: AtomicU64,
     library_misses: AtomicU64,
     pair_hits: AtomicU64,
@@ -69,11 +98,22 @@ impl Memo {
             pool: Mutex::default(),
             libraries: Mutex::default(),
             pairs: Mutex::default(),
+            findings: Mutex::default(),
             library_hits: AtomicU64::new(0),
             library_misses: AtomicU64::new(0),
             pair_hits: AtomicU64::new(0),
             pair_misses: AtomicU64::new(0),
+            store: None,
+            stored_hits: AtomicU64::new(0),
+            stored_misses: AtomicU64::new(0),
         }
+    }
+
+    /// This memo, also looking pair outcomes up in `store` and keeping them
+    /// there.
+    pub fn with_store(mut self, store: Option<Arc<dyn OutcomeStore>>) -> Memo {
+        self.store = store;
+        self
     }
 
     /// A memo that keeps what checks computed, for the next check.
@@ -91,7 +131,14 @@ impl Memo {
         }
     }
 
+    /// Whether this memo keeps what it is given (and so needs the keys).
     pub(super) fn remembers(&self) -> bool {
+        self.remember || self.store.is_some()
+    }
+
+    /// Whether this memo keeps what it is given in memory, for a later run
+    /// of this process.
+    pub(super) fn keeps_in_memory(&self) -> bool {
         self.remember
     }
 
@@ -103,6 +150,8 @@ impl Memo {
             pair_entries: self.pairs.lock().expect("memo").len(),
             pair_hits: self.pair_hits.load(Relaxed),
             pair_misses: self.pair_misses.load(Relaxed),
+            stored_hits: self.stored_hits.load(Relaxed),
+            stored_misses: self.stored_misses.load(Relaxed),
         }
     }
 
@@ -136,13 +185,16 @@ impl Memo {
         p
     }
 
-    pub(super) fn library(&self, key: u64) -> Option<Arc<LibraryStart>> {
+    pub(super) fn library(&self, key: Key) -> Option<Arc<LibraryStart>> {
         let found = self.libraries.lock().expect("memo").get(&key).cloned();
         self.count(found.is_some(), &self.library_hits, &self.library_misses);
         found
     }
 
-    pub(super) fn keep_library(&self, key: u64, start: Arc<LibraryStart>) {
+    pub(super) fn keep_library(&self, key: Key, start: Arc<LibraryStart>) {
+        if !self.remember {
+            return;
+        }
         let mut libraries = self.libraries.lock().expect("memo");
         if libraries.len() >= LIMIT {
             libraries.clear();
@@ -150,19 +202,39 @@ impl Memo {
         libraries.insert(key, start);
     }
 
-    pub(super) fn pair(&self, key: u64) -> Option<PairOutcome> {
-        let found = self.pairs.lock().expect("memo").get(&key).cloned();
-        self.count(found.is_some(), &self.pair_hits, &self.pair_misses);
+    /// A pair's outcome kept in memory, or else in the store (not for a
+    /// run that keeps values: the store keeps none).
+    pub(super) fn pair(&self, key: Key, keep_values: bool) -> Option<PairOutcome> {
+        if self.remember {
+            let found = self.pairs.lock().expect("memo").get(&key).cloned();
+            self.count(found.is_some(), &self.pair_hits, &self.pair_misses);
+            if found.is_some() {
+                return found;
+            }
+        }
+        let store = self.store.as_ref().filter(|_| !keep_values)?;
+        let hex = format!("{key:032x}");
+        let found = store
+            .load(&hex)
+            .and_then(|bytes| super::stored::decode(&bytes, &hex));
+        self.count(found.is_some(), &self.stored_hits, &self.stored_misses);
         found
     }
 
-    pub(super) fn keep_pair(&self, key: u64, outcome: &PairOutcome) {
+    pub(super) fn keep_pair(&self, key: Key, outcome: &PairOutcome, keep_values: bool) {
         // a budget that ran out may not run out next time (a busy machine)
         if outcome
             .findings
             .iter()
             .any(|f| f.rule == RuleId::TemplateBudget)
         {
+            return;
+        }
+        if let Some(store) = self.store.as_ref().filter(|_| !keep_values) {
+            let hex = format!("{key:032x}");
+            store.save(&hex, &super::stored::encode(outcome, &hex));
+        }
+        if !self.remember {
             return;
         }
         let mut pairs = self.pairs.lock().expect("memo");
@@ -172,21 +244,86 @@ impl Memo {
         pairs.insert(key, outcome.clone());
     }
 
+    /// Findings kept under `key` in memory, or else in the store.
+    pub(super) fn findings(&self, key: Key) -> Option<Vec<crate::diagnostics::Finding>> {
+        if self.remember {
+            if let Some(f) = self.findings.lock().expect("memo").get(&key) {
+                return Some(f.clone());
+            }
+        }
+        let hex = format!("{key:032x}");
+        let bytes = self.store.as_ref()?.load(&hex)?;
+        super::stored::decode_findings(&bytes, &hex)
+    }
+
+    pub(super) fn keep_findings(&self, key: Key, findings: &[crate::diagnostics::Finding]) {
+        if let Some(store) = &self.store {
+            let hex = format!("{key:032x}");
+            store.save(&hex, &super::stored::encode_findings(findings, &hex));
+        }
+        if self.remember {
+            let mut kept = self.findings.lock().expect("memo");
+            if kept.len() >= LIMIT {
+                kept.clear();
+            }
+            kept.insert(key, findings.to_vec());
+        }
+    }
+
     fn count(&self, hit: bool, hits: &AtomicU64, misses: &AtomicU64) {
         if hit { hits } else { misses }.fetch_add(1, Relaxed);
+    }
+}
+
+/// A hasher over SHA-256 (`std::hash::Hash` feeds it): the same bytes give
+/// the same key in every process of a build.
+struct Stable(sha2::Sha256);
+
+impl Stable {
+    fn new() -> Stable {
+        use sha2::Digest;
+        let mut h = Stable(sha2::Sha256::new());
+        // a build's keys are its own: another build (other code, another
+        // machine word) never reads them
+        (
+            env!("YTTCHECK_BUILD_ID"),
+            env!("CARGO_PKG_VERSION"),
+            std::env::consts::ARCH,
+            std::env::consts::OS,
+        )
+            .hash(&mut h);
+        h
+    }
+
+    fn key(self) -> Key {
+        use sha2::Digest;
+        let digest = self.0.finalize();
+        let mut first = [0u8; 16];
+        first.copy_from_slice(&digest[..16]);
+        u128::from_le_bytes(first)
+    }
+}
+
+impl Hasher for Stable {
+    fn write(&mut self, bytes: &[u8]) {
+        use sha2::Digest;
+        self.0.update(bytes);
+    }
+    fn finish(&self) -> u64 {
+        unreachable!("a stable hash is read with Stable::key")
     }
 }
 
 /// Content hashes of the files a check reads, each computed once per run.
 pub(super) struct Keys<'a> {
     sources: &'a SourceCache<'a>,
-    files: Mutex<HashMap<RepoPath, u64>>,
-    options: u64,
+    files: Mutex<HashMap<RepoPath, Key>>,
+    options: Key,
 }
 
 impl<'a> Keys<'a> {
     pub(super) fn new(sources: &'a SourceCache<'a>, plan: &Plan, opts: &CheckOptions) -> Keys<'a> {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = Stable::new();
         // everything but the progress bar and the thread count changes results
         (
             format!("{:?}", opts.eval),
@@ -199,15 +336,15 @@ impl<'a> Keys<'a> {
         Keys {
             sources,
             files: Mutex::default(),
-            options: h.finish(),
+            options: h.key(),
         }
     }
 
-    fn file(&self, path: &RepoPath) -> u64 {
+    fn file(&self, path: &RepoPath) -> Key {
         if let Some(k) = self.files.lock().expect("keys").get(path) {
             return *k;
         }
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = Stable::new();
         path.hash(&mut h);
         match self.sources.get(path) {
             Ok(f) => f.text().hash(&mut h),
@@ -218,16 +355,16 @@ impl<'a> Keys<'a> {
                 Err(_) => e.message.hash(&mut h),
             },
         }
-        let k = h.finish();
+        let k = h.key();
         self.files.lock().expect("keys").insert(path.clone(), k);
         k
     }
 
     /// A library's start depends on its definition, its files and the
     /// environments it is checked in (they label its findings).
-    pub(super) fn library(&self, plan: &Plan, index: usize, environments: &[String]) -> u64 {
+    pub(super) fn library(&self, plan: &Plan, index: usize, environments: &[String]) -> Key {
         let lib = &plan.libraries[index];
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut h = Stable::new();
         (self.options, format!("{lib:?}"), environments).hash(&mut h);
         for f in lib
             .files
@@ -236,12 +373,19 @@ impl<'a> Keys<'a> {
         {
             self.file(f).hash(&mut h);
         }
-        h.finish()
+        h.key()
+    }
+
+    /// A key of `what` computed from other keys alone.
+    pub(super) fn derived(&self, what: &str, parts: &[Key]) -> Key {
+        let mut h = Stable::new();
+        (self.options, what, parts).hash(&mut h);
+        h.key()
     }
 
     /// A pair's outcome depends on its library's start and its own inputs.
-    pub(super) fn pair(&self, library_key: u64, plan: &Plan, pair: &Pair) -> u64 {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
+    pub(super) fn pair(&self, library_key: Key, plan: &Plan, pair: &Pair) -> Key {
+        let mut h = Stable::new();
         (library_key, pair.name(plan), format!("{pair:?}")).hash(&mut h);
         for f in pair.inputs.files_read() {
             self.file(&f).hash(&mut h);
@@ -255,6 +399,6 @@ impl<'a> Keys<'a> {
                 }
             }
         }
-        h.finish()
+        h.key()
     }
 }

@@ -13,6 +13,7 @@ pub mod memo;
 pub mod policy;
 pub mod progress;
 pub mod runner;
+mod stored;
 pub mod suppress;
 pub mod usage;
 

@@ -811,6 +811,38 @@ fn line_of_value(sources: &SourceCache, file: &RepoPath, value: &str) -> Option<
         .map(|i| i as u32 + 1)
 }
 
+/// `schema/unused-value` and `schema/unreached-value` of every library;
+/// with keys, a library's are computed once for the same pairs' outcomes
+/// (they depend on nothing else: the pairs' keys cover the library's files).
+fn unused_values(
+    sources: &SourceCache,
+    plan: &Plan,
+    outcomes: &[PairOutcome],
+    pair_keys: &[super::memo::Key],
+    keys: Option<&super::memo::Keys>,
+    memo: &Memo,
+) -> Vec<Finding> {
+    let Some(keys) = keys else {
+        return super::usage::unused_values(outcomes, plan, sources);
+    };
+    let mut key_of: std::collections::HashMap<&str, Vec<super::memo::Key>> = Default::default();
+    for (o, k) in outcomes.iter().zip(pair_keys) {
+        key_of.entry(&o.library).or_default().push(*k);
+    }
+    super::usage::by_library(outcomes)
+        .into_par_iter()
+        .flat_map_iter(|(library, pairs)| {
+            let key = keys.derived("unused-values", &key_of[library]);
+            if let Some(found) = memo.findings(key) {
+                return found;
+            }
+            let found = super::usage::unused_values_of(library, &pairs, plan, sources);
+            memo.keep_findings(key, &found);
+            found
+        })
+        .collect()
+}
+
 /// Where a library's start is in a run.
 enum LibrarySlot {
     NotStarted,
@@ -843,7 +875,7 @@ pub fn run_with(
         .then(|| super::memo::Keys::new(sources, plan, opts));
 
     let (policies, policy_problems) = super::policy::load(sources, plan, cache, &opts.eval);
-    let (bases, outcomes) = pool.install(|| {
+    let (bases, outcomes, pair_keys) = pool.install(|| {
         // each library's environments, in one pass over the pairs (per
         // library, scanning every pair is quadratic in a 10,000-pair run)
         let mut environments: Vec<Vec<String>> = vec![Vec::new(); plan.libraries.len()];
@@ -852,7 +884,7 @@ pub fn run_with(
         }
         let in_use = |i: usize| !environments[i].is_empty();
         // content keys, and what is already known (a daemon's memo only)
-        let library_keys: Vec<u64> = match &keys {
+        let library_keys: Vec<super::memo::Key> = match &keys {
             Some(k) => (0..plan.libraries.len())
                 .into_par_iter()
                 .map(|i| {
@@ -865,7 +897,7 @@ pub fn run_with(
                 .collect(),
             None => vec![0; plan.libraries.len()],
         };
-        let pair_keys: Vec<u64> = match &keys {
+        let pair_keys: Vec<super::memo::Key> = match &keys {
             Some(k) => plan
                 .pairs
                 .par_iter()
@@ -875,7 +907,7 @@ pub fn run_with(
         };
         let known: Vec<Option<PairOutcome>> = pair_keys
             .iter()
-            .map(|k| keys.as_ref().and_then(|_| memo.pair(*k)))
+            .map(|k| keys.as_ref().and_then(|_| memo.pair(*k, opts.keep_values)))
             .collect();
         // pairs of each library left to evaluate (not known from the memo)
         let mut to_run = vec![0usize; plan.libraries.len()];
@@ -957,7 +989,7 @@ pub fn run_with(
                     let done = std::mem::replace(&mut *slot, LibrarySlot::Done);
                     // a one-off run needs the library's compiled files no
                     // more (a daemon keeps them for the next check)
-                    if let (LibrarySlot::Started(s), false) = (done, memo.remembers()) {
+                    if let (LibrarySlot::Started(s), false) = (done, memo.keeps_in_memory()) {
                         if let Ok(base) = &s.base {
                             for f in &base.files {
                                 cache.forget_all(f);
@@ -976,7 +1008,7 @@ pub fn run_with(
                     usage,
                 };
                 if keys.is_some() {
-                    memo.keep_pair(*key, &outcome);
+                    memo.keep_pair(*key, &outcome, opts.keep_values);
                 }
                 outcome
             })
@@ -990,7 +1022,7 @@ pub fn run_with(
                 },
             )
             .collect();
-        (bases, outcomes)
+        (bases, outcomes, pair_keys)
     });
     let mut schemas = std::collections::BTreeMap::new();
     if opts.keep_values {
@@ -1012,7 +1044,14 @@ pub fn run_with(
         .flat_map(|o| o.findings.iter().cloned())
         .collect();
     if opts.render && opts.unused_values {
-        all.extend(super::usage::unused_values(&outcomes, plan, sources));
+        all.extend(unused_values(
+            sources,
+            plan,
+            &outcomes,
+            &pair_keys,
+            keys.as_ref(),
+            memo,
+        ));
     }
     all.extend(policy_problems);
     // a complete run (or the shard that owns the repository's findings): a

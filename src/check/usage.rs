@@ -442,18 +442,36 @@ pub(super) fn unused_values(
     plan: &crate::workspace::Plan,
     sources: &crate::source::SourceCache,
 ) -> Vec<Finding> {
+    by_library(outcomes)
+        .into_iter()
+        .flat_map(|(library, pairs)| unused_values_of(library, &pairs, plan, sources))
+        .collect()
+}
+
+/// The outcomes of each library, in the order of the run.
+pub(super) fn by_library(outcomes: &[PairOutcome]) -> BTreeMap<&str, Vec<&PairOutcome>> {
     let mut by_library: BTreeMap<&str, Vec<&PairOutcome>> = BTreeMap::new();
     for o in outcomes {
         by_library.entry(&o.library).or_default().push(o);
     }
+    by_library
+}
+
+/// [`unused_values`] of one library, from the outcomes of its pairs.
+pub(super) fn unused_values_of(
+    library: &str,
+    pairs: &[&PairOutcome],
+    plan: &crate::workspace::Plan,
+    sources: &crate::source::SourceCache,
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (library, pairs) in by_library {
+    {
         let Some(usages) = pairs
             .iter()
             .map(|p| p.usage.as_deref())
             .collect::<Option<Vec<&ValueUsage>>>()
         else {
-            continue;
+            return out;
         };
         let read: BTreeSet<&str> = usages
             .iter()
@@ -466,7 +484,7 @@ pub(super) fn unused_values(
         if (read.is_empty() && null.is_empty()) || read.contains("") {
             // nothing reads data.values (a values-only library), or the
             // whole of it is consumed
-            continue;
+            return out;
         }
         let mut declared: BTreeMap<&str, &Option<Location>> = BTreeMap::new();
         for u in &usages {

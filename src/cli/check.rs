@@ -64,6 +64,11 @@ pub struct CheckArgs {
     #[arg(long, value_name = "WHEN")]
     pub daemon: Option<String>,
 
+    /// Keep each pair's result in DIR between runs, keyed by everything it
+    /// reads: a re-run checks only what changed (see docs/performance.md)
+    #[arg(long = "cache-dir", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
@@ -125,10 +130,38 @@ pub fn run(args: &CheckArgs) -> i32 {
         Ok(req) => match super::daemon::client_mode(args.daemon.as_deref()) {
             Err(e) => e.answer(),
             Ok(mode) => super::daemon::check(&req, mode)
-                .unwrap_or_else(|| app::check::execute(&req, &Warm::none())),
+                .unwrap_or_else(|| in_process(&req, args.cache_dir.as_deref())),
         },
     };
     deliver(&mut answer)
+}
+
+/// The check in this process, with the persistent cache when one is named
+/// (a cache that cannot be used is a warning: the check runs without it).
+pub fn in_process(req: &CheckRequest, cache_dir: Option<&std::path::Path>) -> Answer {
+    let mut warning = String::new();
+    let store = cache_dir.and_then(|dir| {
+        let dir = req.cwd.join(dir);
+        match super::cache::open(&dir, &req.cwd.join(&req.selection.root)) {
+            Ok(store) => Some(store),
+            Err(why) => {
+                warning = format!("yttcheck: warning: not using the cache: {why}\n");
+                None
+            }
+        }
+    });
+    let warm = Warm {
+        outcomes: store
+            .clone()
+            .map(|s| s as std::sync::Arc<dyn crate::check::memo::OutcomeStore>),
+        ..Warm::none()
+    };
+    let mut answer = app::check::execute(req, &warm);
+    if let Some(s) = store {
+        s.prune();
+    }
+    answer.stderr.insert_str(0, &warning);
+    answer
 }
 
 /// The request the flags make, once every report file is known to be

@@ -17,6 +17,7 @@ macro_rules! outln {
 }
 
 pub mod args;
+pub mod cache;
 pub mod check;
 pub mod ci;
 pub mod daemon;

@@ -347,6 +347,7 @@ fn check(call: &CheckCall, state: &State) -> Result<Answer, String> {
             index_file: call.index_file.clone(),
             change_count: Some(warm.watcher.change_count()),
         },
+        outcomes: None,
         exits_after: false,
     };
     Ok(crate::app::check::execute(&request, &w))

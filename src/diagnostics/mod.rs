@@ -50,11 +50,11 @@ impl Severity {
 
 /// A place in a repository file (1-based line and column; column 0 when
 /// unknown, and then left out of JSON: a whole file or a whole line).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Location {
     pub path: String,
     pub line: u32,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub column: u32,
 }
 
@@ -97,7 +97,7 @@ impl Location {
 
 /// A second place that explains a finding (the schema line that declared a
 /// rule: ytt's `by:`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Related {
     pub location: Location,
     pub message: String,
@@ -134,7 +134,7 @@ pub struct Finding {
 /// An edit that fixes a finding: on `location`'s line, the first `old` at or
 /// after its column becomes `new`. Editors offer it as a code action; the
 /// hint of the finding says the same in words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
     /// What the edit does, for people (`rename 'replica' to 'replicas'`).
     pub title: String,

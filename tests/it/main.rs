@@ -3,6 +3,7 @@
 //! through the real `yttcheck` binary on real files and repositories.
 
 mod architecture;
+mod cache;
 mod check_command;
 mod ci;
 mod common;

@@ -103,6 +103,11 @@ pub struct CiArgs {
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0, value_parser = crate::cli::args::parse_jobs)]
     pub jobs: usize,
 
+    /// Keep each pair's result in DIR between runs (restore it with
+    /// actions/cache; keep it outside the checkout, in `$RUNNER_TEMP`)
+    #[arg(long = "cache-dir", value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
@@ -202,13 +207,33 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         update_baseline: false,
         budget: args.budget.budget(),
     };
-    app::check::run(&request, &Warm::none(), |checked| {
+    let store = match &args.cache_dir {
+        Some(dir) => match super::cache::open(&request.cwd.join(dir), &root) {
+            Ok(store) => Some(store),
+            Err(why) => {
+                errln!("yttcheck: warning: not using the cache: {why}");
+                None
+            }
+        },
+        None => None,
+    };
+    let warm = Warm {
+        outcomes: store
+            .clone()
+            .map(|s| s as std::sync::Arc<dyn crate::check::memo::OutcomeStore>),
+        ..Warm::none()
+    };
+    let code = app::check::run(&request, &warm, |checked| {
         let out = Outputs {
             report_dir: &report_dir,
             sarif_path: &sarif_path,
         };
         present(args, &gh, &root, change, checked, &out)
-    })?
+    })?;
+    if let Some(s) = store {
+        s.prune();
+    }
+    code
 }
 
 /// Where `ci` writes its reports.
