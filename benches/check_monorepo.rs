@@ -446,14 +446,7 @@ fn cache_reruns(root: &Path, edited: &str, ok: &[i32], cold: Duration) {
     let cache = tempfile::tempdir().expect("temp dir");
     let dir = cache.path().join("cache");
     let dir = dir.to_str().expect("a UTF-8 temp dir");
-    let args = [
-        "check",
-        "--quiet",
-        "--daemon",
-        "never",
-        "--cache-dir",
-        dir,
-    ];
+    let args = ["check", "--quiet", "--daemon", "never", "--cache-dir", dir];
     let filling = measured_exiting(root, &args, ok).0;
     let runs = 9;
     let mut reruns: Vec<Duration> = (0..runs)

@@ -21,8 +21,8 @@ use starlark::values::{
 };
 
 use super::Assertion;
-use crate::template::go::err;
-use crate::template::go::go_type_name;
+use crate::template::runtime::go::err;
+use crate::template::runtime::go::go_type_name;
 
 use super::formats;
 

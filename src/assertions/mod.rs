@@ -34,9 +34,9 @@ use starlark::values::{
     Trace, Value, ValueLike,
 };
 
-use crate::template::convert::{yaml_decode, yaml_encode};
 use crate::template::eval::{dialect, globals, static_module};
-use crate::template::go::err;
+use crate::template::runtime::convert::{yaml_decode, yaml_encode};
+use crate::template::runtime::go::err;
 use crate::yaml::AnnValue;
 
 // ------------------------------------------------------------------ assertion values

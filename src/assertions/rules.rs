@@ -9,7 +9,7 @@ use starlark::values::tuple::TupleRef;
 use starlark::values::OwnedFrozenValue;
 use starlark::values::Value as SValue;
 
-use crate::template::values::YttStruct;
+use crate::template::runtime::values::YttStruct;
 use crate::yaml::{AnnValue, Annotation, Pos};
 
 pub const ANN_ASSERT_VALIDATE: &str = "assert/validate";
@@ -160,13 +160,13 @@ fn go_repr(v: SValue) -> String {
 
 fn is_callable_ann(v: &AnnValue) -> bool {
     sval(v)
-        .map(crate::template::go::is_callable)
+        .map(crate::template::runtime::go::is_callable)
         .unwrap_or(false)
 }
 
 fn is_sequence_ann(v: &AnnValue) -> bool {
     sval(v)
-        .map(crate::template::go::is_sequence)
+        .map(crate::template::runtime::go::is_sequence)
         .unwrap_or(false)
 }
 
@@ -228,7 +228,7 @@ impl NodeValidation {
                 ));
             };
             let assertion = items[1];
-            let check_fn = if crate::template::go::is_callable(assertion) {
+            let check_fn = if crate::template::runtime::go::is_callable(assertion) {
                 assertion
             } else {
                 check_attr(assertion).map_err(|e| format!("{e} (at {at})"))?
@@ -433,7 +433,7 @@ fn described_arg(kwarg: &str, val: &AnnValue) -> Option<(String, AnnValue)> {
         return None;
     }
     let desc = items[0].unpack_str()?.to_string();
-    if kwarg == "one_of" && !crate::template::go::is_sequence(items[1]) {
+    if kwarg == "one_of" && !crate::template::runtime::go::is_sequence(items[1]) {
         return None;
     }
     let inner = items[1].unpack_frozen()?;
@@ -468,7 +468,7 @@ fn check_attr(v: SValue) -> Result<SValue, String> {
     }
     if let Some(s) = YttStruct::from_value(v) {
         return match s.fields.get("check") {
-            Some(c) if crate::template::go::is_callable(*c) => Ok(*c),
+            Some(c) if crate::template::runtime::go::is_callable(*c) => Ok(*c),
             Some(c) => Err(format!(
                 "expected struct with attribute check(), but was {}",
                 c.get_type()

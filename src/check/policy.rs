@@ -156,7 +156,7 @@ fn load_one(
                 let matcher = match matcher {
                     None => Value::new_map(Default::default()),
                     Some(crate::yaml::AnnValue::Frozen(f)) => {
-                        crate::template::convert::to_yaml(f.value(), None)
+                        crate::template::runtime::convert::to_yaml(f.value(), None)
                             .map_err(|e| failed(format!("@{OUTPUT} match=: {e}"), Some(&ann.pos)))?
                     }
                     Some(_) => Value::Null,

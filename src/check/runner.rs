@@ -154,7 +154,7 @@ fn unknown_annotations(
         }
         let raw = cache.raw_yaml_opts(f, opts.eval.strict);
         let Ok(ds) = &*raw else { continue };
-        for u in crate::template::metas::unknown_annotations(ds) {
+        for u in crate::template::compiler::metas::unknown_annotations(ds) {
             let mut message = format!(
                 "unknown annotation '@{}': ytt ignores annotations it does not know, so this one has no effect",
                 u.name
@@ -170,10 +170,10 @@ fn unknown_annotations(
             f.fix = fix;
             out.push(f);
         }
-        for (name, pos) in crate::template::metas::code_like_annotations(ds) {
+        for (name, pos) in crate::template::compiler::metas::code_like_annotations(ds) {
             // `#@overlay.remove`: a known annotation with `.` for `/`, not
             // code (`#@ overlay.remove` would break the render)
-            let annotation = crate::template::metas::annotation_meant(&name);
+            let annotation = crate::template::compiler::metas::annotation_meant(&name);
             let (message, new) = match &annotation {
                 Some(a) => (
                     format!(

@@ -1,5 +1,5 @@
 //! Which data values a library's templates read, from rendering each pair
-//! with `data.values` recording its reads (`template::values::ReadLog`):
+//! with `data.values` recording its reads (`template::runtime::values::ReadLog`):
 //!
 //! * `template/undeclared-value`: a render failed reading a value the
 //!   library does not declare; the finding names the path and the nearest
@@ -18,8 +18,8 @@ use std::sync::Arc;
 use crate::diagnostics::{Finding, Location, RuleId};
 use crate::render::{RenderError, Renderer};
 use crate::schema::{DocType, Type};
-use crate::template::metas::strsim;
-use crate::template::values::ReadLog;
+use crate::template::compiler::metas::strsim;
+use crate::template::runtime::values::ReadLog;
 use crate::template::{CompileCache, EvalOpts, TemplateErrorKind};
 use crate::values::Envelope;
 use crate::yaml::{Document, Value};

@@ -123,7 +123,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
             None => {
                 let best = RuleId::ALL
                     .iter()
-                    .map(|r| (crate::template::metas::strsim(id, r.id()), r.id()))
+                    .map(|r| (crate::template::compiler::metas::strsim(id, r.id()), r.id()))
                     .min_by_key(|(d, _)| *d)
                     .filter(|(d, _)| *d <= 4);
                 match best {

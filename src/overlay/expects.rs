@@ -4,7 +4,7 @@
 use starlark::values::list::ListRef;
 use starlark::values::Value as SValue;
 
-use crate::template::go::go_type_name;
+use crate::template::runtime::go::go_type_name;
 use crate::yaml::{AnnValue, Pos};
 
 use super::Op;
@@ -142,12 +142,11 @@ impl Expects {
             }
             return last;
         }
-        if crate::template::go::is_callable(v) {
+        if crate::template::runtime::go::is_callable(v) {
             let n = op.ev.heap().alloc(matches.len() as i64);
-            let r = op
-                .ev
-                .eval_function(v, &[n], &[])
-                .map_err(|e| NumMatchError::plain(crate::template::go::go_error_text(&e)))?;
+            let r = op.ev.eval_function(v, &[n], &[]).map_err(|e| {
+                NumMatchError::plain(crate::template::runtime::go::go_error_text(&e))
+            })?;
             return match r.unpack_bool() {
                 Some(true) => Ok(()),
                 Some(false) => Err(NumMatchError {

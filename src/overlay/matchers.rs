@@ -18,11 +18,11 @@ use starlark::values::{
 };
 
 use crate::overlay::compare::{compare, compare_leafs};
-use crate::template::convert::to_yaml;
+use crate::template::runtime::convert::to_yaml;
 use crate::template::runtime::current_store;
 use crate::yaml::Value as YValue;
 
-use crate::template::go::{err, go_error_text};
+use crate::template::runtime::go::{err, go_error_text};
 
 #[derive(Debug, Clone)]
 pub(crate) enum MatcherKind {
@@ -139,7 +139,7 @@ where
                     let b = r.unpack_bool().ok_or_else(|| {
                         err(format!(
                             "{name}: expected starlark.Bool, but was {}",
-                            crate::template::go::go_type_name(r)
+                            crate::template::runtime::go::go_type_name(r)
                         ))
                     })?;
                     if is_and && !b {
@@ -160,7 +160,7 @@ where
                 !r.unpack_bool().ok_or_else(|| {
                     err(format!(
                         "{name}: expected starlark.Bool, but was {}",
-                        crate::template::go::go_type_name(r)
+                        crate::template::runtime::go::go_type_name(r)
                     ))
                 })?
             }

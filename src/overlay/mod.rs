@@ -14,10 +14,10 @@ pub mod matchers;
 use starlark::eval::Evaluator;
 use starlark::values::Value as SValue;
 
-use crate::template::convert::{from_yaml, to_yaml, MapAs};
 use crate::template::eval::ann_value;
-use crate::template::go::go_type_name;
-use crate::template::values::{FragmentTree, YamlFragment};
+use crate::template::runtime::convert::{from_yaml, to_yaml, MapAs};
+use crate::template::runtime::go::go_type_name;
+use crate::template::runtime::values::{FragmentTree, YamlFragment};
 use crate::yaml::{Annotation, Array, ArrayItem, DocSet, Document, Map, MapItem, Meta, Pos, Value};
 
 use expects::{Expects, NumMatchError};
@@ -171,7 +171,8 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let store = crate::template::runtime::current_store(self.ev);
         if let Some(r) = matchers::native(f, first, left, right, store) {
             return r.map_err(|e| {
-                crate::template::go::go_error_text(&crate::template::go::err(e)).into()
+                crate::template::runtime::go::go_error_text(&crate::template::runtime::go::err(e))
+                    .into()
             });
         }
         let right = match right_arg {
@@ -190,7 +191,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let r = self
             .ev
             .eval_function(f, args, &[])
-            .map_err(|e| crate::template::go::go_error_text(&e))?;
+            .map_err(|e| crate::template::runtime::go::go_error_text(&e))?;
         r.unpack_bool()
             .ok_or_else(|| format!("expected starlark.Bool, but was {}", go_type_name(r)).into())
     }
@@ -199,7 +200,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let r = self
             .ev
             .eval_function(f, args, &[])
-            .map_err(|e| crate::template::go::go_error_text(&e))?;
+            .map_err(|e| crate::template::runtime::go::go_error_text(&e))?;
         let store = crate::template::runtime::current_store(self.ev);
         to_yaml(r, store).map_err(|e| e.to_string().into())
     }
@@ -300,7 +301,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 return Ok(matchers::map_key_matcher(s, self.ev.heap()));
             }
         }
-        if crate::template::go::is_callable(v) {
+        if crate::template::runtime::go::is_callable(v) {
             return Ok(v);
         }
         if for_docs {
@@ -774,7 +775,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 match k.as_str() {
                     "via" => {
                         let f = self.sval(v);
-                        if !crate::template::go::is_callable(f) {
+                        if !crate::template::runtime::go::is_callable(f) {
                             return Err(format!(
                                 "Expected '{REPLACE}' annotation keyword argument 'via' to be function, but was {}",
                                 go_type_name(f)
@@ -857,7 +858,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
                     })?
                 }
                 "via" => {
-                    if !crate::template::go::is_callable(sv) {
+                    if !crate::template::runtime::go::is_callable(sv) {
                         return Err(format!(
                             "Expected '{INSERT}' annotation keyword argument 'via' to be function, but was {}",
                             go_type_name(sv)
@@ -906,7 +907,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
             }
             return Ok(());
         };
-        if !crate::template::go::is_callable(*f) {
+        if !crate::template::runtime::go::is_callable(*f) {
             return Err(format!(
                 "Expected '{ASSERT}' annotation keyword argument 'via' to be function, but was {}",
                 go_type_name(*f)
@@ -918,7 +919,7 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let r = self
             .ev
             .eval_function(*f, &[e, n], &[])
-            .map_err(|e| crate::template::go::go_error_text(&e))?;
+            .map_err(|e| crate::template::runtime::go::go_error_text(&e))?;
         if r.is_none() {
             return Ok(());
         }

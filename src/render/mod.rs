@@ -19,7 +19,7 @@ use crate::overlay::{expects::Expects, Op, OverlayError};
 use crate::template::eval::{
     call_in_fresh_evaluator, Libraries, LibraryAnswer, LibraryOp, LibraryRequest,
 };
-use crate::template::values::ReadLog;
+use crate::template::runtime::values::ReadLog;
 use crate::template::{CompileCache, EvalOpts, EvalSession, TemplateError};
 use crate::values::flags::{as_plain_merge_overlay, Overlays};
 use crate::values::schema_pipeline::schema_envelope;

@@ -205,7 +205,7 @@ fn ann_to_value(v: &AnnValue) -> Option<Value> {
         AnnValue::Int(i) => Some(Value::Int(*i)),
         AnnValue::Bool(b) => Some(Value::Bool(*b)),
         AnnValue::Str(s) => Some(Value::str(s)),
-        AnnValue::Frozen(f) => crate::template::convert::to_yaml(f.value(), None).ok(),
+        AnnValue::Frozen(f) => crate::template::runtime::convert::to_yaml(f.value(), None).ok(),
         _ => None,
     }
 }

@@ -241,7 +241,7 @@ pub(crate) enum NodeKind {
 
 fn ann_go_type(v: &AnnValue) -> String {
     match v {
-        AnnValue::Frozen(f) => crate::template::go::go_type_name(f.value()),
+        AnnValue::Frozen(f) => crate::template::runtime::go::go_type_name(f.value()),
         AnnValue::Str(_) => "starlark.String".into(),
         AnnValue::Bool(_) => "starlark.Bool".into(),
         AnnValue::Int(_) => "starlark.Int".into(),
@@ -274,7 +274,7 @@ fn ann_to_yaml(v: &AnnValue, pos: &Pos) -> Value {
         AnnValue::Int(i) => Value::Int(*i),
         AnnValue::Str(s) => Value::str(s),
         AnnValue::Frozen(f) => {
-            crate::template::convert::to_yaml(f.value(), None).unwrap_or(Value::Null)
+            crate::template::runtime::convert::to_yaml(f.value(), None).unwrap_or(Value::Null)
         }
         AnnValue::Live(_) => Value::Null,
     };
@@ -648,7 +648,8 @@ fn examples(node: &NodeView, ann: &Annotation) -> Result<Vec<(String, Value)>, S
                 ann.pos.compact()
             )));
         };
-        let mut ex = crate::template::convert::to_yaml(items[1], None).unwrap_or(Value::Null);
+        let mut ex =
+            crate::template::runtime::convert::to_yaml(items[1], None).unwrap_or(Value::Null);
         ex.fill_unknown_positions(node.pos);
         out.push((desc.to_string(), ex));
     }

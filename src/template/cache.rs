@@ -13,12 +13,14 @@ use crate::files::{FileType, InputFile};
 use crate::yaml::parse::parse_opts;
 use crate::yaml::{DocSet, Meta, Pos, Value};
 
-use super::blocks::{self, Program};
-use super::compile::{
+use super::compiler::blocks::{self, Program};
+use super::compiler::{
     self, CodeLine, CompileOpts, LineKind, NodeTable, END_CTX, NODES_GLOBAL, START_CTX,
 };
-use super::error::{render_starlark_error, ProgramRegistry, TemplateError, TemplateErrorKind};
-use super::guard::{self};
+use super::runtime::error::{
+    render_starlark_error, ProgramRegistry, TemplateError, TemplateErrorKind,
+};
+use super::runtime::guard::{self};
 
 use super::eval::*;
 
@@ -75,7 +77,7 @@ pub trait StdLib: Send + Sync {
     fn data_module(
         &self,
         values: &Value,
-        reads: Option<&Arc<super::values::ReadLog>>,
+        reads: Option<&Arc<super::runtime::values::ReadLog>>,
     ) -> Result<FrozenModule, String>;
 }
 
@@ -209,7 +211,7 @@ impl CompileCache {
                     Ok(ds) => ds.clone(),
                     Err(e) => return Err(e.clone()),
                 };
-                if !(file.is_template() || file.is_library()) || !compile::has_templating(&ds) {
+                if !(file.is_template() || file.is_library()) || !compiler::has_templating(&ds) {
                     let mut ds = ds;
                     strip_comments_and_override(&mut ds);
                     return Ok(Compiled::Plain(ds));
@@ -264,7 +266,7 @@ fn compile_yaml_template(
     let copts = CompileOpts {
         ignore_unknown_comments: opts.ignore_unknown_comments,
     };
-    let code = compile::compile(&file.rel_path, ds, &copts).map_err(|e| {
+    let code = compiler::compile(&file.rel_path, ds, &copts).map_err(|e| {
         TemplateError::new(
             TemplateErrorKind::Compile,
             format!("Compiling YAML template '{}': {}", file.rel_path, e.message),
@@ -297,7 +299,7 @@ fn compile_yaml_template(
 
 fn compile_text(file: &InputFile) -> Result<Compiled, TemplateError> {
     let at = Pos::new(&file.src, 1, 1);
-    let lines = super::text::compile_file(file.src.text(), &at).map_err(|e| {
+    let lines = super::compiler::text::compile_file(file.src.text(), &at).map_err(|e| {
         TemplateError::new(
             TemplateErrorKind::Compile,
             format!("Parsing text template '{}': {}", file.rel_path, e.message),

@@ -16,19 +16,21 @@ use std::time::{Duration, Instant};
 
 use starlark::environment::{FrozenModule, Globals, GlobalsBuilder, LibraryExtension, Module};
 use starlark::eval::Evaluator;
-use starlark::syntax::{AstModule, Dialect, DialectTypes};
+use starlark::syntax::AstModule;
 use starlark::values::{OwnedFrozenValue, Value as SValue};
 use starlark::PrintHandler;
 
 use crate::files::{FileInLibrary, InputFile, LibraryCtx, LibraryTree};
 use crate::yaml::{AnnValue, DocSet, Meta, Value};
 
-use super::blocks::Program;
-use super::compile::{NodeTable, NODES_GLOBAL};
-use super::error::{render_starlark_error, ProgramRegistry, TemplateError, TemplateErrorKind};
-use super::guard::{self, Runaway, Tracker};
+use super::compiler::blocks::Program;
+use super::compiler::{NodeTable, NODES_GLOBAL};
+use super::runtime::error::{
+    render_starlark_error, ProgramRegistry, TemplateError, TemplateErrorKind,
+};
+use super::runtime::guard::{self, Runaway, Tracker};
+use super::runtime::values::{store_get, NodeTableValue, ValueStore};
 use super::runtime::{self, Runtime};
-use super::values::{store_get, NodeTableValue, ValueStore};
 
 pub use super::cache::{CompileCache, Compiled, StdLib};
 use super::loader::{LibraryHost, Loader};
@@ -64,21 +66,7 @@ impl Default for EvalOpts {
     }
 }
 
-/// The Starlark dialect of ytt: top-level `if`/`for`, lambdas, nested defs,
-/// no f-strings, no type annotations.
-pub fn dialect() -> Dialect {
-    Dialect {
-        enable_def: true,
-        enable_lambda: true,
-        enable_load: true,
-        enable_keyword_only_arguments: false,
-        enable_types: DialectTypes::Disable,
-        enable_load_reexport: true,
-        enable_top_level_stmt: true,
-        enable_f_strings: false,
-        ..Dialect::Standard
-    }
-}
+pub use super::compiler::dialect;
 
 static GLOBALS: OnceLock<Globals> = OnceLock::new();
 
@@ -107,53 +95,7 @@ pub fn prepare_globals_in_background() {
     }
 }
 
-/// Services the ytt modules need from the library a file belongs to.
-pub trait Host: Send + Sync {
-    /// `data.list(path)`.
-    fn data_list(&self, path: &str) -> Result<Vec<String>, String>;
-    /// `data.read(path)`.
-    fn data_read(&self, path: &str) -> Result<String, String>;
-    /// `library.get(...)` then `.eval()`, `.data_values()` or `.export()`.
-    fn library(&self, req: &LibraryRequest, op: &LibraryOp) -> Result<LibraryAnswer, String>;
-}
-
-/// What `@ytt:library` asks for: a private library, the options of
-/// `library.get`, and what `with_data_values`/`with_data_values_schema`
-/// added, in call order.
-#[derive(Debug, Clone, Default)]
-pub struct LibraryRequest {
-    pub path: String,
-    pub alias: String,
-    pub ignore_unknown_comments: Option<bool>,
-    pub implicit_map_key_overrides: Option<bool>,
-    pub strict: Option<bool>,
-    pub skip_validation: bool,
-    /// `with_data_values(value, plain=...)`.
-    pub data_values: Vec<(Value, bool)>,
-    /// `with_data_values_schema(value)`.
-    pub schemas: Vec<Value>,
-}
-
-/// The operation on a requested library.
-#[derive(Debug, Clone)]
-pub enum LibraryOp {
-    /// Whether the library exists (`library.get` fails at once, as in ytt).
-    Find,
-    Eval,
-    DataValues,
-    Export {
-        symbol: String,
-        path: Option<String>,
-    },
-}
-
-/// What a library operation gives back.
-pub enum LibraryAnswer {
-    Found,
-    Docs(DocSet),
-    Values(Value),
-    Symbol(starlark::values::OwnedFrozenValue),
-}
+pub use super::runtime::host::{Host, LibraryAnswer, LibraryOp, LibraryRequest};
 
 /// Evaluates private libraries for `@ytt:library`. The template language
 /// cannot do it itself (a library's data values need the schema and data
@@ -230,7 +172,7 @@ pub struct EvalSession<'a> {
     /// `@ytt:library`, when the host renders.
     pub libraries: Option<Arc<dyn Libraries>>,
     /// Where reads of `data.values` are recorded, when the host asks.
-    pub reads: Option<Arc<super::values::ReadLog>>,
+    pub reads: Option<Arc<super::runtime::values::ReadLog>>,
     /// Templates are called as functions from their first evaluation (see
     /// [`super::function`]): set by a host that evaluates the same templates
     /// with many sets of values (`check`, a library's pairs), so a template

@@ -34,12 +34,12 @@ use starlark::eval::Evaluator;
 use starlark::syntax::AstModule;
 use starlark::values::OwnedFrozenValue;
 
-use super::blocks::Program;
-use super::compile::{NodeTable, NODES_GLOBAL, START_CTX};
+use super::compiler::blocks::Program;
+use super::compiler::{NodeTable, NODES_GLOBAL, START_CTX};
 use super::eval::{configure, globals, EvalOpts};
-use super::guard::{self, Tracker};
+use super::runtime::guard::{self, Tracker};
+use super::runtime::values::NodeTableValue;
 use super::runtime::Runtime;
-use super::values::NodeTableValue;
 
 /// The name the template's function is defined under (a name with a
 /// leading `_` would be private to its module, and not to be had from it).

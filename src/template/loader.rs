@@ -9,7 +9,7 @@ use starlark::eval::FileLoader;
 
 use crate::files::{InputFile, LibraryCtx, LibraryTree};
 
-use super::error::{TemplateError, TemplateErrorKind};
+use super::runtime::error::{TemplateError, TemplateErrorKind};
 
 use super::eval::*;
 

@@ -17,7 +17,7 @@ use starlark::eval::Evaluator;
 use starlark::values::Value as SValue;
 
 use crate::template::eval::{ann_value, EvalOpts};
-use crate::template::values::{FragmentTree, YamlFragment, YttStruct};
+use crate::template::runtime::values::{FragmentTree, YamlFragment, YttStruct};
 use crate::yaml::{Document, Meta, Pos, Value};
 
 // ------------------------------------------------------------------ running
@@ -290,10 +290,10 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 tree: Arc::new(FragmentTree::Array((**a).clone())),
                 store: SValue::new_none(),
             }),
-            other => crate::template::convert::from_yaml(
+            other => crate::template::runtime::convert::from_yaml(
                 other,
                 heap,
-                crate::template::convert::MapAs::Dict,
+                crate::template::runtime::convert::MapAs::Dict,
             )
             .unwrap_or_else(|_| SValue::new_none()),
         }
@@ -345,7 +345,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     rule: crate::diagnostics::RuleId::ValidationInvalidRule,
                     message: format!(
                         "Validating {path}: Failure evaluating when=: {}",
-                        crate::template::go::go_error_text(&e)
+                        crate::template::runtime::go::go_error_text(&e)
                     ),
                     pos: Some(v.pos.clone()),
                 })?;
@@ -428,7 +428,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     // (the error of making it, as making it here gives it)
                     let a = ann_value(arg, self.ev);
                     let assertion = crate::assertions::make_assertion(factory, a, self.ev)
-                        .map_err(|e| crate::template::go::go_error_text(&e))?;
+                        .map_err(|e| crate::template::runtime::go::go_error_text(&e))?;
                     assertion
                         .get_attr("check", self.ev.heap())
                         .ok()
@@ -453,7 +453,7 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                 let assertion = self
                     .ev
                     .eval_function(f, &args, &[])
-                    .map_err(|e| crate::template::go::go_error_text(&e))?;
+                    .map_err(|e| crate::template::runtime::go::go_error_text(&e))?;
                 assertion
                     .get_attr("check", self.ev.heap())
                     .ok()
@@ -482,7 +482,10 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
                     } => Some("<="),
                     _ => None,
                 };
-                Err(go_compare_text(&crate::template::go::go_error_text(&e), op))
+                Err(go_compare_text(
+                    &crate::template::runtime::go::go_error_text(&e),
+                    op,
+                ))
             }
         }
     }

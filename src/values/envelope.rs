@@ -98,7 +98,7 @@ fn ann_type(v: &AnnValue) -> String {
         AnnValue::Bool(_) => "starlark.Bool".into(),
         AnnValue::Int(_) => "starlark.Int".into(),
         AnnValue::Str(_) => "starlark.String".into(),
-        AnnValue::Frozen(f) => crate::template::go::go_type_name(f.value()),
+        AnnValue::Frozen(f) => crate::template::runtime::go::go_type_name(f.value()),
         AnnValue::Live(_) => "value".into(),
     }
 }

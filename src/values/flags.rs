@@ -372,10 +372,10 @@ pub fn as_plain_merge_overlay(mut doc: Document) -> Result<Document, String> {
         .meta
         .comments
         .iter()
-        .any(crate::template::metas::is_templating)
-        || crate::template::metas::value_has_templating(&doc.value);
+        .any(crate::template::compiler::metas::is_templating)
+        || crate::template::compiler::metas::value_has_templating(&doc.value);
     if templated {
-        return Err(crate::template::metas::PLAIN_YAML_EXPECTED.to_string());
+        return Err(crate::template::compiler::metas::PLAIN_YAML_EXPECTED.to_string());
     }
     strip_comments(&mut doc.value);
     doc.meta.comments.clear();

@@ -12,8 +12,8 @@
 
 use crate::files::{FileType, LibraryCtx};
 use crate::overlay::overlay_document;
+use crate::template::compiler::metas::{classify, MetaKind};
 use crate::template::eval::{call_in_fresh_evaluator, EvalSession};
-use crate::template::metas::{classify, MetaKind};
 use crate::template::TemplateError;
 use crate::yaml::{DocSet, Document, Meta, Pos, Value};
 

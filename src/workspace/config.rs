@@ -259,7 +259,7 @@ fn check_rule_id(id: &str) -> Result<(), String> {
     }
     let near = RuleId::ALL
         .iter()
-        .map(|r| (crate::template::metas::strsim(id, r.id()), r.id()))
+        .map(|r| (crate::template::compiler::metas::strsim(id, r.id()), r.id()))
         .min_by_key(|(d, _)| *d)
         .filter(|(d, _)| *d <= 4)
         .map(|(_, n)| format!(" (did you mean `{n}`?)"))
@@ -414,7 +414,7 @@ fn unknown_key_hint(message: &str) -> Option<String> {
     let best = SECTION_KEYS
         .iter()
         .flat_map(|s| s.iter())
-        .map(|k| (crate::template::metas::strsim(key, k), *k))
+        .map(|k| (crate::template::compiler::metas::strsim(key, k), *k))
         .filter(|(d, _)| *d <= 3)
         .min_by_key(|(d, _)| *d)?;
     Some(format!(" (did you mean `{}`?)", best.1))

@@ -13,11 +13,11 @@ use starlark::values::list::AllocList;
 use starlark::values::tuple::{AllocTuple, UnpackTuple};
 use starlark::values::{Heap, Value, ValueLike};
 
-use crate::template::go::{go_error_text, go_type_name, is_callable, is_sequence};
+use crate::template::runtime::go::{go_error_text, go_type_name, is_callable, is_sequence};
 
 use super::{err, static_module};
 use crate::assertions::{make_assertion, one_not_null_assertion};
-use crate::template::convert::yaml_encode;
+use crate::template::runtime::convert::yaml_encode;
 
 /// ytt's number check for `min_len`/`max_len` (`starlark.NumberToInt`: ints
 /// as they are, floats truncated toward zero).

@@ -9,8 +9,8 @@ use starlark::starlark_module;
 use starlark::values::tuple::UnpackTuple;
 use starlark::values::Value;
 
-use crate::template::convert::{from_yaml, MapAs};
-use crate::template::convert::{yaml_decode, yaml_encode};
+use crate::template::runtime::convert::{from_yaml, MapAs};
+use crate::template::runtime::convert::{yaml_decode, yaml_encode};
 use crate::template::runtime::current_store;
 use crate::yaml::print::format_float;
 use crate::yaml::Value as YValue;
@@ -220,7 +220,7 @@ fn json_members(builder: &mut GlobalsBuilder) {
         if !(0..=8).contains(&indent) {
             return Err(err("json.encode: indent value must be between 0 and 8"));
         }
-        let y = crate::template::convert::to_yaml(v, current_store(eval))
+        let y = crate::template::runtime::convert::to_yaml(v, current_store(eval))
             .map_err(|e| err(format!("json.encode: {e}")))?;
         let s = json_encode(&y, indent as usize, escape_html.unwrap_or(true))
             .map_err(|e| err(format!("json.encode: {e}")))?;

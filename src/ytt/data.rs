@@ -10,9 +10,9 @@ use starlark::values::list::AllocList;
 use starlark::values::tuple::UnpackTuple;
 use starlark::values::Value;
 
-use crate::template::convert::{from_yaml, MapAs};
+use crate::template::runtime::convert::{from_yaml, MapAs};
 use crate::template::runtime::runtime;
-use crate::template::values::YttModule;
+use crate::template::runtime::values::YttModule;
 use crate::yaml::Value as YValue;
 
 use super::{err, static_module};
@@ -81,13 +81,15 @@ fn funcs() -> &'static FrozenModule {
 /// Builds `@ytt:data` for the given data values.
 pub fn module(
     values: &YValue,
-    reads: Option<&std::sync::Arc<crate::template::values::ReadLog>>,
+    reads: Option<&std::sync::Arc<crate::template::runtime::values::ReadLog>>,
 ) -> Result<FrozenModule, String> {
     let funcs = funcs();
     Module::with_temp_heap(|m| {
         let heap = m.heap();
         let values = match reads {
-            Some(log) => crate::template::convert::from_yaml_tracked(values, heap, log, ""),
+            Some(log) => {
+                crate::template::runtime::convert::from_yaml_tracked(values, heap, log, "")
+            }
             None => from_yaml(values, heap, MapAs::Struct),
         }
         .map_err(|e| e.to_string())?;

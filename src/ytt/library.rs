@@ -21,10 +21,10 @@ use starlark::starlark_simple_value;
 use starlark::values::starlark_value;
 use starlark::values::{Heap, NoSerialize, StarlarkValue, Value};
 
-use crate::template::convert::{from_yaml, to_yaml, MapAs};
 use crate::template::eval::{LibraryAnswer, LibraryOp, LibraryRequest};
+use crate::template::runtime::convert::{from_yaml, to_yaml, MapAs};
+use crate::template::runtime::values::{FragmentTree, YamlFragment};
 use crate::template::runtime::{current_store, runtime};
-use crate::template::values::{FragmentTree, YamlFragment};
 
 use super::{err, static_module};
 
@@ -41,7 +41,7 @@ fn library_funcs(builder: &mut GlobalsBuilder) {
         let path = args.items[0].unpack_str().ok_or_else(|| {
             err(format!(
                 "library.get: expected a string, but was {}",
-                crate::template::go::go_type_name(args.items[0])
+                crate::template::runtime::go::go_type_name(args.items[0])
             ))
         })?;
         if path.starts_with('@') {
@@ -59,7 +59,7 @@ fn library_funcs(builder: &mut GlobalsBuilder) {
                 v.unpack_bool().ok_or_else(|| {
                     err(format!(
                         "library.get: expected a bool for '{name}', but was {}",
-                        crate::template::go::go_type_name(v)
+                        crate::template::runtime::go::go_type_name(v)
                     ))
                 })
             };
@@ -70,7 +70,7 @@ fn library_funcs(builder: &mut GlobalsBuilder) {
                         .ok_or_else(|| {
                             err(format!(
                                 "library.get: expected a string for 'alias', but was {}",
-                                crate::template::go::go_type_name(v)
+                                crate::template::runtime::go::go_type_name(v)
                             ))
                         })?
                         .to_string()
@@ -189,7 +189,7 @@ impl<'v> StarlarkValue<'v> for LibraryMethod {
                                 plain = v.unpack_bool().ok_or_else(|| {
                                     err(format!(
                                         "{fname}: expected kwarg 'plain' to be a bool, but was {}",
-                                        crate::template::go::go_type_name(*v)
+                                        crate::template::runtime::go::go_type_name(*v)
                                     ))
                                 })?
                             }
@@ -200,10 +200,10 @@ impl<'v> StarlarkValue<'v> for LibraryMethod {
                             }
                         }
                     }
-                    if plain && crate::template::metas::value_has_templating(&value) {
+                    if plain && crate::template::compiler::metas::value_has_templating(&value) {
                         return Err(err(format!(
                             "{fname}: {}",
-                            crate::template::metas::PLAIN_YAML_EXPECTED
+                            crate::template::compiler::metas::PLAIN_YAML_EXPECTED
                         )));
                     }
                     req.data_values.push((value, plain));

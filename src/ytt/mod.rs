@@ -35,7 +35,7 @@ impl crate::template::eval::StdLib for YttStdLib {
     fn data_module(
         &self,
         values: &crate::yaml::Value,
-        reads: Option<&std::sync::Arc<crate::template::values::ReadLog>>,
+        reads: Option<&std::sync::Arc<crate::template::runtime::values::ReadLog>>,
     ) -> Result<FrozenModule, String> {
         data::module(values, reads)
     }
@@ -84,4 +84,4 @@ pub fn module(name: &str, session: &EvalSession) -> Result<FrozenModule, Templat
 }
 
 pub(crate) use crate::template::eval::static_module;
-pub(crate) use crate::template::go::err;
+pub(crate) use crate::template::runtime::go::err;

@@ -11,9 +11,9 @@ use starlark::values::{Heap, Value};
 use crate::overlay::expects::Expects;
 use crate::overlay::matchers::{map_key_matcher, matcher, MatcherKind};
 use crate::overlay::{remove_overlay_annotations, Op};
-use crate::template::convert::{to_node_value, NodeValue};
+use crate::template::runtime::convert::{to_node_value, NodeValue};
 use crate::template::runtime::current_store;
-use crate::template::values::{FragmentTree, YamlFragment};
+use crate::template::runtime::values::{FragmentTree, YamlFragment};
 use crate::yaml::{DocSet, Document, Meta, Pos, Value as YValue};
 
 use super::{err, static_module};

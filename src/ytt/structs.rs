@@ -18,9 +18,9 @@ use starlark::values::{
     Freeze, FreezeResult, Freezer, FrozenValue, NoSerialize, StarlarkValue, Trace, Value, ValueLike,
 };
 
-use crate::template::convert::{from_yaml, to_yaml, MapAs};
+use crate::template::runtime::convert::{from_yaml, to_yaml, MapAs};
 use crate::template::runtime::current_store;
-use crate::template::values::YttStruct;
+use crate::template::runtime::values::YttStruct;
 
 use super::{err, static_module};
 

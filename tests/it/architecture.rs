@@ -330,6 +330,43 @@ fn the_application_layer_reads_no_flag_and_no_process_environment() {
     assert!(seen >= 5, "the application layer's files were not found");
 }
 
+/// ARCHITECTURE.md's `template` invariant: the compiler is blind to the
+/// runtime and to the session that joins them, and the runtime reads the
+/// compiler's model but never the session (sessions, caches, loaders).
+#[test]
+fn the_template_compiler_and_runtime_go_one_way() {
+    let session = ["eval", "cache", "function", "loader"];
+    let mut seen = (0, 0);
+    for (rel, code) in sources() {
+        let forbidden: Vec<String> = if rel.starts_with("template/compiler/") {
+            seen.0 += 1;
+            let mut f: Vec<String> = session
+                .iter()
+                .map(|m| format!("template::{m}"))
+                .collect();
+            f.push("template::runtime".into());
+            f.push("starlark::eval".into());
+            f
+        } else if rel.starts_with("template/runtime/") {
+            seen.1 += 1;
+            session.iter().map(|m| format!("template::{m}")).collect()
+        } else {
+            continue;
+        };
+        for f in forbidden {
+            assert!(
+                !code.contains(&f),
+                "{rel} reaches {f}: the template layer goes compiler -> runtime -> session"
+            );
+        }
+        assert!(
+            !code.contains("super::super::"),
+            "{rel}: name other parts of the template layer by their full path"
+        );
+    }
+    assert!(seen.0 >= 5 && seen.1 >= 5, "the template parts were not found: {seen:?}");
+}
+
 /// Files are written only by `cli::write` (no link followed), the runner's
 /// own files (`cli::ci::github::append`) and the daemon in its private
 /// folder: no other module creates or writes a file.

@@ -1,5 +1,5 @@
 //! Annotations whose arguments are literals are evaluated by the compiler,
-//! not by Starlark (`template::literal`). That must be invisible: every
+//! not by Starlark (`template::compiler::literal`). That must be invisible: every
 //! library here is rendered twice through the binary, once as written and
 //! once with each literal argument `v` written `(v if True else None)`
 //! (the same value, but an expression the compiler leaves to Starlark), and

@@ -61,10 +61,10 @@ pub fn arguments_of_each(contents: &[&str], constants_free: bool) -> Vec<Option<
             at_line.push(i);
         }
     }
-    if at_line.is_empty() || super::guard::too_deep(&source).is_some() {
+    if at_line.is_empty() || super::limits::too_deep(&source).is_some() {
         return out;
     }
-    let dialect = super::eval::dialect();
+    let dialect = super::dialect();
     let Ok(ast) = AstModule::parse("annotations", source, &dialect) else {
         if at_line.len() > 1 {
             for i in at_line {

@@ -41,9 +41,9 @@ use crate::yaml::{
     Value as YValue,
 };
 
-use super::compile::{NodeKind, NodeTable, NodeTag, ROOT_TAG};
 use super::convert::{self, NodeValue};
 use super::values::{FragmentTree, NodeTableValue, Noop, ValueStore, YamlFragment};
+use crate::template::compiler::{NodeKind, NodeTable, NodeTag, ROOT_TAG};
 
 /// Per-evaluation state, reachable from instructions through `eval.extra`.
 #[derive(ProvidesStaticType, Default)]
@@ -56,11 +56,11 @@ pub struct Runtime {
     /// ytt's `--implicit-map-key-overrides`.
     pub implicit_map_key_overrides: bool,
     /// Services the ytt modules need (file listing for `data.list`, ...).
-    pub host: Option<Arc<dyn super::Host>>,
+    pub host: Option<Arc<dyn super::host::Host>>,
 }
 
 impl Runtime {
-    pub fn new(host: Option<Arc<dyn super::Host>>) -> Runtime {
+    pub fn new(host: Option<Arc<dyn super::host::Host>>) -> Runtime {
         Runtime {
             host,
             ..Runtime::default()

@@ -55,7 +55,9 @@ pub fn short_function_name(name: &str) -> &str {
 /// own tests see these strings, e.g. through `assert.try_to`).
 pub fn go_error_text(e: &starlark::Error) -> String {
     let raw = format!("{}", e.without_diagnostic());
-    let raw = raw.trim().replace(super::blocks::ASSERT_RENAMED, "assert");
+    let raw = raw
+        .trim()
+        .replace(crate::template::compiler::blocks::ASSERT_RENAMED, "assert");
     let code = e.span().map(|s| s.source_span().to_string());
     let raw = crate::gocompat::starlark_message(&raw, code.as_deref());
     missing_parameter(&raw)

@@ -11,7 +11,7 @@
 
 use crate::yaml::Pos;
 
-use super::compile::{CodeLine, LineKind, END_CTX};
+use super::{CodeLine, LineKind, END_CTX};
 
 /// Opens a text context.
 pub const START_TEXT: &str = "__ytt_start_text";

@@ -22,8 +22,8 @@
 
 use crate::yaml::Pos;
 
-use super::compile::{CodeLine, LineKind, END_CTX, NODES_GLOBAL, START_CTX};
 use super::text::START_TEXT;
+use super::{CodeLine, LineKind, END_CTX, NODES_GLOBAL, START_CTX};
 
 /// The identifier `assert` is renamed to this in generated code.
 pub const ASSERT_RENAMED: &str = "__ytt_assert";
@@ -48,316 +48,7 @@ pub struct BlockError {
     pub message: String,
 }
 
-// ------------------------------------------------------------------ scanning
-
-#[derive(Debug, Clone, PartialEq)]
-enum Tok {
-    Ident(String),
-    Str,
-    Colon,
-    Dot,
-    Open,
-    Close,
-    Comment,
-    Other,
-}
-
-#[derive(Debug, Clone)]
-struct Token {
-    tok: Tok,
-    /// index of the physical line within the logical line
-    line: usize,
-    start: usize,
-    end: usize,
-}
-
-#[derive(Default, Clone, Copy)]
-struct ScanState {
-    depth: usize,
-    /// inside a string: (quote, triple)
-    string: Option<(char, bool)>,
-    string_start: Option<(usize, usize)>,
-}
-
-/// Scans one physical line, continuing `state`; returns tokens and whether the
-/// line ends with a backslash continuation.
-fn scan_line(text: &str, line_idx: usize, state: &mut ScanState, out: &mut Vec<Token>) -> bool {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut i = 0;
-    let byte_at = |i: usize| chars.get(i).map(|c| c.0).unwrap_or(text.len());
-    while i < chars.len() {
-        if let Some((q, triple)) = state.string {
-            let c = chars[i].1;
-            if c == '\\' {
-                i += 2;
-                continue;
-            }
-            if c == q {
-                if triple {
-                    if i + 2 < chars.len()
-                        && chars.get(i + 1).map(|x| x.1) == Some(q)
-                        && chars.get(i + 2).map(|x| x.1) == Some(q)
-                    {
-                        i += 3;
-                        state.string = None;
-                        let (sl, sb) = state.string_start.take().unwrap_or((line_idx, 0));
-                        out.push(Token {
-                            tok: Tok::Str,
-                            line: sl,
-                            start: sb,
-                            end: byte_at(i),
-                        });
-                        continue;
-                    }
-                } else {
-                    i += 1;
-                    state.string = None;
-                    let (sl, sb) = state.string_start.take().unwrap_or((line_idx, 0));
-                    out.push(Token {
-                        tok: Tok::Str,
-                        line: sl,
-                        start: sb,
-                        end: byte_at(i),
-                    });
-                    continue;
-                }
-            }
-            i += 1;
-            continue;
-        }
-        let (b, c) = chars[i];
-        match c {
-            ' ' | '\t' | '\r' => i += 1,
-            '#' => {
-                out.push(Token {
-                    tok: Tok::Comment,
-                    line: line_idx,
-                    start: b,
-                    end: text.len(),
-                });
-                return false;
-            }
-            '\\' if i + 1 == chars.len() => return true,
-            '"' | '\'' => {
-                let triple = chars.get(i + 1).map(|x| x.1) == Some(c)
-                    && chars.get(i + 2).map(|x| x.1) == Some(c);
-                state.string = Some((c, triple));
-                state.string_start = Some((line_idx, b));
-                i += if triple { 3 } else { 1 };
-            }
-            '(' | '[' | '{' => {
-                state.depth += 1;
-                out.push(Token {
-                    tok: Tok::Open,
-                    line: line_idx,
-                    start: b,
-                    end: b + 1,
-                });
-                i += 1;
-            }
-            ')' | ']' | '}' => {
-                state.depth = state.depth.saturating_sub(1);
-                out.push(Token {
-                    tok: Tok::Close,
-                    line: line_idx,
-                    start: b,
-                    end: b + 1,
-                });
-                i += 1;
-            }
-            ':' => {
-                out.push(Token {
-                    tok: Tok::Colon,
-                    line: line_idx,
-                    start: b,
-                    end: b + 1,
-                });
-                i += 1;
-            }
-            '.' if !chars
-                .get(i + 1)
-                .map(|x| x.1.is_ascii_digit())
-                .unwrap_or(false) =>
-            {
-                out.push(Token {
-                    tok: Tok::Dot,
-                    line: line_idx,
-                    start: b,
-                    end: b + 1,
-                });
-                i += 1;
-            }
-            c if c.is_alphabetic() || c == '_' => {
-                let start = i;
-                while i < chars.len() && (chars[i].1.is_alphanumeric() || chars[i].1 == '_') {
-                    i += 1;
-                }
-                // string prefixes such as r"..." are part of the string
-                let word: String = chars[start..i].iter().map(|x| x.1).collect();
-                if i < chars.len()
-                    && (chars[i].1 == '"' || chars[i].1 == '\'')
-                    && matches!(word.as_str(), "r" | "b" | "rb" | "br")
-                {
-                    continue;
-                }
-                out.push(Token {
-                    tok: Tok::Ident(word),
-                    line: line_idx,
-                    start: b,
-                    end: byte_at(i),
-                });
-            }
-            c if c.is_ascii_digit() => {
-                let start = b;
-                while i < chars.len()
-                    && (chars[i].1.is_alphanumeric() || chars[i].1 == '.' || chars[i].1 == '_')
-                {
-                    i += 1;
-                }
-                out.push(Token {
-                    tok: Tok::Other,
-                    line: line_idx,
-                    start,
-                    end: byte_at(i),
-                });
-            }
-            _ => {
-                out.push(Token {
-                    tok: Tok::Other,
-                    line: line_idx,
-                    start: b,
-                    end: b + c.len_utf8(),
-                });
-                i += 1;
-            }
-        }
-    }
-    false
-}
-
-// ------------------------------------------------------------------ logical lines
-
-#[derive(Debug)]
-struct Logical {
-    lines: Vec<String>,
-    srcs: Vec<Option<Pos>>,
-    tokens: Vec<Token>,
-    kind: LineKind,
-    /// A node instruction the compiler wrote (`__ytt_node(12)`): no user
-    /// code in it, so nothing to scan or rewrite (most lines of a template).
-    fixed: bool,
-}
-
-/// Whether `text` is a node instruction with nothing but tags:
-/// `__ytt_start_node(3)`, `__ytt_node(3)`, `__ytt_set_node(3)`,
-/// `__ytt_node_run(3, 9)`.
-fn is_fixed_instruction(text: &str) -> bool {
-    use super::compile::{NODE, NODE_RUN, SET_NODE, START_NODE};
-    let args = |name: &str| {
-        text.strip_prefix(name)
-            .and_then(|r| r.strip_prefix('('))
-            .and_then(|r| r.strip_suffix(')'))
-    };
-    let tag = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
-    [START_NODE, NODE, SET_NODE]
-        .iter()
-        .any(|name| args(name).is_some_and(tag))
-        || args(NODE_RUN)
-            .and_then(|r| r.split_once(", "))
-            .is_some_and(|(a, b)| tag(a) && tag(b))
-}
-
-impl Logical {
-    fn significant(&self) -> impl DoubleEndedIterator<Item = &Token> {
-        self.tokens.iter().filter(|t| t.tok != Tok::Comment)
-    }
-    fn first_ident(&self) -> Option<&str> {
-        match self.significant().next().map(|t| &t.tok) {
-            Some(Tok::Ident(s)) => Some(s),
-            _ => None,
-        }
-    }
-    fn ends_with_colon(&self) -> bool {
-        matches!(
-            self.significant().next_back().map(|t| &t.tok),
-            Some(Tok::Colon)
-        )
-    }
-    fn src(&self) -> Option<Pos> {
-        self.srcs.iter().flatten().next().cloned()
-    }
-}
-
-fn logical_lines(code: &[CodeLine]) -> Result<Vec<Logical>, BlockError> {
-    let mut out = Vec::new();
-    let mut cur: Option<Logical> = None;
-    let mut state = ScanState::default();
-    let mut prev_backslash = false;
-    for line in code {
-        if cur.is_none()
-            && !prev_backslash
-            && state.depth == 0
-            && state.string.is_none()
-            && matches!(line.kind, LineKind::Instr { .. })
-            && is_fixed_instruction(&line.text)
-        {
-            let end = line.text.len();
-            out.push(Logical {
-                lines: vec![line.text.clone()],
-                srcs: vec![line.src.clone()],
-                // what the block conversion looks at: not a keyword, not
-                // ending with a colon
-                tokens: vec![
-                    Token {
-                        tok: Tok::Other,
-                        line: 0,
-                        start: 0,
-                        end: 0,
-                    },
-                    Token {
-                        tok: Tok::Close,
-                        line: 0,
-                        start: end - 1,
-                        end,
-                    },
-                ],
-                kind: line.kind,
-                fixed: true,
-            });
-            continue;
-        }
-        let text = if prev_backslash {
-            line.text.clone()
-        } else {
-            line.text.trim_start().to_string()
-        };
-        let lg = cur.get_or_insert_with(|| Logical {
-            lines: Vec::new(),
-            srcs: Vec::new(),
-            tokens: Vec::new(),
-            kind: line.kind,
-            fixed: false,
-        });
-        let idx = lg.lines.len();
-        let backslash = scan_line(&text, idx, &mut state, &mut lg.tokens);
-        lg.lines.push(text);
-        lg.srcs.push(line.src.clone());
-        prev_backslash = backslash;
-        if state.depth == 0 && state.string.is_none() && !backslash {
-            out.push(cur.take().expect("current logical line"));
-        }
-    }
-    if let Some(lg) = cur {
-        if state.string.is_some() {
-            return Err(BlockError {
-                pos: lg.src(),
-                message: "unterminated string literal".to_string(),
-            });
-        }
-        out.push(lg);
-    }
-    Ok(out)
-}
+use super::lines::{logical_lines, scan_line, Logical, ScanState, Tok, Token};
 
 // ------------------------------------------------------------------ blocks
 
@@ -682,7 +373,7 @@ fn guard_mul_assign(line: &str) -> Option<String> {
     }
     Some(format!(
         "{target} = {}({target}, ({value}))",
-        super::guard::MUL_FUNCTION
+        super::limits::MUL_FUNCTION
     ))
 }
 
@@ -897,16 +588,32 @@ mod tests {
 
     #[test]
     fn fixed_instructions_are_only_tag_calls() {
-        assert!(super::is_fixed_instruction("__ytt_node(12)"));
-        assert!(super::is_fixed_instruction("__ytt_start_node(0)"));
-        assert!(super::is_fixed_instruction("__ytt_set_node(7)"));
-        assert!(!super::is_fixed_instruction("__ytt_set_node(7, (x))"));
-        assert!(!super::is_fixed_instruction("__ytt_node()"));
-        assert!(super::is_fixed_instruction("__ytt_node_run(3, 12)"));
-        assert!(!super::is_fixed_instruction("__ytt_node_run(3)"));
-        assert!(!super::is_fixed_instruction("__ytt_node_run(3, x)"));
-        assert!(!super::is_fixed_instruction("__ytt_node(1) + f("));
-        assert!(!super::is_fixed_instruction("__ytt_ann(1, \"x\")"));
+        assert!(super::super::lines::is_fixed_instruction("__ytt_node(12)"));
+        assert!(super::super::lines::is_fixed_instruction(
+            "__ytt_start_node(0)"
+        ));
+        assert!(super::super::lines::is_fixed_instruction(
+            "__ytt_set_node(7)"
+        ));
+        assert!(!super::super::lines::is_fixed_instruction(
+            "__ytt_set_node(7, (x))"
+        ));
+        assert!(!super::super::lines::is_fixed_instruction("__ytt_node()"));
+        assert!(super::super::lines::is_fixed_instruction(
+            "__ytt_node_run(3, 12)"
+        ));
+        assert!(!super::super::lines::is_fixed_instruction(
+            "__ytt_node_run(3)"
+        ));
+        assert!(!super::super::lines::is_fixed_instruction(
+            "__ytt_node_run(3, x)"
+        ));
+        assert!(!super::super::lines::is_fixed_instruction(
+            "__ytt_node(1) + f("
+        ));
+        assert!(!super::super::lines::is_fixed_instruction(
+            "__ytt_ann(1, \"x\")"
+        ));
     }
 
     use super::*;

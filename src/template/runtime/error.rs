@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use crate::yaml::Pos;
 
-use super::blocks::{Program, ASSERT_RENAMED};
+use crate::template::compiler::blocks::{Program, ASSERT_RENAMED};
 
 /// An error from parsing, compiling or evaluating a template, with ytt's text
 /// and the template position it is about.
@@ -205,8 +205,8 @@ fn error_message(e: &starlark::Error) -> (Msg, bool) {
 /// Rewords starlark-rust messages into go-starlark's where they differ in ways
 /// users (and ytt's hints) rely on.
 fn normalize(msg: &str) -> String {
-    let mut m = crate::template::go::attribute_error(msg)
-        .or_else(|| crate::template::go::missing_parameter(msg))
+    let mut m = crate::template::runtime::go::attribute_error(msg)
+        .or_else(|| crate::template::runtime::go::missing_parameter(msg))
         .unwrap_or_else(|| msg.to_string());
     if let Some(rest) = m.strip_prefix("Variable `") {
         if let Some(name) = rest.strip_suffix("` not found") {
@@ -215,7 +215,7 @@ fn normalize(msg: &str) -> String {
     }
     // The compiler's own instructions must never show in messages: a parse
     // error "at" one of them means the code before a YAML node is unfinished.
-    use super::compile::{
+    use crate::template::compiler::{
         ANNOTATION, END_CTX, NODE, NODE_RUN, SET_KEY, SET_NODE, START_CTX, START_NODE,
     };
     for internal in [
@@ -262,7 +262,7 @@ fn frame_lines(e: &starlark::Error) -> Vec<FrameLine> {
                 line: resolved.begin.line as u32 + 1,
             });
         }
-        context = crate::template::go::short_function_name(&f.name).to_string();
+        context = crate::template::runtime::go::short_function_name(&f.name).to_string();
     }
     if let Some(span) = e.span() {
         let resolved = span.resolve_span();

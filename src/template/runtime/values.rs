@@ -21,7 +21,7 @@ use starlark::values::{
 
 use crate::yaml::{Array, DocSet, Map};
 
-use super::compile::NodeTable;
+use crate::template::compiler::NodeTable;
 
 // ------------------------------------------------------------------ struct
 

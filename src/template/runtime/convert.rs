@@ -472,7 +472,7 @@ pub fn fragment_iter<'v, V: ValueLike<'v>>(
 /// `yaml.encode`: what ytt prints for the value (empty for null and `{}`).
 pub fn yaml_encode<'v>(v: Value<'v>, eval: &Evaluator<'v, '_, '_>) -> starlark::Result<String> {
     let is_fragment = v.downcast_ref::<YamlFragment>().is_some();
-    let ds = match to_node_value(v, super::runtime::current_store(eval))? {
+    let ds = match to_node_value(v, super::nodes::current_store(eval))? {
         // a plain list or dict is never an "empty document" (ytt only skips
         // empty YAML nodes): `yaml.encode([])` is `[]`
         NodeValue::Value(y) if !is_fragment && !y.is_null() => {
