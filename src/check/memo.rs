@@ -75,6 +75,9 @@ pub struct Memo {
     /// Findings about a whole library (its unused values).
     findings: Mutex<HashMap<Key, Vec<crate::diagnostics::Finding>>>,
     store: Option<Arc<dyn OutcomeStore>>,
+    /// Declared paths read from the store (or written to it) in this
+    /// process, by their key: shared by the pairs of a library.
+    declared: Mutex<HashMap<String, super::usage::Declared>>,
     stored_hits: AtomicU64,
     stored_misses: AtomicU64,
     library_hits: AtomicU64,
@@ -104,6 +107,7 @@ impl Memo {
             pair_hits: AtomicU64::new(0),
             pair_misses: AtomicU64::new(0),
             store: None,
+            declared: Mutex::default(),
             stored_hits: AtomicU64::new(0),
             stored_misses: AtomicU64::new(0),
         }
@@ -214,9 +218,20 @@ impl Memo {
         }
         let store = self.store.as_ref().filter(|_| !keep_values)?;
         let hex = format!("{key:032x}");
+        let declared = |key: &str| {
+            if let Some(d) = self.declared.lock().expect("memo").get(key) {
+                return Some(d.clone());
+            }
+            let d = super::stored::decode_declared(&store.load(key)?, key)?;
+            self.declared
+                .lock()
+                .expect("memo")
+                .insert(key.to_string(), d.clone());
+            Some(d)
+        };
         let found = store
             .load(&hex)
-            .and_then(|bytes| super::stored::decode(&bytes, &hex));
+            .and_then(|bytes| super::stored::decode(&bytes, &hex, declared));
         self.count(found.is_some(), &self.stored_hits, &self.stored_misses);
         found
     }
@@ -232,7 +247,20 @@ impl Memo {
         }
         if let Some(store) = self.store.as_ref().filter(|_| !keep_values) {
             let hex = format!("{key:032x}");
-            store.save(&hex, &super::stored::encode(outcome, &hex));
+            let declared_key = outcome.usage.as_ref().map(|u| {
+                let (key, bytes) = super::stored::encode_declared(&u.declared);
+                // once per process and library
+                let mut kept = self.declared.lock().expect("memo");
+                if !kept.contains_key(&key) {
+                    store.save(&key, &bytes);
+                    kept.insert(key.clone(), u.declared.clone());
+                }
+                key
+            });
+            store.save(
+                &hex,
+                &super::stored::encode(outcome, &hex, declared_key.as_deref()),
+            );
         }
         if !self.remember {
             return;

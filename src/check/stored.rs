@@ -2,6 +2,11 @@
 //! own key and format, decoded only when both match. A file that is not
 //! such JSON (damaged, truncated, another build's, planted) is a miss,
 //! never an error and never a wrong answer of another pair.
+//!
+//! The paths a library declares (with where each is declared) are the same
+//! for all its pairs and most of an outcome's size: they are kept once, as
+//! an entry of their own named by the hash of their content
+//! ([`encode_declared`]), and a pair's entry names them.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -11,11 +16,11 @@ use serde::{Deserialize, Serialize};
 
 use super::finding::Finding;
 use super::runner::PairOutcome;
-use super::usage::ValueUsage;
+use super::usage::{Declared, ValueUsage};
 use crate::diagnostics::{Fix, Location, Related, RuleId, Severity};
 
 /// Bumped when the shape below changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -62,14 +67,49 @@ struct StoredFinding {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StoredUsage {
-    declared: Vec<(String, Option<Location>)>,
+    /// The key of the declared paths' own entry.
+    declared: String,
     read: BTreeSet<String>,
     null: BTreeSet<String>,
 }
 
+/// A library's declared paths.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredDeclared {
+    format: u32,
+    key: String,
+    declared: Vec<(String, Option<Location>)>,
+}
+
+/// The bytes of `declared` as an entry, and the key they are kept under
+/// (the hash of their content: the same paths, the same entry).
+pub(super) fn encode_declared(declared: &Declared) -> (String, Vec<u8>) {
+    use sha2::Digest;
+    let content = serde_json::to_vec(declared.as_ref()).expect("paths are plain data");
+    let digest = sha2::Sha256::digest(&content);
+    let key: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+    let entry = StoredDeclared {
+        format: FORMAT,
+        key: key.clone(),
+        declared: declared.as_ref().clone(),
+    };
+    (
+        key,
+        serde_json::to_vec(&entry).expect("paths are plain data"),
+    )
+}
+
+/// The declared paths kept in `bytes` under `key`.
+pub(super) fn decode_declared(bytes: &[u8], key: &str) -> Option<Declared> {
+    let s: StoredDeclared = serde_json::from_slice(bytes).ok()?;
+    (s.format == FORMAT && s.key == key).then(|| Arc::new(s.declared))
+}
+
 /// The bytes that keep `outcome` under `key` (its values are not kept: a
-/// run that needs them does not use the store).
-pub(super) fn encode(outcome: &PairOutcome, key: &str) -> Vec<u8> {
+/// run that needs them does not use the store), with its usage's declared
+/// paths under `declared_key` (see [`encode_declared`]).
+pub(super) fn encode(outcome: &PairOutcome, key: &str, declared_key: Option<&str>) -> Vec<u8> {
     let stored = StoredOutcome {
         format: FORMAT,
         key: key.to_string(),
@@ -78,23 +118,39 @@ pub(super) fn encode(outcome: &PairOutcome, key: &str) -> Vec<u8> {
         environment: outcome.environment.clone(),
         micros: u64::try_from(outcome.duration.as_micros()).unwrap_or(u64::MAX),
         findings: outcome.findings.iter().map(stored).collect(),
-        usage: outcome.usage.as_ref().map(|u| StoredUsage {
-            declared: u.declared.as_ref().clone(),
-            read: u.read.clone(),
-            null: u.null.clone(),
-        }),
+        usage: outcome
+            .usage
+            .as_ref()
+            .zip(declared_key)
+            .map(|(u, declared)| StoredUsage {
+                declared: declared.to_string(),
+                read: u.read.clone(),
+                null: u.null.clone(),
+            }),
     };
     serde_json::to_vec(&stored).expect("an outcome is plain data")
 }
 
 /// The outcome kept in `bytes`, when they are one of this format stored
-/// under `key`.
-pub(super) fn decode(bytes: &[u8], key: &str) -> Option<PairOutcome> {
+/// under `key`; `declared` finds the declared paths its usage names.
+pub(super) fn decode(
+    bytes: &[u8],
+    key: &str,
+    declared: impl FnOnce(&str) -> Option<Declared>,
+) -> Option<PairOutcome> {
     let s: StoredOutcome = serde_json::from_slice(bytes).ok()?;
     if s.format != FORMAT || s.key != key {
         return None;
     }
     let findings = s.findings.into_iter().map(finding).collect::<Option<_>>()?;
+    let usage = match s.usage {
+        None => None,
+        Some(u) => Some(Arc::new(ValueUsage {
+            declared: declared(&u.declared)?,
+            read: u.read,
+            null: u.null,
+        })),
+    };
     Some(PairOutcome {
         name: s.name,
         library: s.library,
@@ -102,13 +158,7 @@ pub(super) fn decode(bytes: &[u8], key: &str) -> Option<PairOutcome> {
         findings,
         duration: Duration::from_micros(s.micros),
         values: None,
-        usage: s.usage.map(|u| {
-            Arc::new(ValueUsage {
-                declared: Arc::new(u.declared),
-                read: u.read,
-                null: u.null,
-            })
-        }),
+        usage,
     })
 }
 
@@ -207,7 +257,9 @@ mod tests {
     #[test]
     fn an_outcome_comes_back_as_it_was_kept() {
         let o = outcome();
-        let back = decode(&encode(&o, "k1"), "k1").expect("decodes");
+        let (dk, db) = encode_declared(&o.usage.as_ref().unwrap().declared);
+        let declared = |k: &str| decode_declared(&db, k);
+        let back = decode(&encode(&o, "k1", Some(&dk)), "k1", declared).expect("decodes");
         assert_eq!(back.findings, o.findings);
         assert_eq!(back.name, o.name);
         assert_eq!(back.duration, o.duration);
@@ -220,21 +272,38 @@ mod tests {
 
     #[test]
     fn bytes_of_another_key_or_shape_are_a_miss() {
-        let bytes = encode(&outcome(), "k1");
-        assert!(decode(&bytes, "k2").is_none(), "another key's outcome");
+        let o = outcome();
+        let (dk, db) = encode_declared(&o.usage.as_ref().unwrap().declared);
+        let declared = |k: &str| decode_declared(&db, k);
+        let bytes = encode(&o, "k1", Some(&dk));
+        assert!(
+            decode(&bytes, "k2", declared).is_none(),
+            "another key's outcome"
+        );
+        assert!(
+            decode(&bytes, "k1", |_| None).is_none(),
+            "declared paths missing"
+        );
+        assert!(
+            decode_declared(&db, "other").is_none(),
+            "declared paths of another key"
+        );
         for n in [0, 1, bytes.len() / 2, bytes.len() - 1] {
-            assert!(decode(&bytes[..n], "k1").is_none(), "truncated at {n}");
+            assert!(
+                decode(&bytes[..n], "k1", declared).is_none(),
+                "truncated at {n}"
+            );
         }
         let text = String::from_utf8(bytes).unwrap();
         for (from, to) in [
-            ("\"format\":1", "\"format\":2"),
+            ("\"format\":2", "\"format\":1"),
             ("\"validation/min\"", "\"no/such-rule\""),
             ("\"severity\":\"error\"", "\"severity\":\"fatal\""),
             ("{\"format\"", "{\"extra\":1,\"format\""),
         ] {
             let changed = text.replacen(from, to, 1);
             assert_ne!(changed, text, "{from}");
-            assert!(decode(changed.as_bytes(), "k1").is_none(), "{to}");
+            assert!(decode(changed.as_bytes(), "k1", declared).is_none(), "{to}");
         }
     }
 }

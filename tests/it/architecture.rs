@@ -340,10 +340,7 @@ fn the_template_compiler_and_runtime_go_one_way() {
     for (rel, code) in sources() {
         let forbidden: Vec<String> = if rel.starts_with("template/compiler/") {
             seen.0 += 1;
-            let mut f: Vec<String> = session
-                .iter()
-                .map(|m| format!("template::{m}"))
-                .collect();
+            let mut f: Vec<String> = session.iter().map(|m| format!("template::{m}")).collect();
             f.push("template::runtime".into());
             f.push("starlark::eval".into());
             f
@@ -364,7 +361,10 @@ fn the_template_compiler_and_runtime_go_one_way() {
             "{rel}: name other parts of the template layer by their full path"
         );
     }
-    assert!(seen.0 >= 5 && seen.1 >= 5, "the template parts were not found: {seen:?}");
+    assert!(
+        seen.0 >= 5 && seen.1 >= 5,
+        "the template parts were not found: {seen:?}"
+    );
 }
 
 /// Files are written only by `cli::write` (no link followed), the runner's

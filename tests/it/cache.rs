@@ -65,9 +65,10 @@ fn a_rerun_answers_from_the_cache_as_a_fresh_check_would() {
     assert_eq!(fresh.0, 1, "{}", fresh.1);
     let first = check_json(p, &["--cache-dir", dir_arg]);
     assert_eq!(first, fresh);
-    // 4 pairs, and one entry of unused values per library
+    // 4 pairs, one entry of unused values per library, and each library's
+    // declared paths once
     let kept = entries(&dir);
-    assert_eq!(kept.len(), 6, "{kept:?}");
+    assert_eq!(kept.len(), 8, "{kept:?}");
     assert!(dir.join("CACHEDIR.TAG").is_file());
     assert_eq!(
         std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
@@ -127,7 +128,7 @@ fn damaged_entries_are_misses_and_options_have_their_own_entries() {
     assert_eq!(check_json(p, &["--cache-dir", dir_arg]), fresh);
     for e in entries(&dir) {
         let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&e).unwrap()).unwrap();
-        assert_eq!(v["format"], 1, "{}", e.display());
+        assert_eq!(v["format"], 2, "{}", e.display());
     }
     // another option (no rendering) is another entry, not this one's answer
     let before = entries(&dir).len();
