@@ -22,7 +22,8 @@ use crate::source::{RepoPath, SourceCache};
 use crate::template::CompileCache;
 use crate::workspace::{Pair, Plan};
 
-use super::runner::{CheckOptions, LibraryStart, PairOutcome};
+use super::outcome::{CheckOptions, PairOutcome};
+use super::runner::LibraryStart;
 
 /// Entries kept before a cache starts afresh (a bound on memory, not a
 /// tuning knob: the benchmark's 1,000 pairs fit many times over).

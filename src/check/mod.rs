@@ -3,20 +3,32 @@
 //!
 //! * [`finding`] — findings (the `diagnostics` model) and their de-duplication;
 //! * [`from_errors`] — engine errors -> findings;
-//! * [`runner`] — running the pairs, sharing each library's work;
-//! * [`memo`] — what a long-lived process keeps between checks;
+//! * [`outcome`] — what a check is asked and what it answers;
+//! * [`schedule`] — running the pairs in parallel, and the findings about the
+//!   whole run;
+//! * [`runner`] — a library's shared start and one pair's steps;
+//! * `inputs` — files read as the engine's input files;
+//! * [`memo`] — what is kept between checks (a daemon's memory, the
+//!   persistent store), under content keys;
+//! * [`usage`], [`policy`] — what templates read, and the policies of
+//!   `.yttcheck.yml`;
 //! * [`progress`] — the progress bar.
 
 pub mod finding;
 pub mod from_errors;
+mod inputs;
 pub mod memo;
+pub mod outcome;
 pub mod policy;
 pub mod progress;
 pub mod runner;
+pub mod schedule;
 mod stored;
 pub mod suppress;
 pub mod usage;
 
 pub use finding::{dedupe, Finding, Location, Related, Severity};
 pub use memo::Memo;
-pub use runner::{library_schemas, run, run_with, CheckOptions, CheckResult, PairOutcome};
+pub use outcome::{CheckOptions, CheckResult, PairOutcome};
+pub use runner::library_schemas;
+pub use schedule::{run, run_with};

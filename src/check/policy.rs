@@ -92,7 +92,7 @@ fn load_one(
             .enumerate()
             .map(|(i, h)| (h.clone(), rel(h), i + 1)),
     );
-    let files = super::runner::input_files(sources, inputs, &who())?;
+    let files = super::inputs::input_files(sources, inputs, &who())?;
     let tree = Arc::new(LibraryTree::new(files));
     let session = EvalSession::new(
         tree.clone(),

@@ -12,9 +12,7 @@
 
 use crate::diagnostics::RuleId;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -23,7 +21,7 @@ use crate::diagnostics::Severity;
 use crate::files::{FileInLibrary, InputFile, LibraryCtx, LibraryTree};
 use crate::schema::{DocType, Type};
 use crate::source::{EntryKind, RepoPath, Snapshot, SourceCache, SourceError, Stdin};
-use crate::template::{CompileCache, EvalOpts, EvalSession};
+use crate::template::{CompileCache, EvalSession};
 use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::pipeline::{
     collect_envelopes, files_with_annotation, merge_envelopes, select_files_with_annotation,
@@ -36,58 +34,10 @@ use crate::values::{
 use crate::workspace::{Library, Pair, Plan};
 use crate::yaml::{Document, Value};
 
-use super::finding::{dedupe, Finding, Location};
+use super::finding::{Finding, Location};
 use super::from_errors::{from_values_error, Stage, Subject};
-use super::memo::Memo;
-
-/// How to run a check.
-#[derive(Debug, Clone, Default)]
-pub struct CheckOptions {
-    /// Worker threads (0: one per core).
-    pub jobs: usize,
-    pub eval: EvalOpts,
-    /// Skip validations (`--dangerous-data-values-disable-validation`).
-    pub skip_validation: bool,
-    /// Show a progress bar on stderr.
-    pub progress: bool,
-    /// Keep each pair's final data values and each library's schema (for
-    /// `diff`).
-    pub keep_values: bool,
-    /// Render each pair's templates (`check --render`): a template that
-    /// fails for an environment is a finding.
-    pub render: bool,
-    /// Report `schema/unused-value` (with `render`): only when every pair
-    /// of each library checked is in the run (no environment filter, shard,
-    /// or change selection), or the reads seen would be partial.
-    pub unused_values: bool,
-}
-
-/// What happened to one pair.
-#[derive(Debug, Clone)]
-pub struct PairOutcome {
-    pub name: String,
-    pub library: String,
-    pub environment: String,
-    /// Findings of this pair (the same finding may belong to other pairs).
-    pub findings: Vec<Finding>,
-    pub duration: Duration,
-    /// The final data values (with `keep_values`, when they could be computed).
-    pub values: Option<Document>,
-    /// What the pair's templates read (when they rendered).
-    pub usage: Option<Arc<ValueUsage>>,
-}
-
-/// The result of a check.
-#[derive(Debug, Clone, Default)]
-pub struct CheckResult {
-    /// All findings, de-duplicated across environments, worst first.
-    pub findings: Vec<Finding>,
-    pub pairs: Vec<PairOutcome>,
-    pub elapsed: Duration,
-    /// Each library's schema (with `keep_values`; `None` when it has none or
-    /// it could not be built).
-    pub schemas: std::collections::BTreeMap<String, Option<DocType>>,
-}
+use super::inputs::{input_files, marked_input_files};
+use super::outcome::CheckOptions;
 
 /// The snapshot as the values flags read it (plain values files), through
 /// the shared file cache.
@@ -231,76 +181,6 @@ fn pair_not_for_output(
     Ok(out)
 }
 
-/// A file read failure as a finding.
-fn unreadable(e: &SourceError, who: &Subject) -> Finding {
-    let path = RepoPath::new(&e.path)
-        .map(|p| p.as_str().to_string())
-        .unwrap_or_else(|| e.path.clone());
-    // a problem at a place (a byte that is not UTF-8) is shown there
-    let mut location = Location::file(&path);
-    if e.line > 0 {
-        location.line = e.line;
-        location.column = e.column;
-    }
-    who.finding(RuleId::FileUnreadable, e.message.clone(), Some(location))
-}
-
-pub(super) fn input_files(
-    sources: &SourceCache,
-    paths: impl IntoIterator<Item = (RepoPath, String, usize)>,
-    who: &Subject,
-) -> Result<Vec<Arc<InputFile>>, Vec<Finding>> {
-    marked_input_files(
-        sources,
-        paths
-            .into_iter()
-            .map(|(p, r, o)| (p, r, o, crate::files::Marks::default())),
-        who,
-    )
-}
-
-/// [`input_files`], each with what `--file-mark`s say of it.
-fn marked_input_files(
-    sources: &SourceCache,
-    paths: impl IntoIterator<Item = (RepoPath, String, usize, crate::files::Marks)>,
-    who: &Subject,
-) -> Result<Vec<Arc<InputFile>>, Vec<Finding>> {
-    let mut files = Vec::new();
-    let mut problems = Vec::new();
-    for (path, rel_path, order, marks) in paths {
-        // ytt parses YAML, Starlark and text templates; other files are data
-        let kind = marks
-            .kind
-            .map_or_else(|| crate::files::file_type_of(&rel_path), |(t, _)| t);
-        let parsed = matches!(
-            kind,
-            crate::files::FileType::Yaml
-                | crate::files::FileType::Starlark
-                | crate::files::FileType::Text
-        );
-        let read = if parsed {
-            sources.get(&path)
-        } else {
-            sources.get_data(&path)
-        };
-        match read {
-            Ok(src) => files.push(Arc::new(InputFile {
-                rel_path,
-                implied: true,
-                src,
-                order,
-                marks,
-            })),
-            Err(e) => problems.push(unreadable(&e, who)),
-        }
-    }
-    if problems.is_empty() {
-        Ok(files)
-    } else {
-        Err(problems)
-    }
-}
-
 /// A library's files, after its `file_marks:` (a mark that cannot be
 /// applied is a `config/invalid` finding of the library).
 fn library_input_files(
@@ -375,7 +255,22 @@ pub(super) struct LibraryStart {
     base: Result<LibraryBase, Vec<Finding>>,
 }
 
-fn library_start(
+impl LibraryStart {
+    /// The library's files (none when its start failed).
+    pub(super) fn files(&self) -> &[Arc<InputFile>] {
+        self.base.as_ref().map_or(&[], |b| b.files.as_slice())
+    }
+
+    /// The library's schema, when it has one and it could be built.
+    pub(super) fn schema_type(&self) -> Option<DocType> {
+        self.base
+            .as_ref()
+            .ok()
+            .and_then(|b| b.schema.schema.doc_type.clone())
+    }
+}
+
+pub(super) fn library_start(
     sources: &SourceCache,
     cache: &CompileCache,
     opts: &CheckOptions,
@@ -472,7 +367,7 @@ fn library_base(
 
 /// Evaluates one pair; returns its findings and final values.
 #[allow(clippy::too_many_arguments)] // one pair: what it reads, its shared start, the policies
-fn run_pair(
+pub(super) fn run_pair(
     sources: &SourceCache,
     cache: &Arc<CompileCache>,
     opts: &CheckOptions,
@@ -795,335 +690,5 @@ fn walk_deprecations(
             }
         }
         _ => {}
-    }
-}
-
-/// The line of `file` where `value` is written (the first that is not a
-/// comment), to point a configuration problem at its key.
-fn line_of_value(sources: &SourceCache, file: &RepoPath, value: &str) -> Option<u32> {
-    let src = sources.get(file).ok()?;
-    src.text()
-        .lines()
-        .position(|l| {
-            let code = l.split(" #").next().unwrap_or(l);
-            !l.trim_start().starts_with('#') && code.contains(value)
-        })
-        .map(|i| i as u32 + 1)
-}
-
-/// `schema/unused-value` and `schema/unreached-value` of every library;
-/// with keys, a library's are computed once for the same pairs' outcomes
-/// (they depend on nothing else: the pairs' keys cover the library's files).
-fn unused_values(
-    sources: &SourceCache,
-    plan: &Plan,
-    outcomes: &[PairOutcome],
-    pair_keys: &[super::memo::Key],
-    keys: Option<&super::memo::Keys>,
-    memo: &Memo,
-) -> Vec<Finding> {
-    let Some(keys) = keys else {
-        return super::usage::unused_values(outcomes, plan, sources);
-    };
-    let mut key_of: std::collections::HashMap<&str, Vec<super::memo::Key>> = Default::default();
-    for (o, k) in outcomes.iter().zip(pair_keys) {
-        key_of.entry(&o.library).or_default().push(*k);
-    }
-    super::usage::by_library(outcomes)
-        .into_par_iter()
-        .flat_map_iter(|(library, pairs)| {
-            let key = keys.derived("unused-values", &key_of[library]);
-            if let Some(found) = memo.findings(key) {
-                return found;
-            }
-            let found = super::usage::unused_values_of(library, &pairs, plan, sources);
-            memo.keep_findings(key, &found);
-            found
-        })
-        .collect()
-}
-
-/// Where a library's start is in a run.
-enum LibrarySlot {
-    NotStarted,
-    Started(Arc<LibraryStart>),
-    /// Not needed, or every pair of it has run.
-    Done,
-}
-
-/// Runs every pair of `plan`.
-pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
-    run_with(sources, plan, opts, &Memo::new())
-}
-
-/// [`run`], reusing (and filling) what `memo` kept from earlier runs: a
-/// pair whose inputs are unchanged is not evaluated again, and a library
-/// whose files are unchanged is not started again.
-pub fn run_with(
-    sources: &SourceCache,
-    plan: &Plan,
-    opts: &CheckOptions,
-    memo: &Memo,
-) -> CheckResult {
-    let started = Instant::now();
-    let cache = &memo.compile;
-    memo.bound();
-    let pool = memo.pool(opts.jobs);
-    let progress = super::progress::Progress::new(opts.progress, plan.pairs.len());
-    let keys = memo
-        .remembers()
-        .then(|| super::memo::Keys::new(sources, plan, opts));
-
-    let (policies, policy_problems) = super::policy::load(sources, plan, cache, &opts.eval);
-    let (bases, outcomes, pair_keys) = pool.install(|| {
-        // each library's environments, in one pass over the pairs (per
-        // library, scanning every pair is quadratic in a 10,000-pair run)
-        let mut environments: Vec<Vec<String>> = vec![Vec::new(); plan.libraries.len()];
-        for p in &plan.pairs {
-            environments[p.library].push(p.environment.clone());
-        }
-        let in_use = |i: usize| !environments[i].is_empty();
-        // content keys, and what is already known (a daemon's memo only)
-        let library_keys: Vec<super::memo::Key> = match &keys {
-            Some(k) => (0..plan.libraries.len())
-                .into_par_iter()
-                .map(|i| {
-                    if in_use(i) {
-                        k.library(plan, i, &environments[i])
-                    } else {
-                        0
-                    }
-                })
-                .collect(),
-            None => vec![0; plan.libraries.len()],
-        };
-        let pair_keys: Vec<super::memo::Key> = match &keys {
-            Some(k) => plan
-                .pairs
-                .par_iter()
-                .map(|p| k.pair(library_keys[p.library], plan, p))
-                .collect(),
-            None => vec![0; plan.pairs.len()],
-        };
-        let known: Vec<Option<PairOutcome>> = pair_keys
-            .iter()
-            .map(|k| keys.as_ref().and_then(|_| memo.pair(*k, opts.keep_values)))
-            .collect();
-        // pairs of each library left to evaluate (not known from the memo)
-        let mut to_run = vec![0usize; plan.libraries.len()];
-        for (p, k) in plan.pairs.iter().zip(&known) {
-            if k.is_none() {
-                to_run[p.library] += 1;
-            }
-        }
-        let needs_start = |i: usize| (opts.keep_values && in_use(i)) || to_run[i] > 0;
-        // a library is started by the first of its pairs to run, and let go
-        // after its last one (unless the values are kept): the run holds
-        // the starts of the libraries in progress, not of every library
-        let slots: Vec<Mutex<LibrarySlot>> = (0..plan.libraries.len())
-            .map(|i| {
-                Mutex::new(if needs_start(i) {
-                    LibrarySlot::NotStarted
-                } else {
-                    LibrarySlot::Done
-                })
-            })
-            .collect();
-        let remaining: Vec<AtomicUsize> = to_run.iter().map(|&n| AtomicUsize::new(n)).collect();
-        let start_of = |i: usize| -> Arc<LibraryStart> {
-            let mut slot = slots[i].lock().unwrap_or_else(|e| e.into_inner());
-            if let LibrarySlot::Started(s) = &*slot {
-                return s.clone();
-            }
-            let start = match keys.as_ref().and_then(|_| memo.library(library_keys[i])) {
-                Some(s) => s,
-                None => {
-                    let who = Subject {
-                        library: plan.libraries[i].name.clone(),
-                        environments: environments[i].clone(),
-                    };
-                    let start = Arc::new(library_start(
-                        sources,
-                        cache,
-                        opts,
-                        &plan.libraries[i],
-                        &who,
-                    ));
-                    if keys.is_some() {
-                        memo.keep_library(library_keys[i], start.clone());
-                    }
-                    start
-                }
-            };
-            *slot = LibrarySlot::Started(start.clone());
-            start
-        };
-        if opts.keep_values {
-            (0..plan.libraries.len())
-                .into_par_iter()
-                .filter(|&i| needs_start(i))
-                .for_each(|i| {
-                    start_of(i);
-                });
-        }
-        let outcomes: Vec<PairOutcome> = plan
-            .pairs
-            .par_iter()
-            .zip(known)
-            .zip(&pair_keys)
-            .map(|((pair, known), key)| {
-                if let Some(outcome) = known {
-                    progress.tick();
-                    return outcome;
-                }
-                let t = Instant::now();
-                let start = start_of(pair.library);
-                let (findings, values, usage) =
-                    run_pair(sources, cache, opts, plan, pair, &start, &policies);
-                drop(start);
-                if remaining[pair.library].fetch_sub(1, Ordering::AcqRel) == 1 && !opts.keep_values
-                {
-                    let mut slot = slots[pair.library]
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner());
-                    let done = std::mem::replace(&mut *slot, LibrarySlot::Done);
-                    // a one-off run needs the library's compiled files no
-                    // more (a daemon keeps them for the next check)
-                    if let (LibrarySlot::Started(s), false) = (done, memo.keeps_in_memory()) {
-                        if let Ok(base) = &s.base {
-                            for f in &base.files {
-                                cache.forget_all(f);
-                            }
-                        }
-                    }
-                }
-                progress.tick();
-                let outcome = PairOutcome {
-                    name: pair.name(plan),
-                    library: plan.libraries[pair.library].name.clone(),
-                    environment: pair.environment.clone(),
-                    findings,
-                    duration: t.elapsed(),
-                    values: if opts.keep_values { values } else { None },
-                    usage,
-                };
-                if keys.is_some() {
-                    memo.keep_pair(*key, &outcome, opts.keep_values);
-                }
-                outcome
-            })
-            .collect();
-        let bases: Vec<Option<Arc<LibraryStart>>> = slots
-            .into_iter()
-            .map(
-                |s| match s.into_inner().unwrap_or_else(|e| e.into_inner()) {
-                    LibrarySlot::Started(s) => Some(s),
-                    _ => None,
-                },
-            )
-            .collect();
-        (bases, outcomes, pair_keys)
-    });
-    let mut schemas = std::collections::BTreeMap::new();
-    if opts.keep_values {
-        for (lib, base) in plan.libraries.iter().zip(&bases) {
-            let Some(base) = base else { continue };
-            let dt = base
-                .base
-                .as_ref()
-                .ok()
-                .and_then(|b| b.schema.schema.doc_type.clone());
-            schemas.insert(lib.name.clone(), dt);
-        }
-    }
-    drop(bases);
-    progress.finish();
-
-    let mut all: Vec<Finding> = outcomes
-        .iter()
-        .flat_map(|o| o.findings.iter().cloned())
-        .collect();
-    if opts.render && opts.unused_values {
-        all.extend(unused_values(
-            sources,
-            plan,
-            &outcomes,
-            &pair_keys,
-            keys.as_ref(),
-            memo,
-        ));
-    }
-    all.extend(policy_problems);
-    // a complete run (or the shard that owns the repository's findings): a
-    // policy no pair of the whole plan took selects nothing
-    let owns_repository = plan.shard.as_ref().is_none_or(|s| s.owns_repository());
-    if opts.unused_values && owns_repository {
-        for (i, p) in plan.policies.iter().enumerate() {
-            let applied = match &plan.shard {
-                Some(s) => s.policies_applied.get(i).copied().unwrap_or(false),
-                None => plan.pairs.iter().any(|pair| pair.policies.contains(&i)),
-            };
-            if applied {
-                continue;
-            }
-            let who = Subject {
-                library: String::new(),
-                environments: Vec::new(),
-            };
-            let location = plan.config.as_ref().map(|c| {
-                let mut l = Location::file(c.as_str());
-                if let Some(line) = line_of_value(sources, c, &format!("name: {}", p.name))
-                    .or_else(|| line_of_value(sources, c, p.file.as_str()))
-                {
-                    l.line = line;
-                }
-                l
-            });
-            all.push(who.finding(
-                RuleId::PolicyUnused,
-                format!(
-                    "policy '{}' ({}) applies to no library x environment pair",
-                    p.name, p.file
-                ),
-                location,
-            ));
-        }
-    }
-    for p in plan.problems.iter().filter(|_| owns_repository) {
-        let who = Subject {
-            library: String::new(),
-            environments: Vec::new(),
-        };
-        let rule = if p.in_config || Some(&p.path) == plan.config.as_ref() {
-            RuleId::ConfigInvalid
-        } else {
-            RuleId::FileUnreadable
-        };
-        let mut location = Location::file(p.path.as_str());
-        if let Some(line) = p.line.or_else(|| {
-            p.about
-                .as_deref()
-                .and_then(|v| line_of_value(sources, &p.path, v))
-        }) {
-            location.line = line;
-        }
-        all.push(who.finding(rule, p.message.clone(), Some(location)));
-    }
-    for f in &plan.unused_files {
-        let who = Subject {
-            library: String::new(),
-            environments: Vec::new(),
-        };
-        all.push(who.finding(
-            RuleId::WorkspaceUnusedFile,
-            "no library x environment pair reads this YAML file: it is not a ytt library, an environment (envs/, environments/, values/) or a file of one".to_string(),
-            Some(Location::file(f.as_str())),
-        ));
-    }
-    CheckResult {
-        findings: dedupe(all),
-        pairs: outcomes,
-        elapsed: started.elapsed(),
-        schemas,
     }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::finding::Finding;
-use super::runner::PairOutcome;
+use super::outcome::PairOutcome;
 use super::usage::{Declared, ValueUsage};
 use crate::diagnostics::{Fix, Location, Related, RuleId, Severity};
 

@@ -25,23 +25,9 @@ use crate::values::Envelope;
 use crate::yaml::{Document, Value};
 
 use super::from_errors::{from_output_invalidations, from_render_error, Subject};
-use super::PairOutcome;
+use super::outcome::PairOutcome;
 
-/// What one rendered pair read, and what its library declares.
-#[derive(Debug, Clone, Default)]
-pub struct ValueUsage {
-    /// Declared paths (`db.host`), with where each is declared (shared by
-    /// the pairs of a library when its schema declares them).
-    pub declared: Declared,
-    /// Paths read (a struct consumed whole counts as its own path); each
-    /// covers the paths below it.
-    pub read: BTreeSet<String>,
-    /// Paths read that held null (they cover only themselves).
-    pub null: BTreeSet<String>,
-}
-
-/// A library's declared data values paths, with where each is declared.
-pub type Declared = Arc<Vec<(String, Option<Location>)>>;
+pub use super::outcome::{Declared, ValueUsage};
 
 /// The paths a schema declares, or (without a schema) the pair's values.
 pub fn declared(schema: Option<&DocType>, values: &Value) -> Declared {

@@ -1,0 +1,77 @@
+//! What a check is asked (its options) and what it answers: each pair's
+//! outcome and the run's result. Shared by the scheduler that makes them,
+//! the memo and store that keep them, and the reports that read them.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::finding::{Finding, Location};
+use crate::schema::DocType;
+use crate::template::EvalOpts;
+use crate::yaml::Document;
+
+/// How to run a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Worker threads (0: one per core).
+    pub jobs: usize,
+    pub eval: EvalOpts,
+    /// Skip validations (`--dangerous-data-values-disable-validation`).
+    pub skip_validation: bool,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+    /// Keep each pair's final data values and each library's schema (for
+    /// `diff`).
+    pub keep_values: bool,
+    /// Render each pair's templates (`check --render`): a template that
+    /// fails for an environment is a finding.
+    pub render: bool,
+    /// Report `schema/unused-value` (with `render`): only when every pair
+    /// of each library checked is in the run (no environment filter, shard,
+    /// or change selection), or the reads seen would be partial.
+    pub unused_values: bool,
+}
+
+/// What happened to one pair.
+#[derive(Debug, Clone)]
+pub struct PairOutcome {
+    pub name: String,
+    pub library: String,
+    pub environment: String,
+    /// Findings of this pair (the same finding may belong to other pairs).
+    pub findings: Vec<Finding>,
+    pub duration: Duration,
+    /// The final data values (with `keep_values`, when they could be computed).
+    pub values: Option<Document>,
+    /// What the pair's templates read (when they rendered).
+    pub usage: Option<Arc<ValueUsage>>,
+}
+
+/// The result of a check.
+#[derive(Debug, Clone, Default)]
+pub struct CheckResult {
+    /// All findings, de-duplicated across environments, worst first.
+    pub findings: Vec<Finding>,
+    pub pairs: Vec<PairOutcome>,
+    pub elapsed: Duration,
+    /// Each library's schema (with `keep_values`; `None` when it has none or
+    /// it could not be built).
+    pub schemas: std::collections::BTreeMap<String, Option<DocType>>,
+}
+
+/// What one rendered pair read, and what its library declares.
+#[derive(Debug, Clone, Default)]
+pub struct ValueUsage {
+    /// Declared paths (`db.host`), with where each is declared (shared by
+    /// the pairs of a library when its schema declares them).
+    pub declared: Declared,
+    /// Paths read (a struct consumed whole counts as its own path); each
+    /// covers the paths below it.
+    pub read: BTreeSet<String>,
+    /// Paths read that held null (they cover only themselves).
+    pub null: BTreeSet<String>,
+}
+
+/// A library's declared data values paths, with where each is declared.
+pub type Declared = Arc<Vec<(String, Option<Location>)>>;

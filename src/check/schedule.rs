@@ -1,0 +1,348 @@
+//! Running a plan: every library x environment pair, in parallel (rayon).
+//!
+//! A library is started by the first of its pairs to run and let go after
+//! its last (unless values are kept): the run holds the starts of the
+//! libraries in progress, not of every library. With a memo that keeps
+//! results (the daemon's, or one with a persistent store), each library and
+//! pair has a content key, and what the memo knows is not computed again.
+//! After the pairs, the findings about the whole run: unused values per
+//! library, policies that apply to no pair, the plan's problems and the
+//! YAML files no pair reads.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::finding::{dedupe, Finding, Location};
+use super::from_errors::Subject;
+use super::memo::Memo;
+use super::outcome::{CheckOptions, CheckResult, PairOutcome};
+use super::runner::{library_start, run_pair, LibraryStart};
+use crate::diagnostics::RuleId;
+use crate::source::{RepoPath, SourceCache};
+use crate::workspace::Plan;
+
+/// The line of `file` where `value` is written (the first that is not a
+/// comment), to point a configuration problem at its key.
+fn line_of_value(sources: &SourceCache, file: &RepoPath, value: &str) -> Option<u32> {
+    let src = sources.get(file).ok()?;
+    src.text()
+        .lines()
+        .position(|l| {
+            let code = l.split(" #").next().unwrap_or(l);
+            !l.trim_start().starts_with('#') && code.contains(value)
+        })
+        .map(|i| i as u32 + 1)
+}
+
+/// `schema/unused-value` and `schema/unreached-value` of every library;
+/// with keys, a library's are computed once for the same pairs' outcomes
+/// (they depend on nothing else: the pairs' keys cover the library's files).
+fn unused_values(
+    sources: &SourceCache,
+    plan: &Plan,
+    outcomes: &[PairOutcome],
+    pair_keys: &[super::memo::Key],
+    keys: Option<&super::memo::Keys>,
+    memo: &Memo,
+) -> Vec<Finding> {
+    let Some(keys) = keys else {
+        return super::usage::unused_values(outcomes, plan, sources);
+    };
+    let mut key_of: std::collections::HashMap<&str, Vec<super::memo::Key>> = Default::default();
+    for (o, k) in outcomes.iter().zip(pair_keys) {
+        key_of.entry(&o.library).or_default().push(*k);
+    }
+    super::usage::by_library(outcomes)
+        .into_par_iter()
+        .flat_map_iter(|(library, pairs)| {
+            let key = keys.derived("unused-values", &key_of[library]);
+            if let Some(found) = memo.findings(key) {
+                return found;
+            }
+            let found = super::usage::unused_values_of(library, &pairs, plan, sources);
+            memo.keep_findings(key, &found);
+            found
+        })
+        .collect()
+}
+
+/// Where a library's start is in a run.
+enum LibrarySlot {
+    NotStarted,
+    Started(Arc<LibraryStart>),
+    /// Not needed, or every pair of it has run.
+    Done,
+}
+
+/// Runs every pair of `plan`.
+pub fn run(sources: &SourceCache, plan: &Plan, opts: &CheckOptions) -> CheckResult {
+    run_with(sources, plan, opts, &Memo::new())
+}
+
+/// [`run`], reusing (and filling) what `memo` kept from earlier runs: a
+/// pair whose inputs are unchanged is not evaluated again, and a library
+/// whose files are unchanged is not started again.
+pub fn run_with(
+    sources: &SourceCache,
+    plan: &Plan,
+    opts: &CheckOptions,
+    memo: &Memo,
+) -> CheckResult {
+    let started = Instant::now();
+    let cache = &memo.compile;
+    memo.bound();
+    let pool = memo.pool(opts.jobs);
+    let progress = super::progress::Progress::new(opts.progress, plan.pairs.len());
+    let keys = memo
+        .remembers()
+        .then(|| super::memo::Keys::new(sources, plan, opts));
+
+    let (policies, policy_problems) = super::policy::load(sources, plan, cache, &opts.eval);
+    let (bases, outcomes, pair_keys) = pool.install(|| {
+        // each library's environments, in one pass over the pairs (per
+        // library, scanning every pair is quadratic in a 10,000-pair run)
+        let mut environments: Vec<Vec<String>> = vec![Vec::new(); plan.libraries.len()];
+        for p in &plan.pairs {
+            environments[p.library].push(p.environment.clone());
+        }
+        let in_use = |i: usize| !environments[i].is_empty();
+        // content keys, and what is already known (a daemon's memo only)
+        let library_keys: Vec<super::memo::Key> = match &keys {
+            Some(k) => (0..plan.libraries.len())
+                .into_par_iter()
+                .map(|i| {
+                    if in_use(i) {
+                        k.library(plan, i, &environments[i])
+                    } else {
+                        0
+                    }
+                })
+                .collect(),
+            None => vec![0; plan.libraries.len()],
+        };
+        let pair_keys: Vec<super::memo::Key> = match &keys {
+            Some(k) => plan
+                .pairs
+                .par_iter()
+                .map(|p| k.pair(library_keys[p.library], plan, p))
+                .collect(),
+            None => vec![0; plan.pairs.len()],
+        };
+        let known: Vec<Option<PairOutcome>> = pair_keys
+            .iter()
+            .map(|k| keys.as_ref().and_then(|_| memo.pair(*k, opts.keep_values)))
+            .collect();
+        // pairs of each library left to evaluate (not known from the memo)
+        let mut to_run = vec![0usize; plan.libraries.len()];
+        for (p, k) in plan.pairs.iter().zip(&known) {
+            if k.is_none() {
+                to_run[p.library] += 1;
+            }
+        }
+        let needs_start = |i: usize| (opts.keep_values && in_use(i)) || to_run[i] > 0;
+        // a library is started by the first of its pairs to run, and let go
+        // after its last one (unless the values are kept): the run holds
+        // the starts of the libraries in progress, not of every library
+        let slots: Vec<Mutex<LibrarySlot>> = (0..plan.libraries.len())
+            .map(|i| {
+                Mutex::new(if needs_start(i) {
+                    LibrarySlot::NotStarted
+                } else {
+                    LibrarySlot::Done
+                })
+            })
+            .collect();
+        let remaining: Vec<AtomicUsize> = to_run.iter().map(|&n| AtomicUsize::new(n)).collect();
+        let start_of = |i: usize| -> Arc<LibraryStart> {
+            let mut slot = slots[i].lock().unwrap_or_else(|e| e.into_inner());
+            if let LibrarySlot::Started(s) = &*slot {
+                return s.clone();
+            }
+            let start = match keys.as_ref().and_then(|_| memo.library(library_keys[i])) {
+                Some(s) => s,
+                None => {
+                    let who = Subject {
+                        library: plan.libraries[i].name.clone(),
+                        environments: environments[i].clone(),
+                    };
+                    let start = Arc::new(library_start(
+                        sources,
+                        cache,
+                        opts,
+                        &plan.libraries[i],
+                        &who,
+                    ));
+                    if keys.is_some() {
+                        memo.keep_library(library_keys[i], start.clone());
+                    }
+                    start
+                }
+            };
+            *slot = LibrarySlot::Started(start.clone());
+            start
+        };
+        if opts.keep_values {
+            (0..plan.libraries.len())
+                .into_par_iter()
+                .filter(|&i| needs_start(i))
+                .for_each(|i| {
+                    start_of(i);
+                });
+        }
+        let outcomes: Vec<PairOutcome> = plan
+            .pairs
+            .par_iter()
+            .zip(known)
+            .zip(&pair_keys)
+            .map(|((pair, known), key)| {
+                if let Some(outcome) = known {
+                    progress.tick();
+                    return outcome;
+                }
+                let t = Instant::now();
+                let start = start_of(pair.library);
+                let (findings, values, usage) =
+                    run_pair(sources, cache, opts, plan, pair, &start, &policies);
+                drop(start);
+                if remaining[pair.library].fetch_sub(1, Ordering::AcqRel) == 1 && !opts.keep_values
+                {
+                    let mut slot = slots[pair.library]
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner());
+                    let done = std::mem::replace(&mut *slot, LibrarySlot::Done);
+                    // a one-off run needs the library's compiled files no
+                    // more (a daemon keeps them for the next check)
+                    if let (LibrarySlot::Started(s), false) = (done, memo.keeps_in_memory()) {
+                        for f in s.files() {
+                            cache.forget_all(f);
+                        }
+                    }
+                }
+                progress.tick();
+                let outcome = PairOutcome {
+                    name: pair.name(plan),
+                    library: plan.libraries[pair.library].name.clone(),
+                    environment: pair.environment.clone(),
+                    findings,
+                    duration: t.elapsed(),
+                    values: if opts.keep_values { values } else { None },
+                    usage,
+                };
+                if keys.is_some() {
+                    memo.keep_pair(*key, &outcome, opts.keep_values);
+                }
+                outcome
+            })
+            .collect();
+        let bases: Vec<Option<Arc<LibraryStart>>> = slots
+            .into_iter()
+            .map(
+                |s| match s.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                    LibrarySlot::Started(s) => Some(s),
+                    _ => None,
+                },
+            )
+            .collect();
+        (bases, outcomes, pair_keys)
+    });
+    let mut schemas = std::collections::BTreeMap::new();
+    if opts.keep_values {
+        for (lib, base) in plan.libraries.iter().zip(&bases) {
+            let Some(base) = base else { continue };
+            schemas.insert(lib.name.clone(), base.schema_type());
+        }
+    }
+    drop(bases);
+    progress.finish();
+
+    let mut all: Vec<Finding> = outcomes
+        .iter()
+        .flat_map(|o| o.findings.iter().cloned())
+        .collect();
+    if opts.render && opts.unused_values {
+        all.extend(unused_values(
+            sources,
+            plan,
+            &outcomes,
+            &pair_keys,
+            keys.as_ref(),
+            memo,
+        ));
+    }
+    all.extend(policy_problems);
+    // a complete run (or the shard that owns the repository's findings): a
+    // policy no pair of the whole plan took selects nothing
+    let owns_repository = plan.shard.as_ref().is_none_or(|s| s.owns_repository());
+    if opts.unused_values && owns_repository {
+        for (i, p) in plan.policies.iter().enumerate() {
+            let applied = match &plan.shard {
+                Some(s) => s.policies_applied.get(i).copied().unwrap_or(false),
+                None => plan.pairs.iter().any(|pair| pair.policies.contains(&i)),
+            };
+            if applied {
+                continue;
+            }
+            let who = Subject {
+                library: String::new(),
+                environments: Vec::new(),
+            };
+            let location = plan.config.as_ref().map(|c| {
+                let mut l = Location::file(c.as_str());
+                if let Some(line) = line_of_value(sources, c, &format!("name: {}", p.name))
+                    .or_else(|| line_of_value(sources, c, p.file.as_str()))
+                {
+                    l.line = line;
+                }
+                l
+            });
+            all.push(who.finding(
+                RuleId::PolicyUnused,
+                format!(
+                    "policy '{}' ({}) applies to no library x environment pair",
+                    p.name, p.file
+                ),
+                location,
+            ));
+        }
+    }
+    for p in plan.problems.iter().filter(|_| owns_repository) {
+        let who = Subject {
+            library: String::new(),
+            environments: Vec::new(),
+        };
+        let rule = if p.in_config || Some(&p.path) == plan.config.as_ref() {
+            RuleId::ConfigInvalid
+        } else {
+            RuleId::FileUnreadable
+        };
+        let mut location = Location::file(p.path.as_str());
+        if let Some(line) = p.line.or_else(|| {
+            p.about
+                .as_deref()
+                .and_then(|v| line_of_value(sources, &p.path, v))
+        }) {
+            location.line = line;
+        }
+        all.push(who.finding(rule, p.message.clone(), Some(location)));
+    }
+    for f in &plan.unused_files {
+        let who = Subject {
+            library: String::new(),
+            environments: Vec::new(),
+        };
+        all.push(who.finding(
+            RuleId::WorkspaceUnusedFile,
+            "no library x environment pair reads this YAML file: it is not a ytt library, an environment (envs/, environments/, values/) or a file of one".to_string(),
+            Some(Location::file(f.as_str())),
+        ));
+    }
+    CheckResult {
+        findings: dedupe(all),
+        pairs: outcomes,
+        elapsed: started.elapsed(),
+        schemas,
+    }
+}
