@@ -171,7 +171,7 @@ pub fn apply(
             let globs = ig
                 .paths
                 .iter()
-                .filter_map(|p| crate::workspace::discover::glob(p).ok())
+                .filter_map(|p| crate::workspace::patterns::glob(p).ok())
                 .collect();
             (i, ig.rule.as_str(), globs)
         })

@@ -227,7 +227,7 @@ fn number(v: &AnnValue) -> Option<f64> {
 }
 
 fn repr(v: &AnnValue) -> String {
-    crate::schema::types::repr(v)
+    crate::schema::build::repr(v)
 }
 
 /// Named rules and custom rules of two versions of one node.

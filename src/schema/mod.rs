@@ -1,6 +1,7 @@
 //! Data values schemas: types, defaults and type checking, as ytt does them,
 //! plus OpenAPI v3 and JSON Schema export.
 
+pub mod build;
 pub mod check;
 pub mod error;
 pub mod export;
@@ -26,7 +27,7 @@ impl Schema {
 
     /// Builds the schema of a (merged) schema document.
     pub fn from_document(doc: &Document) -> Result<Schema, SchemaError> {
-        let mut doc_type = types::document_type(doc)?;
+        let mut doc_type = build::document_type(doc)?;
         string_defaults::apply(doc, &mut doc_type)?;
         Ok(Schema {
             doc_type: Some(doc_type),

@@ -9,11 +9,13 @@ use globset::GlobMatcher;
 use crate::source::RepoPath;
 
 use super::config::Config;
+use super::declared::{expand, globbed_envs, named_env};
 use super::discover::{
-    discover_libraries, env_files, expand, find_envs, glob, globbed_envs, in_private_lib,
-    inputs_for, library_files, library_names, named_env, sort_inputs, RepoFiles,
+    discover_libraries, env_files, find_envs, in_private_lib, inputs_for, library_files,
+    library_names, sort_inputs, RepoFiles,
 };
 use super::pack::{Manifest, MANIFEST};
+use super::patterns::glob;
 use super::plan::{
     EnvInputs, FileArg, Library, PackInfo, Pair, Plan, PlanProblem, Policy, DEFAULTS_ENV,
 };

@@ -392,7 +392,7 @@ impl Config {
             .chain(self.libraries.iter().filter_map(|l| l.glob.as_ref()))
             .chain(self.environments.iter().filter_map(|e| e.glob.as_ref()));
         for pattern in globs {
-            super::discover::glob(pattern).map_err(err)?;
+            super::patterns::glob(pattern).map_err(err)?;
         }
         let mut names = std::collections::BTreeSet::new();
         for l in &self.libraries {

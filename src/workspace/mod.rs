@@ -3,6 +3,8 @@
 //!
 //! * [`config`] — the config file;
 //! * [`discover`] — conventions: finding libraries and environments;
+//! * [`declared`] — environments and files as the config declares them;
+//! * [`patterns`] — the globs of the config and of discovery;
 //! * [`assemble`] — the plan, step by step, from discovery and the config;
 //! * [`plan`] — libraries, pairs, and the files each pair reads;
 //! * [`cached`] — plans a long-lived process keeps, by what they depend on.
@@ -10,8 +12,10 @@
 pub mod assemble;
 pub mod cached;
 pub mod config;
+pub mod declared;
 pub mod discover;
 pub mod pack;
+pub mod patterns;
 pub mod plan;
 
 pub use assemble::plan as make_plan;

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use granit_parser::{ErrorKind, Event, Options, Parser, ScalarStyle, ScanError};
 
 use super::goyaml;
-use super::parse::{line_col, raw_line, Limits, ParseError, BOM_KEPT};
+use super::input::{line_col, raw_line, Limits, ParseError, BOM_KEPT};
 
 pub(super) type RawId = usize;
 

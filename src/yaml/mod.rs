@@ -3,7 +3,9 @@
 
 mod comments;
 mod events;
+mod float;
 mod goyaml;
+mod input;
 pub mod node;
 pub mod parse;
 pub mod pos;

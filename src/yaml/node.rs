@@ -207,7 +207,7 @@ impl Value {
             Value::Bool(b) => b.to_string(),
             Value::Int(i) => i.to_string(),
             Value::UInt(u) => u.to_string(),
-            Value::Float(f) => super::print::format_float(*f),
+            Value::Float(f) => super::float::format_float(*f),
             Value::Str(s) => s.to_string(),
             Value::Binary(b) => String::from_utf8_lossy(b).into_owned(),
             Value::Map(_) => "map".to_string(),

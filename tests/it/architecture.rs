@@ -367,6 +367,162 @@ fn the_template_compiler_and_runtime_go_one_way() {
     );
 }
 
+/// The module path of a file of `src/` (`template/eval.rs` ->
+/// [template, eval]; `template/mod.rs` -> [template]).
+fn module_path(rel: &str) -> Vec<String> {
+    let mut p: Vec<String> = rel
+        .trim_end_matches(".rs")
+        .split('/')
+        .map(String::from)
+        .collect();
+    if p.last().is_some_and(|l| l == "mod") {
+        p.pop();
+    }
+    p
+}
+
+/// File -> file edges of `src/` (code only, not tests), from `crate::` and
+/// `super::` paths: each path goes to the deepest file it names.
+fn file_edges() -> BTreeMap<String, BTreeSet<String>> {
+    let files = sources();
+    let by_path: BTreeMap<Vec<String>, String> = files
+        .iter()
+        .filter(|(rel, _)| rel != "lib.rs" && rel != "main.rs")
+        .map(|(rel, _)| (module_path(rel), rel.clone()))
+        .collect();
+    let mut out = BTreeMap::new();
+    for (rel, code) in &files {
+        if rel == "lib.rs" || rel == "main.rs" {
+            continue;
+        }
+        let here = module_path(rel);
+        let mut deps = BTreeSet::new();
+        for (i, _) in code
+            .match_indices("crate::")
+            .chain(code.match_indices("super::"))
+        {
+            if code[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            {
+                continue;
+            }
+            let pieces: Vec<&str> = code[i..]
+                .split("::")
+                .map(|p| {
+                    let end = p
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                        .unwrap_or(p.len());
+                    &p[..end]
+                })
+                .take_while(|p| !p.is_empty())
+                .collect();
+            let supers = pieces.iter().take_while(|p| **p == "super").count();
+            let mut target: Vec<String> = if pieces[0] == "crate" {
+                Vec::new()
+            } else {
+                here[..here.len().saturating_sub(supers)].to_vec()
+            };
+            let skip = if pieces[0] == "crate" { 1 } else { supers };
+            target.extend(pieces[skip..].iter().map(|p| p.to_string()));
+            while !target.is_empty() {
+                if let Some(f) = by_path.get(&target) {
+                    if f != rel {
+                        deps.insert(f.clone());
+                    }
+                    break;
+                }
+                target.pop();
+            }
+        }
+        out.insert(rel.clone(), deps);
+    }
+    out
+}
+
+/// The groups of files that reach each other (strongly connected, more
+/// than one file), each sorted.
+fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<Vec<String>> {
+    let reach = |from: &String| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.clone()];
+        while let Some(f) = todo.pop() {
+            for d in edges.get(&f).into_iter().flatten() {
+                if seen.insert(d.clone()) {
+                    todo.push(d.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        edges.keys().map(|f| (f, reach(f))).collect();
+    let mut out = BTreeSet::new();
+    for (f, r) in &reached {
+        let group: Vec<String> = r
+            .iter()
+            .filter(|g| *g == *f || reached.get(g).is_some_and(|back| back.contains(*f)))
+            .cloned()
+            .collect();
+        if group.len() > 1 {
+            out.insert(group);
+        }
+    }
+    out
+}
+
+/// Files that reach each other (a module's root and its own files aside:
+/// `mod.rs` naming its parts is not a circle) are listed in ARCHITECTURE.md
+/// with why, and a listed circle must still be one.
+#[test]
+fn circles_between_files_are_listed_with_their_reason() {
+    let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let listed: BTreeSet<Vec<String>> = table(&doc, "## Circles between files (debt)")
+        .iter()
+        .map(|row| {
+            let mut files: Vec<String> = names(&row[0])
+                .iter()
+                .map(|f| f.trim_start_matches("src/").to_string())
+                .collect();
+            files.sort();
+            files
+        })
+        .collect();
+    let found = circles(&file_edges());
+    for c in &found {
+        assert!(
+            listed.contains(c),
+            "these files reach each other: {c:?}; move what they share to the file that owns it, or list them in ARCHITECTURE.md with why"
+        );
+    }
+    for c in &listed {
+        assert!(
+            found.contains(c),
+            "{c:?} is listed as a circle but is none any more: remove it from ARCHITECTURE.md"
+        );
+    }
+}
+
+#[test]
+fn a_circle_between_files_is_caught() {
+    let edges: BTreeMap<String, BTreeSet<String>> = [
+        ("a.rs", vec!["b.rs"]),
+        ("b.rs", vec!["c.rs"]),
+        ("c.rs", vec!["a.rs"]),
+        ("d.rs", vec!["a.rs"]),
+    ]
+    .into_iter()
+    .map(|(f, d)| (f.to_string(), d.into_iter().map(String::from).collect()))
+    .collect();
+    let found = circles(&edges);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found.iter().next().unwrap(), &vec!["a.rs", "b.rs", "c.rs"]);
+    // and the crate's own paths are read: the template session is one today
+    assert!(file_edges()["template/eval.rs"].contains("template/cache.rs"));
+    assert!(file_edges()["template/compiler/program.rs"].contains("template/compiler/nodes.rs"));
+}
+
 /// Files are written only by `cli::write` (no link followed), the runner's
 /// own files (`cli::ci::github::append`) and the daemon in its private
 /// folder: no other module creates or writes a file.

@@ -42,11 +42,7 @@ pub struct Program {
     pub bare_lines: bool,
 }
 
-#[derive(Debug, Clone)]
-pub struct BlockError {
-    pub pos: Option<Pos>,
-    pub message: String,
-}
+pub use super::lines::BlockError;
 
 use super::lines::{logical_lines, scan_line, Logical, ScanState, Tok, Token};
 

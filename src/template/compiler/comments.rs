@@ -9,7 +9,7 @@ use crate::yaml::{DocSet, Meta, Pos, Value};
 use super::literal;
 use super::metas::{self, MetaError, MetaKind};
 use super::nodes::CompileOpts;
-use super::program::TEXT_TEMPLATED;
+use super::nodes::TEXT_TEMPLATED;
 
 pub(super) fn read_all(meta: &Meta, pos: &Pos, opts: &CompileOpts) -> Vec<Read> {
     meta.comments

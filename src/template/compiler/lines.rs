@@ -5,8 +5,14 @@
 
 use crate::yaml::Pos;
 
-use super::blocks::BlockError;
 use super::{CodeLine, LineKind};
+
+/// A block that does not close, or a line the scanner cannot read.
+#[derive(Debug, Clone)]
+pub struct BlockError {
+    pub pos: Option<Pos>,
+    pub message: String,
+}
 
 // ------------------------------------------------------------------ scanning
 

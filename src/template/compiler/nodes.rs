@@ -168,3 +168,6 @@ pub const ANNOTATION: &str = "__ytt_ann";
 pub const START_CTX: &str = "__ytt_start_ctx";
 pub const END_CTX: &str = "__ytt_end_ctx";
 pub const NODES_GLOBAL: &str = "__ytt_nodes";
+
+/// The annotation that makes a node's strings text templates.
+pub const TEXT_TEMPLATED: &str = "yaml/text-templated-strings";

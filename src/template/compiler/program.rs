@@ -86,8 +86,6 @@ struct Compiler<'a> {
     run: Option<(usize, NodeTag, NodeTag)>,
 }
 
-pub(super) const TEXT_TEMPLATED: &str = "yaml/text-templated-strings";
-
 impl Compiler<'_> {
     fn add(&mut self, kind: NodeKind, parent: NodeTag, pos: Pos) -> NodeTag {
         let tag = self.nodes.len() as NodeTag;
