@@ -6,7 +6,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use super::args::BudgetArgs;
-use crate::app::{Selection, UsageError};
+use crate::app::UsageError;
 
 use crate::files::{LibraryCtx, LibraryTree};
 use crate::schema::export::{json_schema, openapi, OpenApiOpts};
@@ -282,60 +282,29 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
             return 2;
         }
     };
-    let selection = Selection {
-        libraries: vec![library.to_string()],
-        environments: vec![environment.to_string()],
-        ..Selection::whole(root)
-    };
-    let source = match crate::app::open_source(&selection) {
-        Ok(s) => s,
-        Err(UsageError(m)) => {
-            errln!("yttcheck: error: {m}");
-            return 2;
-        }
-    };
-    let cache = crate::source::SourceCache::new(source.opened.snapshot());
-    let plan = match crate::app::load_plan(&cache, &source, &selection) {
-        Ok(p) if p.pairs.len() == 1 => p,
-        Ok(_) => {
-            errln!("yttcheck: error: no pair '{name}'; `yttcheck list --names` lists the pairs");
-            return 2;
-        }
-        Err(UsageError(m)) => {
-            errln!("yttcheck: error: {m}");
-            return 2;
-        }
-    };
-    let mut eval =
-        match crate::app::budget::eval_opts(&args.input.budget.budget(), plan.budget.as_ref()) {
-            Ok(e) => e,
-            Err(UsageError(m)) => {
-                errln!("yttcheck: error: {m}");
-                return 2;
-            }
-        };
-    eval.strict = args.input.strict;
-    let opts = crate::check::CheckOptions {
-        jobs: 1,
-        eval,
+    let request = crate::app::inspect::PairRequest {
+        root,
+        library: library.to_string(),
+        environment: environment.to_string(),
+        strict: args.input.strict,
         skip_validation: args.input.skip_validation,
-        progress: false,
-        keep_values: true,
-        // final values are all these need
-        render: false,
-        unused_values: false,
+        budget: args.input.budget.budget(),
     };
-    let mut result = crate::check::run(&cache, &plan, &opts);
-    // what the repository silenced stays silent here too
-    crate::check::suppress::apply(&mut result, &plan, &cache, None, false, false);
-    let schema = result.schemas.get(library).cloned().flatten();
+    let result = match crate::app::inspect::pair(&request) {
+        Ok(r) => r,
+        Err(UsageError(m)) => {
+            errln!("yttcheck: error: {m}");
+            return 2;
+        }
+    };
+    let schema = result.schema.clone();
     // the values are printed whenever ytt would print them: unless a
     // finding is one ytt fails on (other findings, lints and policies, go
     // to stderr beside the values)
     let fails = |f: &&crate::diagnostics::Finding| {
         f.severity == crate::diagnostics::Severity::Error && f.rule.ytt_fails()
     };
-    let values = result.pairs.first().and_then(|p| p.values.clone());
+    let values = result.values.clone();
     // the schema is printable when it could be built, whatever the values
     let printable = if args.pair_schema {
         schema.is_some()

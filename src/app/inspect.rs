@@ -1,0 +1,77 @@
+//! One pair of the repository, evaluated as `check` evaluates it: its final
+//! data values, its library's schema and its findings (`inspect
+//! LIBRARY@ENV`; an editor's hover asks the same of every environment).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::budget::{eval_opts, Budget};
+use super::plan::load_plan;
+use super::source::{open_source, Selection};
+use super::UsageError;
+use crate::check::{CheckOptions, Finding};
+use crate::schema::DocType;
+use crate::yaml::Document;
+
+/// Which pair, and how to evaluate it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairRequest {
+    /// A folder of the repository.
+    pub root: PathBuf,
+    pub library: String,
+    pub environment: String,
+    /// Only unambiguous YAML scalars (ytt's `--strict`).
+    pub strict: bool,
+    pub skip_validation: bool,
+    pub budget: Budget,
+}
+
+/// A pair's final data values (when they could be computed), its library's
+/// schema (when it has one that could be built) and its findings, with what
+/// the repository silences left out.
+#[derive(Debug, Clone)]
+pub struct PairValues {
+    pub values: Option<Document>,
+    pub schema: Option<DocType>,
+    pub findings: Vec<Finding>,
+}
+
+/// Evaluates the pair `req` names.
+pub fn pair(req: &PairRequest) -> Result<PairValues, UsageError> {
+    let name = format!("{}@{}", req.library, req.environment);
+    let selection = Selection {
+        libraries: vec![req.library.clone()],
+        environments: vec![req.environment.clone()],
+        ..Selection::whole(req.root.clone())
+    };
+    let source = open_source(&selection)?;
+    let cache = crate::source::SourceCache::new(source.opened.snapshot());
+    let plan = load_plan(&cache, &source, &selection)?;
+    if plan.pairs.len() != 1 {
+        return Err(UsageError(format!(
+            "no pair '{name}'; `yttcheck list --names` lists the pairs"
+        )));
+    }
+    let mut eval = eval_opts(&req.budget, plan.budget.as_ref())?;
+    eval.strict = req.strict;
+    let opts = CheckOptions {
+        jobs: 1,
+        eval,
+        skip_validation: req.skip_validation,
+        progress: false,
+        keep_values: true,
+        // final values are all these need
+        render: false,
+        unused_values: false,
+    };
+    let mut result = crate::check::run(&cache, &plan, &opts);
+    // what the repository silenced stays silent here too
+    crate::check::suppress::apply(&mut result, &plan, &cache, None, false, false);
+    Ok(PairValues {
+        values: result.pairs.first().and_then(|p| p.values.clone()),
+        schema: result.schemas.get(&req.library).cloned().flatten(),
+        findings: result.findings,
+    })
+}
