@@ -239,9 +239,19 @@ pub fn run<R>(
     let mut selection = req.selection.clone();
     selection.root = req.cwd.join(&selection.root);
     let source = open_source_with(&selection, &warm.sources)?;
+    // an editor's unsaved buffers, seen over the opened files
+    let buffered = warm
+        .sources
+        .buffers
+        .as_ref()
+        .map(|b| crate::source::overlay::Overlay::new(source.opened.snapshot(), (**b).clone()));
+    let snapshot: &dyn crate::source::Snapshot = match &buffered {
+        Some(o) => o,
+        None => source.opened.snapshot(),
+    };
     let cache = match warm.store {
-        Some(store) => SourceCache::with_store(source.opened.snapshot(), store),
-        None => SourceCache::new(source.opened.snapshot()),
+        Some(store) => SourceCache::with_store(snapshot, store),
+        None => SourceCache::new(snapshot),
     };
     let leave = warm.exits_after;
     let cache = LeftToExit::new(cache, leave);

@@ -95,6 +95,9 @@ pub struct SourceOptions {
     pub index_file: Option<PathBuf>,
     /// Content ids for the work tree, from stat and a file watcher.
     pub change_count: Option<ChangeCount>,
+    /// Files as an editor holds them (unsaved buffers; `None`: deleted),
+    /// read instead of the opened source's, by path in the checked folder.
+    pub buffers: Option<std::sync::Arc<std::collections::BTreeMap<RepoPath, Option<Vec<u8>>>>>,
 }
 
 /// Opens the work tree, the index or a revision, as the selection says.

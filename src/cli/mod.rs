@@ -65,6 +65,9 @@ pub enum Command {
     Inspect(inspect::InspectArgs),
     /// Render templates exactly as `ytt -f ...` does
     Render(render::RenderArgs),
+    /// The language server (LSP over stdin and stdout): findings in the
+    /// editor as you type
+    Lsp,
 }
 
 /// Runs the command line; returns the exit code.
@@ -94,5 +97,14 @@ pub fn main() -> i32 {
         Command::Explain(args) => explain::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Render(args) => render::run(&args),
+        Command::Lsp => match args::current_dir()
+            .and_then(|cwd| crate::lsp::serve(cwd).map_err(crate::app::UsageError))
+        {
+            Ok(()) => 0,
+            Err(e) => {
+                errln!("yttcheck lsp: {e}");
+                1
+            }
+        },
     }
 }

@@ -346,6 +346,7 @@ fn check(call: &CheckCall, state: &State) -> Result<Answer, String> {
         sources: crate::app::SourceOptions {
             index_file: call.index_file.clone(),
             change_count: Some(warm.watcher.change_count()),
+            buffers: None,
         },
         outcomes: None,
         exits_after: false,

@@ -22,6 +22,7 @@ mod hostile_pr;
 mod install;
 mod json_schema;
 mod literal_annotations;
+mod lsp;
 mod node_runs;
 mod policies;
 mod private_libraries;

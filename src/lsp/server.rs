@@ -1,0 +1,291 @@
+//! The server's loop: documents in, diagnostics out.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossbeam_channel::RecvTimeoutError;
+use lsp_server::{Connection, ErrorCode, Message, Notification, Response};
+use lsp_types::notification::{
+    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
+    DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
+};
+use lsp_types::{
+    InitializeParams, LogMessageParams, MessageType, PublishDiagnosticsParams, SaveOptions,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
+};
+
+use crate::app::{self, CheckRequest, SourceOptions, Warm};
+use crate::check::Memo;
+use crate::source::RepoPath;
+
+/// How long edits may keep coming before the check runs (typing makes a
+/// change per key; one check answers a burst).
+const DEBOUNCE: Duration = Duration::from_millis(5);
+
+/// A workspace folder, and what the last check published for each file
+/// (to clear a file's diagnostics when its findings go, and to send a
+/// file's list again only when it changed).
+struct Folder {
+    root: PathBuf,
+    published: BTreeMap<String, String>,
+}
+
+struct State {
+    folders: Vec<Folder>,
+    /// Open documents: their text as the editor holds it.
+    open: BTreeMap<PathBuf, String>,
+    memo: Memo,
+    dirty: bool,
+}
+
+/// Serves the language server protocol on stdin and stdout until the client
+/// says `exit`; `cwd` is the folder checked when the client names none.
+pub fn serve(cwd: PathBuf) -> Result<(), String> {
+    let (connection, io_threads) = Connection::stdio();
+    let capabilities = ServerCapabilities {
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::FULL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                    include_text: Some(false),
+                })),
+                ..Default::default()
+            },
+        )),
+        ..Default::default()
+    };
+    let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
+    let params: InitializeParams =
+        serde_json::from_value(params).map_err(|e| format!("initialize: {e}"))?;
+    let result = serde_json::json!({
+        "capabilities": capabilities,
+        "serverInfo": ServerInfo {
+            name: "yttcheck".into(),
+            version: Some(env!("CARGO_PKG_VERSION").into()),
+        },
+    });
+    connection
+        .initialize_finish(id, result)
+        .map_err(|e| e.to_string())?;
+    let mut state = State {
+        folders: folders(&params, cwd)
+            .into_iter()
+            .map(|root| Folder {
+                root,
+                published: BTreeMap::new(),
+            })
+            .collect(),
+        open: BTreeMap::new(),
+        memo: Memo::persistent(),
+        // a first check at start: the workspace's findings, files open or not
+        dirty: true,
+    };
+    main_loop(&connection, &mut state)?;
+    drop(connection);
+    io_threads.join().map_err(|e| e.to_string())
+}
+
+/// The workspace folders the client names (else its root, else the
+/// current folder).
+#[allow(deprecated)] // root_uri: clients that know no workspace folders
+fn folders(params: &InitializeParams, cwd: PathBuf) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .filter_map(|f| super::uri::to_path(&f.uri))
+        .collect();
+    if out.is_empty() {
+        if let Some(p) = params.root_uri.as_ref().and_then(super::uri::to_path) {
+            out.push(p);
+        }
+    }
+    if out.is_empty() {
+        out.push(cwd);
+    }
+    out
+}
+
+fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
+    loop {
+        let msg = if state.dirty {
+            match conn.receiver.recv_timeout(DEBOUNCE) {
+                Ok(m) => Some(m),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return Ok(()),
+            }
+        } else {
+            match conn.receiver.recv() {
+                Ok(m) => Some(m),
+                Err(_) => return Ok(()),
+            }
+        };
+        match msg {
+            None => {
+                state.dirty = false;
+                check_and_publish(conn, state);
+            }
+            Some(Message::Request(req)) => {
+                if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                    return Ok(());
+                }
+                let answer = Response::new_err(
+                    req.id,
+                    ErrorCode::MethodNotFound as i32,
+                    format!("yttcheck does not answer {}", req.method),
+                );
+                let _ = conn.sender.send(answer.into());
+            }
+            Some(Message::Notification(n)) => on_notification(state, n),
+            Some(Message::Response(_)) => {}
+        }
+    }
+}
+
+fn on_notification(state: &mut State, n: Notification) {
+    match n.method.as_str() {
+        DidOpenTextDocument::METHOD => {
+            if let Ok(p) =
+                n.extract::<lsp_types::DidOpenTextDocumentParams>(DidOpenTextDocument::METHOD)
+            {
+                if let Some(path) = super::uri::to_path(&p.text_document.uri) {
+                    state.open.insert(path, p.text_document.text);
+                    state.dirty = true;
+                }
+            }
+        }
+        DidChangeTextDocument::METHOD => {
+            if let Ok(p) =
+                n.extract::<lsp_types::DidChangeTextDocumentParams>(DidChangeTextDocument::METHOD)
+            {
+                // full sync: the last change is the whole text
+                if let (Some(path), Some(change)) = (
+                    super::uri::to_path(&p.text_document.uri),
+                    p.content_changes.into_iter().last(),
+                ) {
+                    state.open.insert(path, change.text);
+                    state.dirty = true;
+                }
+            }
+        }
+        DidCloseTextDocument::METHOD => {
+            if let Ok(p) =
+                n.extract::<lsp_types::DidCloseTextDocumentParams>(DidCloseTextDocument::METHOD)
+            {
+                if let Some(path) = super::uri::to_path(&p.text_document.uri) {
+                    state.open.remove(&path);
+                    state.dirty = true;
+                }
+            }
+        }
+        // the files on disk changed: what is not open is read again
+        DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => state.dirty = true,
+        _ => {}
+    }
+}
+
+/// Checks every folder with the open buffers and publishes what changed.
+fn check_and_publish(conn: &Connection, state: &mut State) {
+    for i in 0..state.folders.len() {
+        let root = state.folders[i].root.clone();
+        let buffers: BTreeMap<RepoPath, Option<Vec<u8>>> = state
+            .open
+            .iter()
+            .filter_map(|(path, text)| {
+                let rel = path.strip_prefix(&root).ok()?.to_str()?;
+                Some((RepoPath::new(rel)?, Some(text.clone().into_bytes())))
+            })
+            .collect();
+        let memo = &state.memo;
+        let checked =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&root, buffers, memo)));
+        let findings = match checked {
+            Ok(Ok(f)) => f,
+            Ok(Err(e)) => {
+                log(
+                    conn,
+                    MessageType::WARNING,
+                    &format!("{}: {e}", root.display()),
+                );
+                Vec::new()
+            }
+            Err(_) => {
+                log(
+                    conn,
+                    MessageType::ERROR,
+                    &format!(
+                        "{}: the check failed (an internal error); the server goes on",
+                        root.display()
+                    ),
+                );
+                continue;
+            }
+        };
+        let diagnostics = super::diagnostics::by_file(&root, &findings);
+        let folder = &mut state.folders[i];
+        let mut now = BTreeMap::new();
+        for gone in folder.published.keys() {
+            if !diagnostics.contains_key(gone) {
+                publish(conn, gone, Vec::new());
+            }
+        }
+        for (uri, list) in diagnostics {
+            let text = serde_json::to_string(&list).unwrap_or_default();
+            if folder.published.get(&uri) != Some(&text) {
+                publish(conn, &uri, list);
+            }
+            now.insert(uri, text);
+        }
+        folder.published = now;
+    }
+}
+
+/// Every finding of the folder `root`, its files read through `buffers`.
+fn check(
+    root: &std::path::Path,
+    buffers: BTreeMap<RepoPath, Option<Vec<u8>>>,
+    memo: &Memo,
+) -> Result<Vec<crate::check::Finding>, app::UsageError> {
+    let mut request = CheckRequest::whole(root.to_path_buf());
+    request.outputs.clear();
+    let warm = Warm {
+        store: None,
+        plans: None,
+        memo: Some(memo),
+        sources: SourceOptions {
+            buffers: Some(Arc::new(buffers)),
+            ..SourceOptions::default()
+        },
+        outcomes: None,
+        exits_after: false,
+    };
+    app::check::run(&request, &warm, |checked| checked.result.findings.clone())
+}
+
+fn publish(conn: &Connection, uri: &str, diagnostics: Vec<lsp_types::Diagnostic>) {
+    let Ok(uri) = <Uri as std::str::FromStr>::from_str(uri) else {
+        return;
+    };
+    let params = PublishDiagnosticsParams {
+        uri,
+        diagnostics,
+        version: None,
+    };
+    let _ = conn
+        .sender
+        .send(Notification::new(PublishDiagnostics::METHOD.to_string(), params).into());
+}
+
+fn log(conn: &Connection, typ: MessageType, message: &str) {
+    let params = LogMessageParams {
+        typ,
+        message: format!("yttcheck: {message}"),
+    };
+    let _ = conn
+        .sender
+        .send(Notification::new(LogMessage::METHOD.to_string(), params).into());
+}

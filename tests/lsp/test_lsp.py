@@ -1,0 +1,167 @@
+"""yttcheck lsp, driven by a real LSP client (pytest-lsp, over stdio).
+
+Run by tests/it/lsp.rs with YTTCHECK_BIN set to the built binary.
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+BIN = os.environ["YTTCHECK_BIN"]
+
+SCHEMA = """#@data/values-schema
+---
+#@schema/validation min=1
+replicas: 1
+#@schema/deprecated "use replicas"
+instances: 0
+"""
+
+TEMPLATE = """#@ load("@ytt:data", "data")
+---
+kind: Deployment
+spec:
+  replicas: #@ data.values.replicas
+"""
+
+
+def make_repo(root: pathlib.Path) -> pathlib.Path:
+    (root / "libs/web").mkdir(parents=True)
+    (root / "libs/web/schema.yml").write_text(SCHEMA)
+    (root / "libs/web/deploy.yml").write_text(TEMPLATE)
+    for env, replicas in [("dev", 2), ("prod", 0)]:
+        (root / "envs" / env).mkdir(parents=True)
+        (root / "envs" / env / "web.yml").write_text(f"replicas: {replicas}\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def uri(path: pathlib.Path) -> str:
+    return path.resolve().as_uri()
+
+
+def codes(client: LanguageClient, path: pathlib.Path) -> list:
+    return sorted(d.code for d in client.diagnostics.get(uri(path), []))
+
+
+async def next_diagnostics(client: LanguageClient, path: pathlib.Path, want):
+    """Waits for published diagnostics until `want(codes)` holds."""
+    for _ in range(20):
+        if want(codes(client, path)):
+            return
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    raise AssertionError(f"diagnostics of {path} never satisfied the test: {codes(client, path)}")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return make_repo(tmp_path / "repo")
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[BIN, "lsp"]))
+async def client(lsp_client: LanguageClient, repo):
+    params = types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        workspace_folders=[types.WorkspaceFolder(uri=uri(repo), name="repo")],
+    )
+    result = await lsp_client.initialize_session(params)
+    assert result.server_info.name == "yttcheck"
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_findings_of_files_not_open_are_published(client: LanguageClient, repo):
+    prod = repo / "envs/prod/web.yml"
+    await next_diagnostics(client, prod, lambda c: c == ["validation/min"])
+    d = client.diagnostics[uri(prod)][0]
+    assert d.severity == types.DiagnosticSeverity.Error
+    assert d.source == "yttcheck"
+    assert d.range.start.line == 0
+    assert d.message.endswith("[prod]"), d.message
+    assert d.code_description.href.endswith("docs/rules.md")
+    related = d.related_information[0]
+    assert related.location.uri == uri(repo / "libs/web/schema.yml")
+    assert related.location.range.start.line == 2
+    # a clean environment has no diagnostics at all
+    assert codes(client, repo / "envs/dev/web.yml") == []
+
+
+@pytest.mark.asyncio
+async def test_unsaved_edits_are_checked_and_fixed_findings_cleared(client: LanguageClient, repo):
+    prod = repo / "envs/prod/web.yml"
+    await next_diagnostics(client, prod, lambda c: c == ["validation/min"])
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(prod), language_id="yaml", version=1, text="replicas: 0\n"
+            )
+        )
+    )
+    # fixed in the buffer, not on disk: the finding goes
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri(prod), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="replicas: 3\n")],
+        )
+    )
+    await next_diagnostics(client, prod, lambda c: c == [])
+    assert prod.read_text() == "replicas: 0\n", "the server never writes the user's files"
+    # a misspelt key, still unsaved: its finding is at the buffer's line 2
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri(prod), version=3),
+            content_changes=[
+                types.TextDocumentContentChangeWholeDocument(text="replicas: 3\nreplicaz: 4\n")
+            ],
+        )
+    )
+    await next_diagnostics(client, prod, lambda c: c == ["schema/undeclared-key"])
+    d = client.diagnostics[uri(prod)][0]
+    assert d.range.start.line == 1
+    # a deprecated value is tagged so editors strike it through
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri(prod), version=4),
+            content_changes=[
+                types.TextDocumentContentChangeWholeDocument(text="replicas: 3\ninstances: 2\n")
+            ],
+        )
+    )
+    await next_diagnostics(client, prod, lambda c: c == ["values/deprecated"])
+    assert list(client.diagnostics[uri(prod)][0].tags) == [types.DiagnosticTag.Deprecated]
+    # closing the buffer: the file on disk is what counts again
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri(prod)))
+    )
+    await next_diagnostics(client, prod, lambda c: c == ["validation/min"])
+
+
+@pytest.mark.asyncio
+async def test_a_broken_template_is_a_diagnostic_and_the_server_goes_on(client: LanguageClient, repo):
+    template = repo / "libs/web/deploy.yml"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(template),
+                language_id="yaml",
+                version=1,
+                text=TEMPLATE.replace("data.values.replicas", "data.values.replicas +"),
+            )
+        )
+    )
+    await next_diagnostics(client, template, lambda c: "template/error" in c)
+    # and it answers the next edit
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri(template), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=TEMPLATE)],
+        )
+    )
+    await next_diagnostics(client, template, lambda c: c == [])
