@@ -240,11 +240,7 @@ pub fn run<R>(
     selection.root = req.cwd.join(&selection.root);
     let source = open_source_with(&selection, &warm.sources)?;
     // an editor's unsaved buffers, seen over the opened files
-    let buffered = warm
-        .sources
-        .buffers
-        .as_ref()
-        .map(|b| crate::source::overlay::Overlay::new(source.opened.snapshot(), (**b).clone()));
+    let buffered = super::source::buffered(&source, &warm.sources);
     let snapshot: &dyn crate::source::Snapshot = match &buffered {
         Some(o) => o,
         None => source.opened.snapshot(),

@@ -75,3 +75,59 @@ pub fn pair(req: &PairRequest) -> Result<PairValues, UsageError> {
         findings: result.findings,
     })
 }
+
+/// One pair's final values, for a question about a file it reads.
+#[derive(Debug, Clone)]
+pub struct PairReading {
+    pub library: String,
+    pub environment: String,
+    pub values: Option<Document>,
+    pub schema: Option<DocType>,
+}
+
+/// The final values of every pair that reads `file` (a path in the folder
+/// `root`), with the sources `sources` says (an editor's buffers): what an
+/// editor shows on hover. No pair reads it: empty.
+pub fn pairs_reading(
+    root: &std::path::Path,
+    file: &str,
+    sources: &super::SourceOptions,
+    budget: &Budget,
+) -> Result<Vec<PairReading>, UsageError> {
+    let selection = Selection::whole(root.to_path_buf());
+    let source = super::source::open_source_with(&selection, sources)?;
+    let buffered = super::source::buffered(&source, sources);
+    let snapshot: &dyn crate::source::Snapshot = match &buffered {
+        Some(o) => o,
+        None => source.opened.snapshot(),
+    };
+    let cache = crate::source::SourceCache::new(snapshot);
+    let mut plan = load_plan(&cache, &source, &selection)?;
+    let Some(path) = crate::source::RepoPath::new(file) else {
+        return Ok(Vec::new());
+    };
+    plan.retain_reading(&[path]);
+    if plan.pairs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let opts = CheckOptions {
+        jobs: 0,
+        eval: eval_opts(budget, plan.budget.as_ref())?,
+        skip_validation: false,
+        progress: false,
+        keep_values: true,
+        render: false,
+        unused_values: false,
+    };
+    let result = crate::check::run(&cache, &plan, &opts);
+    Ok(result
+        .pairs
+        .into_iter()
+        .map(|p| PairReading {
+            schema: result.schemas.get(&p.library).cloned().flatten(),
+            library: p.library,
+            environment: p.environment,
+            values: p.values,
+        })
+        .collect())
+}

@@ -206,3 +206,13 @@ pub fn repo_prefix(root: &std::path::Path) -> String {
         Err(_) => String::new(),
     }
 }
+
+/// The opened files seen through an editor's buffers, when there are any.
+pub fn buffered<'a>(
+    source: &'a Source,
+    opts: &SourceOptions,
+) -> Option<crate::source::overlay::Overlay<'a>> {
+    opts.buffers
+        .as_ref()
+        .map(|b| crate::source::overlay::Overlay::new(source.opened.snapshot(), (**b).clone()))
+}

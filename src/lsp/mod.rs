@@ -15,6 +15,7 @@
 //! to the client's log (`window/logMessage`).
 
 pub mod diagnostics;
+pub mod hover;
 mod server;
 pub mod uri;
 

@@ -11,6 +11,7 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
     DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
 };
+use lsp_types::request::{HoverRequest, Request as _};
 use lsp_types::{
     InitializeParams, LogMessageParams, MessageType, PublishDiagnosticsParams, SaveOptions,
     ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
@@ -56,6 +57,7 @@ pub fn serve(cwd: PathBuf) -> Result<(), String> {
                 ..Default::default()
             },
         )),
+        hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
         ..Default::default()
     };
     let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
@@ -133,6 +135,24 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                 if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
                     return Ok(());
                 }
+                if req.method == HoverRequest::METHOD {
+                    let id = req.id.clone();
+                    let answer = match req.extract::<lsp_types::HoverParams>(HoverRequest::METHOD) {
+                        Ok((_, params)) => {
+                            let hover =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    hover(state, &params)
+                                }))
+                                .unwrap_or(None);
+                            Response::new_ok(id, hover)
+                        }
+                        Err(e) => {
+                            Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
+                        }
+                    };
+                    let _ = conn.sender.send(answer.into());
+                    continue;
+                }
                 let answer = Response::new_err(
                     req.id,
                     ErrorCode::MethodNotFound as i32,
@@ -188,18 +208,51 @@ fn on_notification(state: &mut State, n: Notification) {
     }
 }
 
+/// The open buffers under `root`, by their path in it.
+fn buffers_under(state: &State, root: &std::path::Path) -> BTreeMap<RepoPath, Option<Vec<u8>>> {
+    state
+        .open
+        .iter()
+        .filter_map(|(path, text)| {
+            let rel = path.strip_prefix(root).ok()?.to_str()?;
+            Some((RepoPath::new(rel)?, Some(text.clone().into_bytes())))
+        })
+        .collect()
+}
+
+/// The hover at a place: the data values path there, its schema and its
+/// final value in every pair that reads the file.
+fn hover(state: &State, params: &lsp_types::HoverParams) -> Option<lsp_types::Hover> {
+    let at = &params.text_document_position_params;
+    let path = super::uri::to_path(&at.text_document.uri)?;
+    let folder = state.folders.iter().find(|f| path.starts_with(&f.root))?;
+    let rel = path.strip_prefix(&folder.root).ok()?.to_str()?.to_string();
+    let text = match state.open.get(&path) {
+        Some(t) => t.clone(),
+        None => crate::source::read_local_text(&path).ok()?,
+    };
+    let keys = super::hover::path_at(&rel, &text, at.position.line, at.position.character)?;
+    let sources = SourceOptions {
+        buffers: Some(Arc::new(buffers_under(state, &folder.root))),
+        ..SourceOptions::default()
+    };
+    let readings =
+        app::inspect::pairs_reading(&folder.root, &rel, &sources, &app::Budget::default()).ok()?;
+    let value = super::hover::markdown(&keys, &readings)?;
+    Some(lsp_types::Hover {
+        contents: lsp_types::HoverContents::Markup(lsp_types::MarkupContent {
+            kind: lsp_types::MarkupKind::Markdown,
+            value,
+        }),
+        range: None,
+    })
+}
+
 /// Checks every folder with the open buffers and publishes what changed.
 fn check_and_publish(conn: &Connection, state: &mut State) {
     for i in 0..state.folders.len() {
         let root = state.folders[i].root.clone();
-        let buffers: BTreeMap<RepoPath, Option<Vec<u8>>> = state
-            .open
-            .iter()
-            .filter_map(|(path, text)| {
-                let rel = path.strip_prefix(&root).ok()?.to_str()?;
-                Some((RepoPath::new(rel)?, Some(text.clone().into_bytes())))
-            })
-            .collect();
+        let buffers = buffers_under(state, &root);
         let memo = &state.memo;
         let checked =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&root, buffers, memo)));

@@ -31,5 +31,5 @@ fn a_real_lsp_client_sees_findings_as_you_type() {
     );
     assert!(out.status.success(), "{report}");
     // every test ran (none skipped or deselected)
-    assert!(report.contains("3 passed"), "{report}");
+    assert!(report.contains("4 passed"), "{report}");
 }

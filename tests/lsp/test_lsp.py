@@ -165,3 +165,48 @@ async def test_a_broken_template_is_a_diagnostic_and_the_server_goes_on(client: 
         )
     )
     await next_diagnostics(client, template, lambda c: c == [])
+
+
+@pytest.mark.asyncio
+async def test_hover_shows_the_final_value_in_every_environment(client: LanguageClient, repo):
+    schema = repo / "libs/web/schema.yml"
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(schema)),
+            position=types.Position(line=3, character=2),
+        )
+    )
+    text = hover.contents.value
+    assert "`replicas`" in text, text
+    assert "default `1`" in text, text
+    assert "| `web@dev` | `2` | `envs/dev/web.yml:1` |" in text, text
+    assert "| `web@prod` | `0` | `envs/prod/web.yml:1` |" in text, text
+    # on `data.values.replicas` in the template, edited and unsaved: the
+    # same values, and an unsaved values buffer counts
+    prod = repo / "envs/prod/web.yml"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(prod), language_id="yaml", version=1, text="replicas: 7\n"
+            )
+        )
+    )
+    template = repo / "libs/web/deploy.yml"
+    line = TEMPLATE.splitlines()[4]
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(template)),
+            position=types.Position(line=4, character=line.rindex("replicas") + 2),
+        )
+    )
+    text = hover.contents.value
+    assert "| `web@prod` | `7` | `envs/prod/web.yml:1` |" in text, text
+    assert "| `web@dev` | `2` |" in text, text
+    # nowhere in particular: no hover
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(template)),
+            position=types.Position(line=1, character=0),
+        )
+    )
+    assert hover is None

@@ -1,0 +1,236 @@
+//! Hover: on a key of a values file or a schema, or on `data.values.a.b` in
+//! a template or `.star` file, what no other ytt tool can say: the schema's
+//! type, default and documentation, and the final value in every
+//! environment, with the file and line that set it (secrets not shown).
+
+use crate::app::inspect::PairReading;
+use crate::schema::Type;
+use crate::yaml::{SourceFile, Value};
+
+/// The data values path at `line`, `character` (0-based) of a file: a
+/// `data.values.` reference under the cursor, else the map key written on
+/// that line (with the keys above it).
+pub fn path_at(name: &str, text: &str, line: u32, character: u32) -> Option<Vec<String>> {
+    let line_text = text.lines().nth(line as usize)?;
+    if let Some(p) = reference_at(line_text, character as usize) {
+        return Some(p);
+    }
+    let docs = crate::yaml::parse::parse(&SourceFile::new(name, text), false).ok()?;
+    docs.docs
+        .iter()
+        .find_map(|d| key_on_line(&d.value, line + 1, &mut Vec::new()))
+}
+
+/// `data.values.a.b` around the character `at` of a line: the path up to
+/// the piece under the cursor.
+fn reference_at(line: &str, at: usize) -> Option<Vec<String>> {
+    const PREFIX: &str = "data.values.";
+    let at = line.char_indices().nth(at).map_or(line.len(), |(i, _)| i);
+    for (start, _) in line.match_indices(PREFIX) {
+        let mut pieces: Vec<(usize, usize)> = Vec::new();
+        let mut i = start + PREFIX.len();
+        loop {
+            let end = line[i..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(line.len(), |e| i + e);
+            if end == i {
+                break;
+            }
+            pieces.push((i, end));
+            if line[end..].starts_with('.') {
+                i = end + 1;
+            } else {
+                break;
+            }
+        }
+        let Some(&(_, last_end)) = pieces.last() else {
+            continue;
+        };
+        if at < start || at > last_end {
+            continue;
+        }
+        let upto = pieces
+            .iter()
+            .position(|&(s, e)| at >= s && at <= e)
+            .unwrap_or(pieces.len() - 1);
+        return Some(
+            pieces[..=upto]
+                .iter()
+                .map(|&(s, e)| line[s..e].to_string())
+                .collect(),
+        );
+    }
+    None
+}
+
+fn key_on_line(v: &Value, line: u32, path: &mut Vec<String>) -> Option<Vec<String>> {
+    let map = v.as_map()?;
+    for item in &map.items {
+        let key = item
+            .key
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| item.key.scalar_display());
+        path.push(key);
+        if item.pos.line() == line {
+            return Some(path.clone());
+        }
+        if let Some(found) = key_on_line(&item.value, line, path) {
+            return Some(found);
+        }
+        path.pop();
+    }
+    None
+}
+
+/// The type the schema declares at `path`, with its default.
+fn schema_at<'a>(t: &'a Type, path: &[String]) -> Option<(&'a Type, &'a Value)> {
+    let mut t = t;
+    let mut default = None;
+    for key in path {
+        let Type::Map(m) = t else { return None };
+        let item = m.items.iter().find(|i| i.key.as_str() == Some(key))?;
+        default = Some(&item.default);
+        t = &item.value_type;
+    }
+    Some((t, default?))
+}
+
+fn value_at<'a>(v: &'a Value, path: &[String]) -> Option<&'a crate::yaml::MapItem> {
+    let (first, rest) = path.split_first()?;
+    let item = v.as_map()?.get(first)?;
+    if rest.is_empty() {
+        Some(item)
+    } else {
+        value_at(&item.value, rest)
+    }
+}
+
+/// Text as Markdown inline code (backticks inside it kept).
+fn code(s: &str) -> String {
+    let s: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if s.contains('`') {
+        format!("`` {s} ``")
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// A value in one line: a scalar as YAML writes it, a collection by size.
+fn short(v: &Value) -> String {
+    match v {
+        Value::Map(m) => format!(
+            "a map of {} key{}",
+            m.items.len(),
+            if m.items.len() == 1 { "" } else { "s" }
+        ),
+        Value::Array(a) => format!(
+            "an array of {} item{}",
+            a.items.len(),
+            if a.items.len() == 1 { "" } else { "s" }
+        ),
+        _ => code(crate::yaml::print::print_value(v).trim_end()),
+    }
+}
+
+/// The hover's Markdown for `path`, from the pairs that read the file.
+pub fn markdown(path: &[String], readings: &[PairReading]) -> Option<String> {
+    if readings.is_empty() {
+        return None;
+    }
+    let secret = {
+        let s = crate::secrets::Secrets::new(&[]);
+        path.iter().any(|k| s.is_secret(k))
+    };
+    let mut out = format!("**{}**", code(&path.join(".")));
+    let schema = readings
+        .iter()
+        .find_map(|r| r.schema.as_ref())
+        .and_then(|s| schema_at(&s.value_type, path));
+    let mut known = schema.is_some();
+    if let Some((t, default)) = schema {
+        out.push_str(&format!(" — {}", t.name()));
+        if !secret {
+            out.push_str(&format!(", default {}", short(default)));
+        }
+        let doc = t.doc();
+        for text in [&doc.title, &doc.description] {
+            if !text.is_empty() {
+                out.push_str(&format!("\n\n{}", crate::escape::markdown::text(text)));
+            }
+        }
+        if doc.deprecated {
+            out.push_str(&format!(
+                "\n\n*deprecated*{}",
+                if doc.deprecation_notice.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ": {}",
+                        crate::escape::markdown::text(&doc.deprecation_notice)
+                    )
+                }
+            ));
+        }
+    }
+    let mut rows = String::new();
+    for r in readings {
+        let item = r.values.as_ref().and_then(|d| value_at(&d.value, path));
+        known |= item.is_some();
+        let (value, origin) = match (item, &r.values) {
+            (_, None) => ("(no values: the pair fails)".to_string(), String::new()),
+            (None, Some(_)) => ("(not set)".to_string(), String::new()),
+            (Some(i), Some(_)) => (
+                if secret {
+                    "(a secret: not shown)".to_string()
+                } else {
+                    short(&i.value)
+                },
+                code(&i.pos.compact()),
+            ),
+        };
+        rows.push_str(&format!(
+            "| {} | {value} | {origin} |\n",
+            code(&format!("{}@{}", r.library, r.environment))
+        ));
+    }
+    if !known {
+        return None;
+    }
+    out.push_str("\n\n| pair | final value | set at |\n|---|---|---|\n");
+    out.push_str(&rows);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_path_under_the_cursor() {
+        let line = "  replicas: #@ data.values.web.replicas + 1";
+        let at = |s: &str| line.find(s).unwrap() as u32;
+        assert_eq!(
+            path_at("t.yml", line, 0, at("web")),
+            Some(vec!["web".to_string()])
+        );
+        assert_eq!(
+            path_at("t.yml", line, 0, at("replicas +")),
+            Some(vec!["web".to_string(), "replicas".to_string()])
+        );
+        let yaml = "db:\n  host: x\n  port: 5432\nname: web\n";
+        assert_eq!(
+            path_at("v.yml", yaml, 2, 3),
+            Some(vec!["db".to_string(), "port".to_string()])
+        );
+        assert_eq!(path_at("v.yml", yaml, 3, 0), Some(vec!["name".to_string()]));
+        assert_eq!(
+            path_at("v.yml", "a: [\n", 0, 0),
+            None,
+            "a file that does not parse"
+        );
+    }
+}
