@@ -33,3 +33,51 @@ fn a_real_lsp_client_sees_findings_as_you_type() {
     // every test ran (none skipped or deselected)
     assert!(report.contains("4 passed"), "{report}");
 }
+
+/// Neovim's built-in client (Debian's `neovim`, headless) sees the same:
+/// diagnostics of an opened values file, cleared by an unsaved edit (the
+/// file on disk untouched), and every environment's value on hover.
+#[test]
+fn neovim_sees_diagnostics_and_hovers() {
+    let Some(nvim) = tool("nvim") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let w = |p: &str, t: &str| super::common::write(&repo, p, t);
+    w(
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\n",
+    );
+    w(
+        "libs/web/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nreplicas: #@ data.values.replicas\n",
+    );
+    w("envs/dev/web.yml", "replicas: 2\n");
+    w("envs/prod/web.yml", "replicas: 0\n");
+    super::common::git(&repo, &["init", "-q"]);
+    let out = d.path().join("seen.txt");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let status = Command::new(nvim)
+        .current_dir(root)
+        .args(["--headless", "-u", "NONE", "-c", "luafile tests/lsp/nvim.lua"])
+        .env("YTTCHECK_BIN", env!("CARGO_BIN_EXE_yttcheck"))
+        .env("REPO", &repo)
+        .env("OUT", &out)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run nvim");
+    let seen = std::fs::read_to_string(&out).unwrap_or_else(|e| {
+        panic!(
+            "{e}: nvim wrote nothing ({status:?}): {}",
+            String::from_utf8_lossy(&status.stderr)
+        )
+    });
+    for fact in [
+        "diagnostic validation/min line 0 severity 1",
+        "cleared after edit",
+        "on disk: replicas: 0",
+        "hover | `web@dev` | `2` | `envs/dev/web.yml:1` |",
+        "hover | `web@prod` | `3` | `envs/prod/web.yml:1` |",
+    ] {
+        assert!(seen.lines().any(|l| l == fact), "{fact:?} not in:\n{seen}");
+    }
+}
