@@ -11,7 +11,7 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
     DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
 };
-use lsp_types::request::{HoverRequest, Request as _};
+use lsp_types::request::{Completion, HoverRequest, Request as _};
 use lsp_types::{
     InitializeParams, LogMessageParams, MessageType, PublishDiagnosticsParams, SaveOptions,
     ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
@@ -58,6 +58,10 @@ pub fn serve(cwd: PathBuf) -> Result<(), String> {
             },
         )),
         hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
+        completion_provider: Some(lsp_types::CompletionOptions {
+            trigger_characters: Some(vec![".".into()]),
+            ..Default::default()
+        }),
         ..Default::default()
     };
     let (id, params) = connection.initialize_start().map_err(|e| e.to_string())?;
@@ -145,6 +149,26 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                                 }))
                                 .unwrap_or(None);
                             Response::new_ok(id, hover)
+                        }
+                        Err(e) => {
+                            Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
+                        }
+                    };
+                    let _ = conn.sender.send(answer.into());
+                    continue;
+                }
+                if req.method == Completion::METHOD {
+                    let id = req.id.clone();
+                    let answer = match req
+                        .extract::<lsp_types::CompletionParams>(Completion::METHOD)
+                    {
+                        Ok((_, params)) => {
+                            let items =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    complete(state, &params)
+                                }))
+                                .unwrap_or_default();
+                            Response::new_ok(id, lsp_types::CompletionResponse::Array(items))
                         }
                         Err(e) => {
                             Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
@@ -246,6 +270,54 @@ fn hover(state: &State, params: &lsp_types::HoverParams) -> Option<lsp_types::Ho
         }),
         range: None,
     })
+}
+
+/// Completion at a place: the schema's keys there.
+fn complete(state: &State, params: &lsp_types::CompletionParams) -> Vec<lsp_types::CompletionItem> {
+    let at = &params.text_document_position;
+    let Some(path) = super::uri::to_path(&at.text_document.uri) else {
+        return Vec::new();
+    };
+    let Some(folder) = state.folders.iter().find(|f| path.starts_with(&f.root)) else {
+        return Vec::new();
+    };
+    let Some(rel) = path
+        .strip_prefix(&folder.root)
+        .ok()
+        .and_then(|p| p.to_str())
+    else {
+        return Vec::new();
+    };
+    let text = match state.open.get(&path) {
+        Some(t) => t.clone(),
+        None => crate::source::read_local_text(&path).unwrap_or_default(),
+    };
+    let values_file = rel.ends_with(".yml") || rel.ends_with(".yaml");
+    let Some(place) =
+        super::completion::place_at(&text, at.position.line, at.position.character, values_file)
+    else {
+        return Vec::new();
+    };
+    let sources = SourceOptions {
+        buffers: Some(Arc::new(buffers_under(state, &folder.root))),
+        ..SourceOptions::default()
+    };
+    let Ok(readings) =
+        app::inspect::pairs_reading(&folder.root, rel, &sources, &app::Budget::default())
+    else {
+        return Vec::new();
+    };
+    let Some(schema) = readings.iter().find_map(|r| r.schema.as_ref()) else {
+        return Vec::new();
+    };
+    match place {
+        super::completion::Place::Reference { path } => {
+            super::completion::items(&schema.value_type, &path, &[])
+        }
+        super::completion::Place::ValuesKey { path, present } => {
+            super::completion::items(&schema.value_type, &path, &present)
+        }
+    }
 }
 
 /// Checks every folder with the open buffers and publishes what changed.

@@ -31,7 +31,7 @@ fn a_real_lsp_client_sees_findings_as_you_type() {
     );
     assert!(out.status.success(), "{report}");
     // every test ran (none skipped or deselected)
-    assert!(report.contains("4 passed"), "{report}");
+    assert!(report.contains("5 passed"), "{report}");
 }
 
 /// Neovim's built-in client (Debian's `neovim`, headless) sees the same:
@@ -58,7 +58,13 @@ fn neovim_sees_diagnostics_and_hovers() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let status = Command::new(nvim)
         .current_dir(root)
-        .args(["--headless", "-u", "NONE", "-c", "luafile tests/lsp/nvim.lua"])
+        .args([
+            "--headless",
+            "-u",
+            "NONE",
+            "-c",
+            "luafile tests/lsp/nvim.lua",
+        ])
         .env("YTTCHECK_BIN", env!("CARGO_BIN_EXE_yttcheck"))
         .env("REPO", &repo)
         .env("OUT", &out)

@@ -210,3 +210,44 @@ async def test_hover_shows_the_final_value_in_every_environment(client: Language
         )
     )
     assert hover is None
+
+
+@pytest.mark.asyncio
+async def test_completion_offers_the_schema_s_keys(client: LanguageClient, repo):
+    prod = repo / "envs/prod/web.yml"
+    # a new line in a values file: the keys not written yet, with their type
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(prod), language_id="yaml", version=1, text="replicas: 0\n\n"
+            )
+        )
+    )
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(prod)),
+            position=types.Position(line=1, character=0),
+        )
+    )
+    items = {i.label: i for i in result}
+    assert sorted(items) == ["instances"], sorted(items)
+    assert items["instances"].detail == "integer"
+    assert items["instances"].deprecated is True
+    # after `data.values.` in a template
+    template = repo / "libs/web/deploy.yml"
+    text = TEMPLATE + "  other: #@ data.values.\n"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(template), language_id="yaml", version=1, text=text
+            )
+        )
+    )
+    line = len(text.splitlines()) - 1
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(template)),
+            position=types.Position(line=line, character=len(text.splitlines()[line])),
+        )
+    )
+    assert sorted(i.label for i in result) == ["instances", "replicas"], result
