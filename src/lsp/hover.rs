@@ -96,6 +96,19 @@ fn schema_at<'a>(t: &'a Type, path: &[String]) -> Option<(&'a Type, &'a Value)> 
     Some((t, default?))
 }
 
+/// Where the schema declares `path` (its key's place).
+pub fn declaration_at<'a>(t: &'a Type, path: &[String]) -> Option<&'a crate::yaml::Pos> {
+    let mut t = t;
+    let mut pos = None;
+    for key in path {
+        let Type::Map(m) = t else { return None };
+        let item = m.items.iter().find(|i| i.key.as_str() == Some(key))?;
+        pos = Some(&item.pos);
+        t = &item.value_type;
+    }
+    pos
+}
+
 fn value_at<'a>(v: &'a Value, path: &[String]) -> Option<&'a crate::yaml::MapItem> {
     let (first, rest) = path.split_first()?;
     let item = v.as_map()?.get(first)?;

@@ -11,7 +11,7 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
     DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
 };
-use lsp_types::request::{Completion, HoverRequest, Request as _};
+use lsp_types::request::{Completion, GotoDefinition, HoverRequest, Request as _};
 use lsp_types::{
     InitializeParams, LogMessageParams, MessageType, PublishDiagnosticsParams, SaveOptions,
     ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
@@ -58,6 +58,7 @@ pub fn serve(cwd: PathBuf) -> Result<(), String> {
             },
         )),
         hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(lsp_types::OneOf::Left(true)),
         completion_provider: Some(lsp_types::CompletionOptions {
             trigger_characters: Some(vec![".".into()]),
             ..Default::default()
@@ -153,6 +154,25 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                         Err(e) => {
                             Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
                         }
+                    };
+                    let _ = conn.sender.send(answer.into());
+                    continue;
+                }
+                if req.method == GotoDefinition::METHOD {
+                    let id = req.id.clone();
+                    let answer = match req.extract::<lsp_types::GotoDefinitionParams>(GotoDefinition::METHOD) {
+                        Ok((_, params)) => {
+                            let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                                || definition(state, &params),
+                            ))
+                            .unwrap_or(None);
+                            Response::new_ok(id, found)
+                        }
+                        Err(e) => Response::new_err(
+                            id,
+                            ErrorCode::InvalidParams as i32,
+                            format!("{e:?}"),
+                        ),
                     };
                     let _ = conn.sender.send(answer.into());
                     continue;
@@ -270,6 +290,40 @@ fn hover(state: &State, params: &lsp_types::HoverParams) -> Option<lsp_types::Ho
         }),
         range: None,
     })
+}
+
+/// Go to definition: from a data values path (a key of a values file, or
+/// `data.values.a.b`) to where the schema declares it.
+fn definition(
+    state: &State,
+    params: &lsp_types::GotoDefinitionParams,
+) -> Option<lsp_types::GotoDefinitionResponse> {
+    let at = &params.text_document_position_params;
+    let path = super::uri::to_path(&at.text_document.uri)?;
+    let folder = state.folders.iter().find(|f| path.starts_with(&f.root))?;
+    let rel = path.strip_prefix(&folder.root).ok()?.to_str()?.to_string();
+    let text = match state.open.get(&path) {
+        Some(t) => t.clone(),
+        None => crate::source::read_local_text(&path).ok()?,
+    };
+    let keys = super::hover::path_at(&rel, &text, at.position.line, at.position.character)?;
+    let sources = SourceOptions {
+        buffers: Some(Arc::new(buffers_under(state, &folder.root))),
+        ..SourceOptions::default()
+    };
+    let readings =
+        app::inspect::pairs_reading(&folder.root, &rel, &sources, &app::Budget::default()).ok()?;
+    let schema = readings.iter().find_map(|r| r.schema.as_ref())?;
+    let pos = super::hover::declaration_at(&schema.value_type, &keys)?;
+    let uri = super::uri::of_path(&folder.root.join(pos.file_name()))?;
+    let start = lsp_types::Position {
+        line: pos.line().saturating_sub(1),
+        character: pos.col().saturating_sub(1),
+    };
+    Some(lsp_types::GotoDefinitionResponse::Scalar(lsp_types::Location {
+        uri,
+        range: lsp_types::Range { start, end: start },
+    }))
 }
 
 /// Completion at a place: the schema's keys there.

@@ -251,3 +251,26 @@ async def test_completion_offers_the_schema_s_keys(client: LanguageClient, repo)
         )
     )
     assert sorted(i.label for i in result) == ["instances", "replicas"], result
+
+
+@pytest.mark.asyncio
+async def test_definition_leads_to_the_schema(client: LanguageClient, repo):
+    template = repo / "libs/web/deploy.yml"
+    line = TEMPLATE.splitlines()[4]
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(template)),
+            position=types.Position(line=4, character=line.rindex("replicas") + 1),
+        )
+    )
+    assert result.uri == uri(repo / "libs/web/schema.yml"), result
+    assert result.range.start.line == 3, result
+    # from a values file's key too
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(repo / "envs/dev/web.yml")),
+            position=types.Position(line=0, character=1),
+        )
+    )
+    assert result.uri == uri(repo / "libs/web/schema.yml"), result
+    assert result.range.start.line == 3, result
