@@ -90,7 +90,11 @@ fn diagnostic(root: &Path, f: &Finding) -> Diagnostic {
         message,
         related_information: (!related.is_empty()).then_some(related),
         tags,
-        data: None,
+        data: serde_json::to_value(super::actions::Data {
+            rule: f.rule_id().to_string(),
+            fix: f.fix.clone(),
+        })
+        .ok(),
     }
 }
 

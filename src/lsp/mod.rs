@@ -14,6 +14,7 @@
 //! `lsp-types`'. Nothing is written to stdout but the protocol: messages go
 //! to the client's log (`window/logMessage`).
 
+pub mod actions;
 pub mod completion;
 pub mod diagnostics;
 pub mod hover;

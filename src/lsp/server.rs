@@ -11,7 +11,9 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
     DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
 };
-use lsp_types::request::{Completion, GotoDefinition, HoverRequest, Request as _};
+use lsp_types::request::{
+    CodeActionRequest, Completion, GotoDefinition, HoverRequest, Request as _,
+};
 use lsp_types::{
     InitializeParams, LogMessageParams, MessageType, PublishDiagnosticsParams, SaveOptions,
     ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
@@ -59,6 +61,7 @@ pub fn serve(cwd: PathBuf) -> Result<(), String> {
         )),
         hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp_types::OneOf::Left(true)),
+        code_action_provider: Some(lsp_types::CodeActionProviderCapability::Simple(true)),
         completion_provider: Some(lsp_types::CompletionOptions {
             trigger_characters: Some(vec![".".into()]),
             ..Default::default()
@@ -158,21 +161,42 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                     let _ = conn.sender.send(answer.into());
                     continue;
                 }
+                if req.method == CodeActionRequest::METHOD {
+                    let id = req.id.clone();
+                    let answer = match req
+                        .extract::<lsp_types::CodeActionParams>(CodeActionRequest::METHOD)
+                    {
+                        Ok((_, params)) => {
+                            let actions =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    code_actions(state, &params)
+                                }))
+                                .unwrap_or_default();
+                            Response::new_ok(id, actions)
+                        }
+                        Err(e) => {
+                            Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
+                        }
+                    };
+                    let _ = conn.sender.send(answer.into());
+                    continue;
+                }
                 if req.method == GotoDefinition::METHOD {
                     let id = req.id.clone();
-                    let answer = match req.extract::<lsp_types::GotoDefinitionParams>(GotoDefinition::METHOD) {
+                    let answer = match req
+                        .extract::<lsp_types::GotoDefinitionParams>(GotoDefinition::METHOD)
+                    {
                         Ok((_, params)) => {
-                            let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-                                || definition(state, &params),
-                            ))
-                            .unwrap_or(None);
+                            let found =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    definition(state, &params)
+                                }))
+                                .unwrap_or(None);
                             Response::new_ok(id, found)
                         }
-                        Err(e) => Response::new_err(
-                            id,
-                            ErrorCode::InvalidParams as i32,
-                            format!("{e:?}"),
-                        ),
+                        Err(e) => {
+                            Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
+                        }
                     };
                     let _ = conn.sender.send(answer.into());
                     continue;
@@ -292,6 +316,28 @@ fn hover(state: &State, params: &lsp_types::HoverParams) -> Option<lsp_types::Ho
     })
 }
 
+/// The code actions of the diagnostics the client names.
+fn code_actions(
+    state: &State,
+    params: &lsp_types::CodeActionParams,
+) -> Vec<lsp_types::CodeActionOrCommand> {
+    let uri = &params.text_document.uri;
+    let Some(path) = super::uri::to_path(uri) else {
+        return Vec::new();
+    };
+    let text = match state.open.get(&path) {
+        Some(t) => t.clone(),
+        None => crate::source::read_local_text(&path).unwrap_or_default(),
+    };
+    params
+        .context
+        .diagnostics
+        .iter()
+        .flat_map(|d| super::actions::for_diagnostic(uri, &text, d))
+        .map(lsp_types::CodeActionOrCommand::CodeAction)
+        .collect()
+}
+
 /// Go to definition: from a data values path (a key of a values file, or
 /// `data.values.a.b`) to where the schema declares it.
 fn definition(
@@ -320,10 +366,12 @@ fn definition(
         line: pos.line().saturating_sub(1),
         character: pos.col().saturating_sub(1),
     };
-    Some(lsp_types::GotoDefinitionResponse::Scalar(lsp_types::Location {
-        uri,
-        range: lsp_types::Range { start, end: start },
-    }))
+    Some(lsp_types::GotoDefinitionResponse::Scalar(
+        lsp_types::Location {
+            uri,
+            range: lsp_types::Range { start, end: start },
+        },
+    ))
 }
 
 /// Completion at a place: the schema's keys there.

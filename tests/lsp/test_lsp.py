@@ -274,3 +274,32 @@ async def test_definition_leads_to_the_schema(client: LanguageClient, repo):
     )
     assert result.uri == uri(repo / "libs/web/schema.yml"), result
     assert result.range.start.line == 3, result
+
+
+@pytest.mark.asyncio
+async def test_code_actions_fix_a_misspelt_key_or_ignore_it(client: LanguageClient, repo):
+    prod = repo / "envs/prod/web.yml"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(prod), language_id="yaml", version=1, text="replicas: 3\nreplicaz: 4\n"
+            )
+        )
+    )
+    await next_diagnostics(client, prod, lambda c: c == ["schema/undeclared-key"])
+    d = client.diagnostics[uri(prod)][0]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(prod)),
+            range=d.range,
+            context=types.CodeActionContext(diagnostics=[d]),
+        )
+    )
+    titles = [a.title for a in actions]
+    assert titles[0] == "rename 'replicaz' to 'replicas'", titles
+    fix = actions[0].edit.changes[uri(prod)][0]
+    assert fix.new_text == "replicas"
+    assert (fix.range.start.line, fix.range.start.character, fix.range.end.character) == (1, 0, 8)
+    ignore = actions[1].edit.changes[uri(prod)][0]
+    assert ignore.new_text == "#! yttcheck: ignore[schema/undeclared-key] REASON\n"
+    assert ignore.range.start.line == 1
