@@ -68,11 +68,28 @@ for i, seed in enumerate([
 ]):
     put("config", f"own{i}", seed.encode())
 
+def request(fields, selection):
+    """A typed check request (protocol 2), with `fields` and `selection` set."""
+    sel = {"paths": [], "libraries": [], "environments": [], "shard": None, "root": ".",
+           "staged": False, "rev": None, "changed_since": None}
+    sel.update(selection)
+    req = {"cwd": "/tmp", "selection": sel, "outputs": [], "fail_on": None, "jobs": 0,
+           "skip_validation": False, "render": True, "color": False, "progress": False,
+           "baseline": None, "update_baseline": False,
+           "budget": {"max_steps": None, "timeout": None}}
+    req.update(fields)
+    return req
+
+
 for i, seed in enumerate([
     {"kind": "status"},
     {"kind": "stop"},
-    {"kind": "check", "protocol": 1, "cwd": "/tmp", "argv": ["--staged", "--format", "json"], "color": False, "index_file": None},
-    {"kind": "check", "protocol": 1, "cwd": "/", "argv": ["-C", "x", "--shard", "1/2", "envs"], "color": True, "index_file": "/tmp/i"},
+    {"kind": "check", "protocol": 2, "index_file": None, "request": request(
+        {"outputs": [{"format": "json", "file": None}]},
+        {"staged": True})},
+    {"kind": "check", "protocol": 2, "index_file": "/tmp/i", "request": request(
+        {"color": True, "jobs": 3, "budget": {"max_steps": 10, "timeout": 1.5}},
+        {"root": "x", "shard": "1/2", "paths": ["envs"]})},
 ]):
     put("daemon_request", f"own{i}", json.dumps(seed).encode())
 
