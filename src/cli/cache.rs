@@ -218,7 +218,9 @@ impl DiskStore {
         entries.sort();
         let (mut count, mut bytes) = (entries.len(), total);
         for (_, len, path) in entries {
-            if count <= max_entries * 3 / 4 && bytes <= max_bytes * 3 / 4 {
+            if count <= three_quarters(max_entries as u64) as usize
+                && bytes <= three_quarters(max_bytes)
+            {
                 break;
             }
             if std::fs::remove_file(&path).is_ok() {
@@ -227,6 +229,11 @@ impl DiskStore {
             }
         }
     }
+}
+
+/// The floor of three quarters of `n`, for any `n` (no overflow).
+fn three_quarters(n: u64) -> u64 {
+    n / 4 * 3 + n % 4 * 3 / 4
 }
 
 impl OutcomeStore for DiskStore {
