@@ -83,6 +83,9 @@ pub struct PairReading {
     pub environment: String,
     pub values: Option<Document>,
     pub schema: Option<DocType>,
+    /// More words that mark a key as secret (`.yttcheck.yml`'s
+    /// `secret_words`).
+    pub secret_words: Vec<String>,
 }
 
 /// The final values of every pair that reads `file` (a path in the folder
@@ -124,6 +127,7 @@ pub fn pairs_reading(
         .pairs
         .into_iter()
         .map(|p| PairReading {
+            secret_words: plan.secret_words.clone(),
             schema: result.schemas.get(&p.library).cloned().flatten(),
             library: p.library,
             environment: p.environment,

@@ -63,7 +63,14 @@ fn unused_values(
                 return found;
             }
             let found = super::usage::unused_values_of(library, &pairs, plan, sources);
-            memo.keep_findings(key, &found);
+            // a pair that did not render (a budget ran out) leaves the
+            // library's findings partial: they are not kept
+            let whole = pairs.iter().all(|p| {
+                p.usage.is_some() && !p.findings.iter().any(|f| f.rule == RuleId::TemplateBudget)
+            });
+            if whole {
+                memo.keep_findings(key, &found);
+            }
             found
         })
         .collect()

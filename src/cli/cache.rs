@@ -103,7 +103,23 @@ pub fn open(dir: &Path, checked: &Path) -> Result<Arc<DiskStore>, String> {
 /// knows files under, or that is reached through a link.
 fn refuse_planted(dir: &Path, checked: &Path) -> Result<(), String> {
     let Some((workdir, _)) = crate::source::git::find_git_dir(checked) else {
-        return Ok(());
+        // no git to ask what the checkout holds: nothing under the checked
+        // folder is trusted
+        let inside = std::path::absolute(dir)
+            .ok()
+            .zip(checked.canonicalize().ok())
+            .is_some_and(|(d, c)| {
+                d.starts_with(&c) || d.canonicalize().is_ok_and(|d| d.starts_with(&c))
+            });
+        return if inside {
+            Err(format!(
+                "{} is inside {}, which is not a git repository: a cache there could be anyone's answers",
+                dir.display(),
+                checked.display()
+            ))
+        } else {
+            Ok(())
+        };
     };
     let workdir = workdir.canonicalize().unwrap_or(workdir);
     // the deepest part of `dir` that exists (links not followed), resolved
@@ -147,12 +163,16 @@ fn refuse_planted(dir: &Path, checked: &Path) -> Result<(), String> {
             .keys()
             .any(|p| rel.is_empty() || p.as_str() == rel || p.as_str().starts_with(&folder))
     };
-    let in_index = git.index().map(|ix| under(&ix.listing())).unwrap_or(false);
-    let in_head = git
-        .commit("HEAD")
-        .and_then(|c| git.tree(c, "HEAD"))
-        .map(|t| under(&t.listing()))
-        .unwrap_or(false);
+    // what git cannot tell counts as known (refused)
+    let in_index = git.index().map(|ix| under(&ix.listing())).unwrap_or(true);
+    let in_head = match git.commit("HEAD") {
+        Ok(c) => git
+            .tree(c, "HEAD")
+            .map(|t| under(&t.listing()))
+            .unwrap_or(true),
+        // a repository without commits yet
+        Err(_) => false,
+    };
     if in_index || in_head {
         return Err(format!(
             "git knows files under {}: a cache the repository holds could be anyone's answers (keep the cache out of git, or outside the checkout)",
@@ -280,7 +300,11 @@ mod tests {
     #[test]
     fn the_folder_keeps_within_its_bounds_and_the_newest_stay() {
         let d = tempfile::tempdir().unwrap();
-        let store = open(&d.path().join("c"), d.path()).unwrap();
+        let checked = tempfile::tempdir().unwrap();
+        // a cache inside a checked folder that is no git repository is
+        // refused (nothing says the checkout did not plant it)
+        assert!(open(&checked.path().join("c"), checked.path()).is_err());
+        let store = open(&d.path().join("c"), checked.path()).unwrap();
         for i in 0..20u32 {
             store.save(&format!("{i:032x}"), format!("entry {i}").as_bytes());
             // distinct times, oldest first

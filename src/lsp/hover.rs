@@ -155,7 +155,7 @@ pub fn markdown(path: &[String], readings: &[PairReading]) -> Option<String> {
         return None;
     }
     let secret = {
-        let s = crate::secrets::Secrets::new(&[]);
+        let s = crate::secrets::Secrets::new(&readings[0].secret_words);
         path.iter().any(|k| s.is_secret(k))
     };
     let mut out = format!("**{}**", code(&path.join(".")));

@@ -65,10 +65,11 @@ fn a_rerun_answers_from_the_cache_as_a_fresh_check_would() {
     assert_eq!(fresh.0, 1, "{}", fresh.1);
     let first = check_json(p, &["--cache-dir", dir_arg]);
     assert_eq!(first, fresh);
-    // 4 pairs, one entry of unused values per library, and each library's
-    // declared paths once
+    // 4 pairs and each library's declared paths once; no library's unused
+    // values: api has no templates, and web@dev fails before it renders, so
+    // what web's templates read is not known whole
     let kept = entries(&dir);
-    assert_eq!(kept.len(), 8, "{kept:?}");
+    assert_eq!(kept.len(), 6, "{kept:?}");
     assert!(dir.join("CACHEDIR.TAG").is_file());
     assert_eq!(
         std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
@@ -98,8 +99,8 @@ fn a_rerun_answers_from_the_cache_as_a_fresh_check_would() {
         std::fs::write(e, text).unwrap();
     }
 
-    // one changed values file: its pair (and its library's unused values)
-    // are computed again, the rest is read
+    // one changed values file: its pair is computed again (and web's unused
+    // values, now that every pair of web renders, are kept), the rest is read
     write(p, "envs/dev/web.yml", "replicas: 2\n");
     let after = check_json(p, &["--cache-dir", dir_arg]);
     assert_eq!(after, check_json(p, &[]));
