@@ -143,94 +143,42 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                 if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
                     return Ok(());
                 }
-                if req.method == HoverRequest::METHOD {
-                    let id = req.id.clone();
-                    let answer = match req.extract::<lsp_types::HoverParams>(HoverRequest::METHOD) {
-                        Ok((_, params)) => {
-                            let hover =
-                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                    hover(state, &params)
-                                }))
-                                .unwrap_or(None);
-                            Response::new_ok(id, hover)
-                        }
-                        Err(e) => {
-                            Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
-                        }
-                    };
-                    let _ = conn.sender.send(answer.into());
-                    continue;
-                }
-                if req.method == CodeActionRequest::METHOD {
-                    let id = req.id.clone();
-                    let answer = match req
-                        .extract::<lsp_types::CodeActionParams>(CodeActionRequest::METHOD)
-                    {
-                        Ok((_, params)) => {
-                            let actions =
-                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                    code_actions(state, &params)
-                                }))
-                                .unwrap_or_default();
-                            Response::new_ok(id, actions)
-                        }
-                        Err(e) => {
-                            Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
-                        }
-                    };
-                    let _ = conn.sender.send(answer.into());
-                    continue;
-                }
-                if req.method == GotoDefinition::METHOD {
-                    let id = req.id.clone();
-                    let answer = match req
-                        .extract::<lsp_types::GotoDefinitionParams>(GotoDefinition::METHOD)
-                    {
-                        Ok((_, params)) => {
-                            let found =
-                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                    definition(state, &params)
-                                }))
-                                .unwrap_or(None);
-                            Response::new_ok(id, found)
-                        }
-                        Err(e) => {
-                            Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
-                        }
-                    };
-                    let _ = conn.sender.send(answer.into());
-                    continue;
-                }
-                if req.method == Completion::METHOD {
-                    let id = req.id.clone();
-                    let answer = match req
-                        .extract::<lsp_types::CompletionParams>(Completion::METHOD)
-                    {
-                        Ok((_, params)) => {
-                            let items =
-                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                    complete(state, &params)
-                                }))
-                                .unwrap_or_default();
-                            Response::new_ok(id, lsp_types::CompletionResponse::Array(items))
-                        }
-                        Err(e) => {
-                            Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}"))
-                        }
-                    };
-                    let _ = conn.sender.send(answer.into());
-                    continue;
-                }
-                let answer = Response::new_err(
-                    req.id,
-                    ErrorCode::MethodNotFound as i32,
-                    format!("yttcheck does not answer {}", req.method),
-                );
+                let answer = match req.method.as_str() {
+                    HoverRequest::METHOD => answer(req, |p| hover(state, p)),
+                    CodeActionRequest::METHOD => answer(req, |p| code_actions(state, p)),
+                    GotoDefinition::METHOD => answer(req, |p| definition(state, p)),
+                    // a list of items is a completion response as it is
+                    Completion::METHOD => answer(req, |p| complete(state, p)),
+                    _ => Response::new_err(
+                        req.id,
+                        ErrorCode::MethodNotFound as i32,
+                        format!("yttcheck does not answer {}", req.method),
+                    ),
+                };
                 let _ = conn.sender.send(answer.into());
             }
             Some(Message::Notification(n)) => on_notification(state, n),
             Some(Message::Response(_)) => {}
         }
+    }
+}
+
+/// The response to a request: its params read, `f`'s answer (the default
+/// when `f` panics: the server goes on), or an error for bad params.
+fn answer<P, R>(req: lsp_server::Request, f: impl FnOnce(&P) -> R) -> Response
+where
+    P: serde::de::DeserializeOwned,
+    R: serde::Serialize + Default,
+{
+    let id = req.id.clone();
+    let method = req.method.clone();
+    match req.extract::<P>(&method) {
+        Ok((_, params)) => {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&params)))
+                .unwrap_or_default();
+            Response::new_ok(id, result)
+        }
+        Err(e) => Response::new_err(id, ErrorCode::InvalidParams as i32, format!("{e:?}")),
     }
 }
 
