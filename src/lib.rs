@@ -14,6 +14,7 @@ pub mod diff;
 pub mod escape;
 pub mod files;
 pub mod gocompat;
+pub mod kubernetes;
 pub mod lsp;
 pub mod overlay;
 pub mod render;

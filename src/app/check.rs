@@ -49,6 +49,10 @@ pub struct CheckRequest {
     /// Write every current finding to the baseline file instead.
     pub update_baseline: bool,
     pub budget: Budget,
+    /// Rendered documents against Kubernetes schemas (with the
+    /// configuration's `kubernetes:`).
+    #[serde(default)]
+    pub kubernetes: super::kubernetes::KubernetesRequest,
 }
 
 impl CheckRequest {
@@ -71,6 +75,7 @@ impl CheckRequest {
             baseline: None,
             update_baseline: false,
             budget: Budget::default(),
+            kubernetes: Default::default(),
         }
     }
 }
@@ -260,6 +265,13 @@ pub fn run<R>(
         None => threshold(None, plan.fail_on.as_deref())?,
     };
     let eval = eval_opts(&req.budget, plan.budget.as_ref())?;
+    let kubernetes =
+        super::kubernetes::prepare(&req.kubernetes, &plan, &req.cwd, &selection.root, &cache)?;
+    if kubernetes.is_some() && !req.render {
+        return Err(UsageError(
+            "Kubernetes schemas check rendered documents: drop --no-render (or the kubernetes flags and `kubernetes:` of .yttcheck.yml)".into(),
+        ));
+    }
     let opts = CheckOptions {
         jobs: req.jobs,
         eval,
@@ -268,6 +280,7 @@ pub fn run<R>(
         keep_values: false,
         render: req.render,
         unused_values: selection.sees_whole_libraries(),
+        kubernetes,
     };
     let whole = selection.is_whole();
     if plan.libraries.is_empty() && plan.problems.is_empty() && whole {

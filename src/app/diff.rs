@@ -165,6 +165,7 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
         // final values are all these need
         render: false,
         unused_values: false,
+        kubernetes: None,
     };
     let before = crate::check::run(&base_cache, &base_plan, &opts);
     let after = crate::check::run(&head_cache, &head_plan, &opts);

@@ -65,6 +65,7 @@ pub fn pair(req: &PairRequest) -> Result<PairValues, UsageError> {
         // final values are all these need
         render: false,
         unused_values: false,
+        kubernetes: None,
     };
     let mut result = crate::check::run(&cache, &plan, &opts);
     // what the repository silenced stays silent here too
@@ -121,6 +122,7 @@ pub fn pairs_reading(
         keep_values: true,
         render: false,
         unused_values: false,
+        kubernetes: None,
     };
     let result = crate::check::run(&cache, &plan, &opts);
     Ok(result

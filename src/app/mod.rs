@@ -12,6 +12,7 @@ pub mod budget;
 pub mod check;
 pub mod diff;
 pub mod inspect;
+pub mod kubernetes;
 pub mod plan;
 pub mod source;
 

@@ -238,12 +238,14 @@ impl Memo {
     }
 
     pub(super) fn keep_pair(&self, key: Key, outcome: &PairOutcome, keep_values: bool) {
-        // a budget that ran out may not run out next time (a busy machine)
-        if outcome
-            .findings
-            .iter()
-            .any(|f| f.rule == RuleId::TemplateBudget)
-        {
+        // a budget that ran out may not run out next time (a busy machine),
+        // and a schema that could not be read may be readable (the network)
+        if outcome.findings.iter().any(|f| {
+            matches!(
+                f.rule,
+                RuleId::TemplateBudget | RuleId::KubernetesSchemaUnavailable
+            )
+        }) {
             return;
         }
         if let Some(store) = self.store.as_ref().filter(|_| !keep_values) {
@@ -360,6 +362,7 @@ impl<'a> Keys<'a> {
             opts.keep_values,
             opts.render,
             plan.private_libraries,
+            opts.kubernetes.as_ref().map(|k| k.fingerprint.as_str()),
         )
             .hash(&mut h);
         Keys {

@@ -17,6 +17,7 @@
 pub mod finding;
 pub mod from_errors;
 mod inputs;
+pub mod kubernetes;
 pub mod memo;
 pub mod outcome;
 pub mod policy;

@@ -31,6 +31,9 @@ pub struct CheckOptions {
     /// of each library checked is in the run (no environment filter, shard,
     /// or change selection), or the reads seen would be partial.
     pub unused_values: bool,
+    /// Check rendered documents against Kubernetes schemas (needs
+    /// `render`).
+    pub kubernetes: Option<Arc<super::kubernetes::KubernetesCheck>>,
 }
 
 /// What happened to one pair.

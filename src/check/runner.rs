@@ -599,6 +599,7 @@ fn evaluate_pair(
                     .filter_map(|&i| policies.get(i).cloned().flatten())
                     .filter(|p| !p.outputs.is_empty())
                     .collect(),
+                kubernetes: opts.kubernetes.clone(),
             },
             who,
         );

@@ -52,6 +52,8 @@ pub(super) struct PairRender<'a> {
     pub not_for_output: Result<std::collections::HashSet<String>, crate::values::ValuesError>,
     /// The pair's policies (their output documents apply to the render).
     pub policies: Vec<Arc<super::policy::LoadedPolicy>>,
+    /// Kubernetes schemas the rendered documents are checked against.
+    pub kubernetes: Option<Arc<super::kubernetes::KubernetesCheck>>,
 }
 
 /// Renders a pair's templates: findings for a failure, and what the
@@ -62,21 +64,33 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
         .with_reads(log.clone())
         .repeatedly();
     let declared = r.declared;
+    // the final values name where a rejected field's value came from
+    let values = r.kubernetes.as_ref().map(|_| r.values.clone());
     let rendered = r
         .not_for_output
         .map_err(crate::render::RenderError::Values)
         .and_then(|not_for_output| {
-            renderer.render_root_with_values(
-                r.eval,
-                r.values,
-                r.values_for_libraries,
-                r.schemas_for_libraries,
-                &not_for_output,
-            )
+            renderer
+                .render_root_with_values(
+                    r.eval,
+                    r.values,
+                    r.values_for_libraries,
+                    r.schemas_for_libraries,
+                    &not_for_output,
+                )
+                .map(|rendered| (rendered, not_for_output))
         });
     match rendered {
-        Ok(rendered) => {
+        Ok((rendered, not_for_output)) => {
             let mut findings = validate_outputs(&rendered.docs.docs, r.eval, who);
+            if let Some(k) = &r.kubernetes {
+                findings.extend(k.check(
+                    &rendered.docs.docs,
+                    &|file: &str| not_for_output.contains(file),
+                    values.as_ref(),
+                    who,
+                ));
+            }
             for p in &r.policies {
                 findings.extend(super::policy::apply_to_outputs(
                     p,

@@ -61,6 +61,62 @@ impl SelectionArgs {
     }
 }
 
+/// Kubernetes schemas for rendered documents (kubeconform's flags).
+#[derive(Args, Debug, Clone, Default)]
+pub struct KubernetesArgs {
+    /// Check rendered documents against this Kubernetes version's schemas
+    /// (`1.30.0`; default: .yttcheck.yml's `kubernetes.version`, else master)
+    #[arg(long = "kubernetes-version", value_name = "VERSION")]
+    pub version: Option<String>,
+
+    /// Where schemas are (repeatable, tried in order; replaces
+    /// .yttcheck.yml's): a folder, a URL, or a kubeconform template such as
+    /// `DIR/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json`
+    #[arg(long = "schema-location", value_name = "LOCATION")]
+    pub locations: Vec<String>,
+
+    /// Unknown fields in rendered documents are findings
+    #[arg(long = "kubernetes-strict")]
+    pub strict: bool,
+
+    /// Never fetch schemas: use the schema cache only
+    #[arg(long)]
+    pub offline: bool,
+}
+
+impl KubernetesArgs {
+    /// The request, with the schema cache in the user's cache folder
+    /// (`--cache-dir` moves it once that folder is known to be usable).
+    pub fn request(&self) -> crate::app::kubernetes::KubernetesRequest {
+        crate::app::kubernetes::KubernetesRequest {
+            version: self.version.clone(),
+            locations: self.locations.clone(),
+            strict: self.strict,
+            offline: self.offline,
+            schema_cache: user_cache_dir().map(|d| d.join(SCHEMA_CACHE)),
+        }
+    }
+}
+
+/// The schema cache's folder under a cache folder.
+pub const SCHEMA_CACHE: &str = "kubernetes-schemas";
+
+/// `$XDG_CACHE_HOME/yttcheck`, else `~/.cache/yttcheck`.
+pub fn user_cache_dir() -> Option<PathBuf> {
+    let absolute = |v: std::ffi::OsString| {
+        let p = PathBuf::from(v);
+        p.is_absolute().then_some(p)
+    };
+    std::env::var_os("XDG_CACHE_HOME")
+        .and_then(absolute)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .and_then(absolute)
+                .map(|h| h.join(".cache"))
+        })
+        .map(|d| d.join("yttcheck"))
+}
+
 /// Evaluation budgets (yttcheck extensions: ytt has none, so a runaway
 /// template would hang it).
 #[derive(Args, Debug, Clone, Default)]

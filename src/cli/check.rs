@@ -71,6 +71,9 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub budget: BudgetArgs,
+
+    #[command(flatten)]
+    pub kubernetes: super::args::KubernetesArgs,
 }
 
 /// `(format, file)` pairs from `--format` and `--output`.
@@ -156,6 +159,17 @@ pub fn in_process(req: &CheckRequest, cache_dir: Option<&std::path::Path>) -> An
             .map(|s| s as std::sync::Arc<dyn crate::check::memo::OutcomeStore>),
         ..Warm::none()
     };
+    // fetched schemas go beside the results, in a folder known to be usable
+    let moved;
+    let req = match (cache_dir, &store) {
+        (Some(dir), Some(_)) => {
+            let mut r = req.clone();
+            r.kubernetes.schema_cache = Some(req.cwd.join(dir).join(super::args::SCHEMA_CACHE));
+            moved = r;
+            &moved
+        }
+        _ => req,
+    };
     let mut answer = app::check::execute(req, &warm);
     if let Some(s) = store {
         s.prune();
@@ -193,6 +207,7 @@ pub fn request(args: &CheckArgs) -> Result<CheckRequest, UsageError> {
         baseline: args.baseline.clone(),
         update_baseline: args.update_baseline,
         budget: args.budget.budget(),
+        kubernetes: args.kubernetes.request(),
     })
 }
 

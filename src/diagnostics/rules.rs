@@ -198,6 +198,42 @@ image: #@ data.values.images.velero
         example: "# policies/prod.yml, for environments [prod]\n#@assert/validate (\"at least 3 replicas in prod\", lambda v: v >= 3)\nreplicas: 0\n# envs/prod/web.yml\nreplicas: 1",
         fix: "replicas: 3",
     },
+    /// A rendered document breaks its kind's Kubernetes schema (or its CRD's): a field of the wrong type, a required field missing, a value the schema does not allow. Reported at the template line that wrote the field.
+    KubernetesInvalid {
+        id: "kubernetes/invalid",
+        severity: Error,
+        summary: "A rendered document breaks its kind's Kubernetes schema (or its CRD's): a field of the wrong type, a required field missing, a value the schema does not allow. Reported at the template line that wrote the field.",
+        why: "The API server refuses the object, so the deploy fails; `ytt | kubeconform` would say so on a line of the rendered stream, for one environment at a time. Here it is the template line (and the data value it copied), for every environment it fails in.",
+        example: "# config/deployment.yml\nports:\n- containerPort: #@ data.values.port\n# envs/prod/values.yml\nport: http",
+        fix: "# envs/prod/values.yml\nport: 8080",
+    },
+    /// Under `kubernetes.strict`, a rendered document has a field its kind's schema does not define (usually a misspelt key).
+    KubernetesUnknownField {
+        id: "kubernetes/unknown-field",
+        severity: Error,
+        summary: "Under `kubernetes.strict`, a rendered document has a field its kind's schema does not define (usually a misspelt key).",
+        why: "The API server drops unknown fields (or refuses them with strict field validation): a misspelt `limitz:` silently leaves the container without limits.",
+        example: "resources:\n  limitz:\n    memory: 1Gi",
+        fix: "resources:\n  limits:\n    memory: 1Gi",
+    },
+    /// No schema location has a schema for a rendered document's kind (and no CRD of the repository defines it): the document is not checked.
+    KubernetesNoSchema {
+        id: "kubernetes/no-schema",
+        severity: Note,
+        summary: "No schema location has a schema for a rendered document's kind (and no CRD of the repository defines it): the document is not checked.",
+        why: "A custom resource whose CRD is not in the repository, or a kind Kubernetes does not know in the version checked, cannot be validated; saying so keeps a clean report honest.",
+        example: "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config",
+        fix: "kubernetes:\n  skip_kinds: [kapp.k14s.io/v1alpha1/Config]   # or name its CRD in `crds:`, or add a schema location that has it",
+    },
+    /// A schema location could not be read (the network, a cache miss with `--offline`, a schema that is not JSON, a `$ref` that leaves the schema's folder): the documents of that kind are not checked.
+    KubernetesSchemaUnavailable {
+        id: "kubernetes/schema-unavailable",
+        severity: Error,
+        summary: "A schema location could not be read (the network, a cache miss with `--offline`, a schema that is not JSON, a `$ref` that leaves the schema's folder): the documents of that kind are not checked.",
+        why: "A check that could not check must not pass as clean.",
+        example: "yttcheck check --offline   # the schema cache is empty",
+        fix: "Run once online to fill the cache (`--cache-dir`, or `~/.cache/yttcheck`), or point `--schema-location` at a folder of schemas.",
+    },
     /// A policy of `.yttcheck.yml` selects no pair (its globs match no library x environment).
     PolicyUnused {
         id: "policy/unused",
@@ -482,6 +518,10 @@ impl RuleId {
                 | RuleId::YamlSyntax
                 | RuleId::FileUnreadable
                 | RuleId::PolicyViolation
+                | RuleId::KubernetesInvalid
+                | RuleId::KubernetesUnknownField
+                | RuleId::KubernetesNoSchema
+                | RuleId::KubernetesSchemaUnavailable
         ) || self.id().starts_with("validation/")
     }
 

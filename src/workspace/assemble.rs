@@ -121,6 +121,7 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         rules: cfg.rules.clone(),
         ignore: cfg.ignore.clone(),
         policies,
+        kubernetes: cfg.kubernetes.clone(),
         shard: None,
     }
 }
@@ -674,7 +675,14 @@ fn unread_yaml(
     // manifest is broken is reported as that)
     let policy_paths: Vec<RepoPath> = config
         .iter()
-        .flat_map(|(_, c)| c.policies.iter().filter_map(|p| RepoPath::new(&p.path)))
+        .flat_map(|(_, c)| {
+            let crds = c.kubernetes.iter().flat_map(|k| k.crds.iter());
+            c.policies
+                .iter()
+                .map(|p| &p.path)
+                .chain(crds)
+                .filter_map(|p| RepoPath::new(p.trim_end_matches('/')))
+        })
         .collect();
     let mut unused = Vec::new();
     for f in &files.files {

@@ -52,6 +52,34 @@ pub struct Config {
     /// environment.
     #[serde(default)]
     pub policies: Vec<PolicySpec>,
+    /// Rendered documents checked against Kubernetes schemas.
+    #[serde(default)]
+    pub kubernetes: Option<KubernetesSpec>,
+}
+
+/// `kubernetes: {version: 1.30.0, strict: true, schema_locations: [...],
+/// skip_kinds: [...], crds: [crds/]}`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct KubernetesSpec {
+    /// Kubernetes version of the schemas (`1.30.0`; default `master`).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// kubeconform schema locations, tried in order: `https://` URLs, or
+    /// folders of the repository (a repository's configuration never names
+    /// a file outside it, nor a plain-`http` or other host's address).
+    #[serde(default)]
+    pub schema_locations: Vec<String>,
+    /// Unknown fields are findings.
+    #[serde(default)]
+    pub strict: bool,
+    /// Kinds not checked: `Kind` or `group/version/Kind`.
+    #[serde(default)]
+    pub skip_kinds: Vec<String>,
+    /// Files or folders of the repository holding CustomResourceDefinitions
+    /// (besides those the pairs render).
+    #[serde(default)]
+    pub crds: Vec<String>,
 }
 
 /// `policies: [{path: policies/prod.yml, environments: [prod*]}]`.

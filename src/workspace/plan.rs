@@ -190,6 +190,8 @@ pub struct Plan {
     pub ignore: Vec<super::config::IgnoreSpec>,
     /// `policies:` of the config file, one per policy file.
     pub policies: Vec<Policy>,
+    /// `kubernetes:` of the config file.
+    pub kubernetes: Option<super::config::KubernetesSpec>,
     /// When the plan is one shard of a whole: which shard (`(index,
     /// count)`, 1-based) and which policies the whole plan applies to some
     /// pair. Shard 1 owns the repository-wide findings (unused files, a

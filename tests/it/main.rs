@@ -21,6 +21,7 @@ mod hostile_input;
 mod hostile_pr;
 mod install;
 mod json_schema;
+mod kubernetes;
 mod literal_annotations;
 mod lsp;
 mod node_runs;

@@ -110,6 +110,9 @@ pub struct CiArgs {
 
     #[command(flatten)]
     pub budget: BudgetArgs,
+
+    #[command(flatten)]
+    pub kubernetes: crate::cli::args::KubernetesArgs,
 }
 
 pub fn run(args: &CiArgs) -> i32 {
@@ -206,10 +209,16 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         baseline: args.baseline.clone(),
         update_baseline: false,
         budget: args.budget.budget(),
+        kubernetes: args.kubernetes.request(),
     };
+    let mut request = request;
     let store = match &args.cache_dir {
         Some(dir) => match super::cache::open(&request.cwd.join(dir), &root) {
-            Ok(store) => Some(store),
+            Ok(store) => {
+                request.kubernetes.schema_cache =
+                    Some(request.cwd.join(dir).join(super::args::SCHEMA_CACHE));
+                Some(store)
+            }
             Err(why) => {
                 errln!("yttcheck: warning: not using the cache: {why}");
                 None

@@ -1,0 +1,54 @@
+//! Rendered documents against Kubernetes schemas (`crate::kubernetes`),
+//! as findings of the pair.
+
+use crate::diagnostics::{Finding, Related};
+use crate::kubernetes::crd::CrdVersion;
+use crate::kubernetes::{validate_documents, Schemas};
+use crate::yaml::Document;
+
+use super::from_errors::Subject;
+
+/// What every pair's documents are checked against, for one run.
+#[derive(Debug)]
+pub struct KubernetesCheck {
+    pub schemas: Schemas,
+    /// CRDs the configuration names (`kubernetes.crds`).
+    pub crds: Vec<CrdVersion>,
+    /// Everything the findings depend on besides the documents (the
+    /// options, the configuration's CRDs, what identifies the schemas): it
+    /// is part of every pair's memo key.
+    pub fingerprint: String,
+}
+
+impl KubernetesCheck {
+    /// The findings of one pair's rendered documents.
+    pub(super) fn check(
+        &self,
+        docs: &[Document],
+        is_values_file: &dyn Fn(&str) -> bool,
+        values: Option<&Document>,
+        who: &Subject,
+    ) -> Vec<Finding> {
+        let pair = crate::kubernetes::validate::PairDocs {
+            docs,
+            crds: &self.crds,
+            is_values_file,
+            values,
+        };
+        validate_documents(&self.schemas, &pair)
+            .into_iter()
+            .map(|v| {
+                let mut f = who.finding(v.rule, v.message, v.pos.location());
+                f.key_path = v.key_path;
+                f.related = v
+                    .related
+                    .into_iter()
+                    .filter_map(|(pos, message)| {
+                        pos.location().map(|location| Related { location, message })
+                    })
+                    .collect();
+                f
+            })
+            .collect()
+    }
+}

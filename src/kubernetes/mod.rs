@@ -1,0 +1,265 @@
+//! Rendered documents checked against Kubernetes' JSON schemas and the
+//! repository's own CRDs, as kubeconform checks `ytt ... | kubeconform`,
+//! but reported where the field was written: the template line (and the
+//! data value it came from), for the environments it fails in.
+//!
+//! * [`location`]: kubeconform's schema locations (`{{ .ResourceKind }}`...).
+//! * [`Schemas`]: every kind's schema fetched and compiled once per run and
+//!   shared by every pair; `$ref`s to a sibling file (`_definitions.json` of
+//!   the `-local` layouts) resolved beside the schema that names them.
+//! * [`crd`]: a CustomResourceDefinition turned into the schemas of its
+//!   versions (OpenAPI v3 -> JSON Schema, kubeconform's strict mode).
+//! * [`validate`]: a rendered document -> JSON, and each schema error ->
+//!   a [`Violation`] at the node that holds the offending field.
+//!
+//! The engine never touches the network or a disk cache: the host gives it
+//! a [`SchemaFetch`] (the command line's fetches over HTTPS with rustls and
+//! keeps what it got in a cache folder; tests give folders and loopback
+//! servers).
+
+pub mod crd;
+pub mod location;
+pub mod validate;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::{Deserialize, Serialize};
+
+pub use location::{Kind, Location};
+pub use validate::{validate_documents, Violation};
+
+/// How rendered documents are checked (flags and `.yttcheck.yml`'s
+/// `kubernetes:` merged by the host).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KubernetesOptions {
+    /// `1.30.0` (or `master`, kubeconform's default).
+    pub version: String,
+    /// Schema locations, tried in order; empty: kubeconform's default.
+    pub locations: Vec<String>,
+    /// Unknown fields are findings (the `-strict` schemas; CRDs get
+    /// `additionalProperties: false`).
+    pub strict: bool,
+    /// Kinds not checked: `Kind` or `group/version/Kind`.
+    pub skip_kinds: Vec<String>,
+}
+
+/// The bytes a location names, fetched by the host.
+pub trait SchemaFetch: Send + Sync {
+    /// `Ok(None)` when nothing is there (a 404, no such file): the next
+    /// location is tried. `Err` when the location could not be read (the
+    /// network, a cache miss offline, a refused location).
+    fn fetch(&self, location: &str) -> Result<Option<Arc<[u8]>>, String>;
+}
+
+/// What a kind's lookup found.
+pub enum Lookup {
+    Schema {
+        validator: Box<jsonschema::Validator>,
+        /// Where it was found (a location, or `CRD <name>`).
+        from: String,
+    },
+    /// No location has a schema for the kind.
+    Missing { tried: Vec<String> },
+    /// A location could not be read, or its schema not compiled.
+    Failed(String),
+}
+
+type Key = (String, String);
+
+/// Every kind's schema, fetched and compiled once per run.
+pub struct Schemas {
+    opts: KubernetesOptions,
+    locations: Vec<Location>,
+    fetch: Arc<dyn SchemaFetch>,
+    /// `(apiVersion, kind)` -> its lookup, made once (other threads asking
+    /// for the same kind wait for it).
+    kinds: Mutex<HashMap<Key, Arc<OnceLock<Lookup>>>>,
+    /// A CRD's compiled schema by the SHA-256 of its JSON: pairs that
+    /// render the same CRD share one.
+    crds: Mutex<HashMap<[u8; 32], Arc<OnceLock<Lookup>>>>,
+    /// Sibling documents (`_definitions.json`) parsed once.
+    siblings: Arc<Mutex<HashMap<String, serde_json::Value>>>,
+}
+
+impl std::fmt::Debug for Schemas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schemas").field("opts", &self.opts).finish()
+    }
+}
+
+impl Schemas {
+    /// Checks every location (an unknown variable is an error now).
+    pub fn new(opts: KubernetesOptions, fetch: Arc<dyn SchemaFetch>) -> Result<Schemas, String> {
+        let locations = if opts.locations.is_empty() {
+            vec![Location::parse("default")?]
+        } else {
+            opts.locations
+                .iter()
+                .map(|l| Location::parse(l))
+                .collect::<Result<Vec<_>, _>>()?
+        };
+        Ok(Schemas {
+            opts,
+            locations,
+            fetch,
+            kinds: Mutex::default(),
+            crds: Mutex::default(),
+            siblings: Arc::default(),
+        })
+    }
+
+    pub fn options(&self) -> &KubernetesOptions {
+        &self.opts
+    }
+
+    /// Whether `skip_kinds` names this kind (`Kind`, or `group/version/Kind`).
+    pub fn skips(&self, kind: &Kind) -> bool {
+        self.opts.skip_kinds.iter().any(|s| {
+            s == kind.kind
+                || s.strip_suffix(kind.kind)
+                    .and_then(|p| p.strip_suffix('/'))
+                    .is_some_and(|gv| gv == kind.api_version)
+        })
+    }
+
+    /// The schema of `kind` from the locations, looked up once per run.
+    pub fn lookup(&self, kind: &Kind) -> Arc<OnceLock<Lookup>> {
+        let cell = {
+            let mut kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+            kinds
+                .entry((kind.api_version.to_string(), kind.kind.to_string()))
+                .or_default()
+                .clone()
+        };
+        cell.get_or_init(|| self.find(kind));
+        cell
+    }
+
+    fn find(&self, kind: &Kind) -> Lookup {
+        let mut tried = Vec::new();
+        for location in &self.locations {
+            let at = location.of(kind, &self.opts.version, self.opts.strict);
+            match self.fetch.fetch(&at) {
+                Ok(Some(bytes)) => return self.compile_fetched(&at, &bytes),
+                Ok(None) => tried.push(at),
+                Err(e) => return Lookup::Failed(e),
+            }
+        }
+        Lookup::Missing { tried }
+    }
+
+    fn compile_fetched(&self, at: &str, bytes: &[u8]) -> Lookup {
+        let schema: serde_json::Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            Err(e) => return Lookup::Failed(format!("{at} is not JSON: {e}")),
+        };
+        let retriever = Siblings {
+            base: at.to_string(),
+            fetch: self.fetch.clone(),
+            parsed: self.siblings.clone(),
+        };
+        match jsonschema::options()
+            .with_retriever(retriever)
+            .should_validate_formats(false)
+            .build(&schema)
+        {
+            Ok(v) => Lookup::Schema {
+                validator: Box::new(v),
+                from: at.to_string(),
+            },
+            Err(e) => Lookup::Failed(format!("the schema at {at} cannot be used: {e}")),
+        }
+    }
+
+    /// The compiled schema of one version of a CRD (`schema` as
+    /// [`crd::schemas`] made it), shared by every pair that renders it.
+    pub fn crd_schema(&self, name: &str, schema: &serde_json::Value) -> Arc<OnceLock<Lookup>> {
+        use sha2::Digest;
+        let digest: [u8; 32] = sha2::Sha256::digest(schema.to_string().as_bytes()).into();
+        let cell = {
+            let mut crds = self.crds.lock().unwrap_or_else(|e| e.into_inner());
+            crds.entry(digest).or_default().clone()
+        };
+        cell.get_or_init(|| {
+            match jsonschema::options()
+                .with_retriever(NoRetrieval)
+                .should_validate_formats(false)
+                .build(schema)
+            {
+                Ok(v) => Lookup::Schema {
+                    validator: Box::new(v),
+                    from: format!("CRD {name}"),
+                },
+                Err(e) => Lookup::Failed(format!("the schema of CRD {name} cannot be used: {e}")),
+            }
+        });
+        cell
+    }
+}
+
+/// Resolves a `$ref` to another file as the file of that name beside the
+/// schema that names it: the `-local` layouts refer to
+/// `https://kubernetes.io/api/_definitions.json` and ship it beside every
+/// schema. Only a plain file name is followed (never `..`, another host or
+/// a scheme the location did not have): a schema from the network cannot
+/// make the runner fetch anything but its own folder's files.
+struct Siblings {
+    base: String,
+    fetch: Arc<dyn SchemaFetch>,
+    parsed: Arc<Mutex<HashMap<String, serde_json::Value>>>,
+}
+
+type RetrieveError = Box<dyn std::error::Error + Send + Sync>;
+
+impl jsonschema::Retrieve for Siblings {
+    fn retrieve(&self, uri: &jsonschema::Uri<String>) -> Result<serde_json::Value, RetrieveError> {
+        let path = uri.path().as_str();
+        let name = path.rsplit('/').next().unwrap_or("");
+        let plain = !name.is_empty()
+            && name != "."
+            && name != ".."
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !plain {
+            return Err(format!(
+                "the schema at {} refers to {uri}, which is not a file beside it",
+                self.base
+            )
+            .into());
+        }
+        let folder = self.base.rsplit_once('/').map_or("", |(f, _)| f);
+        let sibling = format!("{folder}/{name}");
+        if let Some(v) = self
+            .parsed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&sibling)
+        {
+            return Ok(v.clone());
+        }
+        let bytes = self.fetch.fetch(&sibling)?.ok_or_else(|| {
+            format!(
+                "{sibling} (named by the schema at {}) does not exist",
+                self.base
+            )
+        })?;
+        let value: serde_json::Value =
+            serde_json::from_slice(&bytes).map_err(|e| format!("{sibling} is not JSON: {e}"))?;
+        self.parsed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(sibling, value.clone());
+        Ok(value)
+    }
+}
+
+/// A CRD's schema refers to nothing outside itself.
+struct NoRetrieval;
+
+impl jsonschema::Retrieve for NoRetrieval {
+    fn retrieve(&self, uri: &jsonschema::Uri<String>) -> Result<serde_json::Value, RetrieveError> {
+        Err(format!("a CRD's schema cannot refer to {uri}").into())
+    }
+}
