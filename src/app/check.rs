@@ -120,6 +120,8 @@ pub struct Warm<'a> {
     /// memory back at once, instead of freed tree by tree (milliseconds
     /// for a thousand pairs, on the one thread that is left).
     pub exits_after: bool,
+    /// The last run's compiled Kubernetes schemas.
+    pub kubernetes: Option<&'a super::kubernetes::KubernetesCache>,
 }
 
 impl Warm<'_> {
@@ -132,6 +134,7 @@ impl Warm<'_> {
             sources: SourceOptions::default(),
             outcomes: None,
             exits_after: true,
+            kubernetes: None,
         }
     }
 }
@@ -265,8 +268,14 @@ pub fn run<R>(
         None => threshold(None, plan.fail_on.as_deref())?,
     };
     let eval = eval_opts(&req.budget, plan.budget.as_ref())?;
-    let kubernetes =
-        super::kubernetes::prepare(&req.kubernetes, &plan, &req.cwd, &selection.root, &cache)?;
+    let kubernetes = super::kubernetes::prepare(
+        &req.kubernetes,
+        &plan,
+        &req.cwd,
+        &selection.root,
+        &cache,
+        warm.kubernetes,
+    )?;
     if kubernetes.is_some() && !req.render {
         return Err(UsageError(
             "Kubernetes schemas check rendered documents: drop --no-render (or the kubernetes flags and `kubernetes:` of .yttcheck.yml)".into(),

@@ -53,6 +53,32 @@ impl KubernetesRequest {
     }
 }
 
+/// What a long-lived process (the daemon, the language server) keeps of the
+/// last run's Kubernetes check: its compiled schemas serve the next run
+/// when nothing they depend on changed (the same fingerprint) and every
+/// lookup succeeded (a failure may not happen again).
+#[derive(Default)]
+pub struct KubernetesCache(std::sync::Mutex<Option<Arc<KubernetesCheck>>>);
+
+/// `$XDG_CACHE_HOME/yttcheck`, else `~/.cache/yttcheck` (the faces pass
+/// the process's variables: the application reads none).
+pub fn user_cache_dir(
+    xdg_cache_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    let absolute = |v: std::ffi::OsString| {
+        let p = PathBuf::from(v);
+        p.is_absolute().then_some(p)
+    };
+    xdg_cache_home
+        .and_then(absolute)
+        .or_else(|| home.and_then(absolute).map(|h| h.join(".cache")))
+        .map(|d| d.join("yttcheck"))
+}
+
+/// The schema cache's folder under a cache folder.
+pub const SCHEMA_CACHE: &str = "kubernetes-schemas";
+
 /// The run's Kubernetes check, when flags or configuration ask for one.
 pub fn prepare(
     req: &KubernetesRequest,
@@ -60,6 +86,7 @@ pub fn prepare(
     cwd: &Path,
     root: &Path,
     sources: &SourceCache,
+    warm: Option<&KubernetesCache>,
 ) -> Result<Option<Arc<KubernetesCheck>>, UsageError> {
     let spec = plan.kubernetes.clone();
     if !req.asked() && spec.is_none() {
@@ -141,12 +168,28 @@ pub fn prepare(
             fingerprint.push_str(&format!("|{}", folder_fingerprint(&static_prefix(l))));
         }
     }
+    fingerprint.push_str(&format!(
+        "|offline {}|cache {:?}",
+        req.offline, req.schema_cache
+    ));
+    if let Some(warm) = warm {
+        let kept = warm.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(k) = kept.as_ref() {
+            if k.fingerprint == fingerprint && !k.schemas.has_failures() {
+                return Ok(Some(k.clone()));
+            }
+        }
+    }
     let schemas = Schemas::new(opts, fetch).map_err(|e| UsageError(format!("kubernetes: {e}")))?;
-    Ok(Some(Arc::new(KubernetesCheck {
+    let check = Arc::new(KubernetesCheck {
         schemas,
         crds,
         fingerprint,
-    })))
+    });
+    if let Some(warm) = warm {
+        *warm.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(check.clone());
+    }
+    Ok(Some(check))
 }
 
 /// The files a `crds:` entry names: a file, or the YAML files under a folder.

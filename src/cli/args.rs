@@ -93,28 +93,13 @@ impl KubernetesArgs {
             locations: self.locations.clone(),
             strict: self.strict,
             offline: self.offline,
-            schema_cache: user_cache_dir().map(|d| d.join(SCHEMA_CACHE)),
+            schema_cache: crate::app::kubernetes::user_cache_dir(
+                std::env::var_os("XDG_CACHE_HOME"),
+                std::env::var_os("HOME"),
+            )
+            .map(|d| d.join(crate::app::kubernetes::SCHEMA_CACHE)),
         }
     }
-}
-
-/// The schema cache's folder under a cache folder.
-pub const SCHEMA_CACHE: &str = "kubernetes-schemas";
-
-/// `$XDG_CACHE_HOME/yttcheck`, else `~/.cache/yttcheck`.
-pub fn user_cache_dir() -> Option<PathBuf> {
-    let absolute = |v: std::ffi::OsString| {
-        let p = PathBuf::from(v);
-        p.is_absolute().then_some(p)
-    };
-    std::env::var_os("XDG_CACHE_HOME")
-        .and_then(absolute)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .and_then(absolute)
-                .map(|h| h.join(".cache"))
-        })
-        .map(|d| d.join("yttcheck"))
 }
 
 /// Evaluation budgets (yttcheck extensions: ytt has none, so a runaway

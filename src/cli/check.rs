@@ -164,7 +164,8 @@ pub fn in_process(req: &CheckRequest, cache_dir: Option<&std::path::Path>) -> An
     let req = match (cache_dir, &store) {
         (Some(dir), Some(_)) => {
             let mut r = req.clone();
-            r.kubernetes.schema_cache = Some(req.cwd.join(dir).join(super::args::SCHEMA_CACHE));
+            r.kubernetes.schema_cache =
+                Some(req.cwd.join(dir).join(crate::app::kubernetes::SCHEMA_CACHE));
             moved = r;
             &moved
         }

@@ -32,6 +32,7 @@ pub struct Warm {
     pub plans: crate::workspace::PlanCache,
     pub memo: Memo,
     pub watcher: Watcher,
+    pub kubernetes: crate::app::kubernetes::KubernetesCache,
 }
 
 pub struct ServeOptions {
@@ -202,6 +203,7 @@ pub fn serve(mut opts: ServeOptions) -> Result<Exit, String> {
                 plans: crate::workspace::PlanCache::new(),
                 memo: Memo::persistent(),
                 watcher,
+                kubernetes: Default::default(),
             }),
             opts,
             started: now_unix(),
@@ -350,6 +352,7 @@ fn check(call: &CheckCall, state: &State) -> Result<Answer, String> {
         },
         outcomes: None,
         exits_after: false,
+        kubernetes: Some(&warm.kubernetes),
     };
     Ok(crate::app::check::execute(&request, &w))
 }

@@ -152,10 +152,12 @@ fn expand(template: &str, kind: &Kind, version: &str, strict: bool) -> Result<St
         let name = name.strip_prefix('.').unwrap_or(name);
         match value(name) {
             Some(v) => out.push_str(&v),
-            None => return Err(format!(
+            None => {
+                return Err(format!(
                 "unknown variable {{{{ .{name} }}}} in the schema location {template} (known: {})",
                 VARIABLES.join(", ")
-            )),
+            ))
+            }
         }
         rest = &after[close + 2..];
     }

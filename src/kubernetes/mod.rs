@@ -123,6 +123,14 @@ impl Schemas {
         })
     }
 
+    /// Whether a lookup so far could not read or compile its schema.
+    pub fn has_failures(&self) -> bool {
+        let failed = |cell: &Arc<OnceLock<Lookup>>| matches!(cell.get(), Some(Lookup::Failed(_)));
+        let kinds = self.kinds.lock().unwrap_or_else(|e| e.into_inner());
+        let crds = self.crds.lock().unwrap_or_else(|e| e.into_inner());
+        kinds.values().any(failed) || crds.values().any(failed)
+    }
+
     /// The schema of `kind` from the locations, looked up once per run.
     pub fn lookup(&self, kind: &Kind) -> Arc<OnceLock<Lookup>> {
         let cell = {

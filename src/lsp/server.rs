@@ -34,6 +34,8 @@ const DEBOUNCE: Duration = Duration::from_millis(5);
 struct Folder {
     root: PathBuf,
     published: BTreeMap<String, String>,
+    /// The folder's compiled Kubernetes schemas, kept between edits.
+    kubernetes: Arc<app::kubernetes::KubernetesCache>,
 }
 
 struct State {
@@ -87,6 +89,7 @@ pub fn serve(cwd: PathBuf) -> Result<(), String> {
             .map(|root| Folder {
                 root,
                 published: BTreeMap::new(),
+                kubernetes: Arc::default(),
             })
             .collect(),
         open: BTreeMap::new(),
@@ -376,8 +379,10 @@ fn check_and_publish(conn: &Connection, state: &mut State) {
         let root = state.folders[i].root.clone();
         let buffers = buffers_under(state, &root);
         let memo = &state.memo;
-        let checked =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&root, buffers, memo)));
+        let kubernetes = state.folders[i].kubernetes.clone();
+        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            check(&root, buffers, memo, &kubernetes)
+        }));
         let findings = match checked {
             Ok(Ok(f)) => f,
             Ok(Err(e)) => {
@@ -424,9 +429,16 @@ fn check(
     root: &std::path::Path,
     buffers: BTreeMap<RepoPath, Option<Vec<u8>>>,
     memo: &Memo,
+    kubernetes: &app::kubernetes::KubernetesCache,
 ) -> Result<Vec<crate::check::Finding>, app::UsageError> {
     let mut request = CheckRequest::whole(root.to_path_buf());
     request.outputs.clear();
+    // `.yttcheck.yml`'s `kubernetes:`, with fetched schemas in the user's cache
+    request.kubernetes.schema_cache = app::kubernetes::user_cache_dir(
+        std::env::var_os("XDG_CACHE_HOME"),
+        std::env::var_os("HOME"),
+    )
+    .map(|d| d.join(app::kubernetes::SCHEMA_CACHE));
     let warm = Warm {
         store: None,
         plans: None,
@@ -437,6 +449,7 @@ fn check(
         },
         outcomes: None,
         exits_after: false,
+        kubernetes: Some(kubernetes),
     };
     app::check::run(&request, &warm, |checked| checked.result.findings.clone())
 }

@@ -498,3 +498,27 @@ fn a_repositorys_configuration_cannot_point_the_runner_elsewhere() {
         "{report:#}"
     );
 }
+
+#[test]
+fn the_warm_daemon_answers_as_the_check_in_process_does() {
+    let Some(root) = schemas() else { return };
+    let repo = repository();
+    let p = repo.path();
+    git(p, &["commit", "-q", "-m", "initial"]);
+    let _stop = super::common::DaemonStopper(p.to_path_buf());
+    let args = strict_args(&root, "1.30.0");
+    let ask = |daemon: &str| {
+        let mut a = vec!["check", "--daemon", daemon, "-q", "--format", "json"];
+        a.extend(refs(&args));
+        run(p, &a)
+    };
+    let (code, fresh, _) = ask("never");
+    assert_eq!(code, 1);
+    // twice: the second run reuses the daemon's compiled schemas
+    for _ in 0..2 {
+        let (code, warm, err) = ask("always");
+        assert!(!err.contains("could not answer"), "{err}");
+        assert_eq!(code, 1, "{err}");
+        assert_eq!(warm, fresh);
+    }
+}

@@ -215,8 +215,12 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
     let store = match &args.cache_dir {
         Some(dir) => match super::cache::open(&request.cwd.join(dir), &root) {
             Ok(store) => {
-                request.kubernetes.schema_cache =
-                    Some(request.cwd.join(dir).join(super::args::SCHEMA_CACHE));
+                request.kubernetes.schema_cache = Some(
+                    request
+                        .cwd
+                        .join(dir)
+                        .join(crate::app::kubernetes::SCHEMA_CACHE),
+                );
                 Some(store)
             }
             Err(why) => {
