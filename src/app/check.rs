@@ -122,6 +122,8 @@ pub struct Warm<'a> {
     pub exits_after: bool,
     /// The last run's compiled Kubernetes schemas.
     pub kubernetes: Option<&'a super::kubernetes::KubernetesCache>,
+    /// The host's schema fetcher (none: Kubernetes schemas cannot be read).
+    pub schema_fetch: Option<&'a super::kubernetes::MakeFetch>,
 }
 
 impl Warm<'_> {
@@ -135,6 +137,7 @@ impl Warm<'_> {
             outcomes: None,
             exits_after: true,
             kubernetes: None,
+            schema_fetch: None,
         }
     }
 }
@@ -275,6 +278,7 @@ pub fn run<R>(
         &selection.root,
         &cache,
         warm.kubernetes,
+        warm.schema_fetch,
     )?;
     if kubernetes.is_some() && !req.render {
         return Err(UsageError(

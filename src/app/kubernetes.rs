@@ -1,6 +1,7 @@
 //! `check`'s Kubernetes schemas: the request's flags and `.yttcheck.yml`'s
-//! `kubernetes:` merged, CRD files read, and the host's [`SchemaFetch`]:
-//! files, and HTTPS with rustls (ureq) through a disk cache.
+//! `kubernetes:` merged, CRD files read, and what the host's
+//! [`SchemaFetch`] may read ([`FetchPolicy`]; the command line's fetcher,
+//! `cli::schemas`, reads files and HTTPS through a disk cache).
 //!
 //! A repository is not trusted (a pull request writes its configuration),
 //! so what the configuration names is confined: its schema locations are
@@ -12,7 +13,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -24,9 +24,6 @@ use crate::source::RepoPath;
 use crate::workspace::Plan;
 
 use super::UsageError;
-
-/// The largest schema read (Kubernetes' `_definitions.json` is about 1.3 MB).
-const MAX_SCHEMA: u64 = 64 << 20;
 
 /// The most files a `crds:` folder is read for.
 const MAX_CRD_FILES: usize = 10_000;
@@ -52,6 +49,25 @@ impl KubernetesRequest {
         self.version.is_some() || !self.locations.is_empty() || self.strict
     }
 }
+
+/// What a fetcher may read, and where it keeps what it fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchPolicy {
+    /// Prefixes of the locations the flags gave: anything under them is
+    /// read as asked (any folder; plain `http`).
+    pub trusted: Vec<String>,
+    /// The repository (canonical): the configuration's folders are in it,
+    /// and nothing read through them may lead out of it.
+    pub root: PathBuf,
+    /// The schema cache folder (none: fetched every run).
+    pub cache: Option<PathBuf>,
+    /// The cache only, never the network.
+    pub offline: bool,
+}
+
+/// Makes the fetcher of a run (the host's: the application never touches
+/// the network or writes a file).
+pub type MakeFetch = dyn Fn(FetchPolicy) -> Arc<dyn SchemaFetch> + Send + Sync;
 
 /// What a long-lived process (the daemon, the language server) keeps of the
 /// last run's Kubernetes check: its compiled schemas serve the next run
@@ -87,6 +103,7 @@ pub fn prepare(
     root: &Path,
     sources: &SourceCache,
     warm: Option<&KubernetesCache>,
+    make_fetch: Option<&MakeFetch>,
 ) -> Result<Option<Arc<KubernetesCheck>>, UsageError> {
     let spec = plan.kubernetes.clone();
     if !req.asked() && spec.is_none() {
@@ -136,12 +153,16 @@ pub fn prepare(
         strict: req.strict || spec.strict,
         skip_kinds: spec.skip_kinds.clone(),
     };
-    let fetch = Arc::new(HostFetch {
+    let Some(make_fetch) = make_fetch else {
+        return Err(UsageError(
+            "this check cannot read Kubernetes schemas (no fetcher was given)".into(),
+        ));
+    };
+    let fetch = make_fetch(FetchPolicy {
         trusted,
         root: root.clone(),
         cache: req.schema_cache.clone(),
         offline: req.offline,
-        agent: agent(),
     });
     let mut fingerprint = format!("{opts:?}");
     let mut crds = Vec::new();
@@ -270,151 +291,6 @@ fn folder_fingerprint(folder: &str) -> String {
         }
     }
     format!("{folder}:{:x}", h.finish())
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(Duration::from_secs(60)))
-        .max_redirects(0)
-        .http_status_as_error(false)
-        .user_agent(concat!("yttcheck/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .new_agent()
-}
-
-/// Schemas from files and HTTPS, through the disk cache.
-struct HostFetch {
-    /// Prefixes of the locations the flags gave: anything under them is
-    /// read as asked.
-    trusted: Vec<String>,
-    /// The repository (canonical): the configuration's folders are in it.
-    root: PathBuf,
-    cache: Option<PathBuf>,
-    offline: bool,
-    agent: ureq::Agent,
-}
-
-impl SchemaFetch for HostFetch {
-    fn fetch(&self, location: &str) -> Result<Option<Arc<[u8]>>, String> {
-        let trusted = self
-            .trusted
-            .iter()
-            .any(|p| location.starts_with(p.as_str()));
-        if is_url(location) {
-            if !trusted && !location.to_ascii_lowercase().starts_with("https://") {
-                return Err(format!("{location} is not https"));
-            }
-            self.url(location)
-        } else {
-            self.file(location, trusted)
-        }
-    }
-}
-
-impl HostFetch {
-    fn file(&self, location: &str, trusted: bool) -> Result<Option<Arc<[u8]>>, String> {
-        let path = Path::new(location);
-        if !trusted {
-            // a folder of the repository: nothing on the way may lead out
-            let Some(parent) = path.parent() else {
-                return Err(format!("{location} is not a file"));
-            };
-            let Ok(parent) = std::fs::canonicalize(parent) else {
-                return Ok(None);
-            };
-            let real = match std::fs::canonicalize(path) {
-                Ok(p) => p,
-                Err(_) => parent.join(path.file_name().unwrap_or_default()),
-            };
-            if !real.starts_with(&self.root) {
-                return Err(format!("{location} leads out of the repository"));
-            }
-        }
-        match std::fs::metadata(path) {
-            Ok(m) if m.len() > MAX_SCHEMA => Err(format!(
-                "{location} is larger than {} MiB",
-                MAX_SCHEMA >> 20
-            )),
-            Ok(m) if !m.is_file() => Ok(None),
-            Ok(_) => std::fs::read(path)
-                .map(|b| Some(Arc::from(b)))
-                .map_err(|e| format!("{location}: {e}")),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("{location}: {e}")),
-        }
-    }
-
-    fn url(&self, url: &str) -> Result<Option<Arc<[u8]>>, String> {
-        let name = digest(url.as_bytes());
-        if let Some(dir) = &self.cache {
-            if let Ok(bytes) = read_bounded(&dir.join(format!("{name}.json"))) {
-                return Ok(Some(Arc::from(bytes)));
-            }
-            if dir.join(format!("{name}.missing")).is_file() {
-                return Ok(None);
-            }
-        }
-        if self.offline {
-            return Err(match &self.cache {
-                Some(dir) => format!(
-                    "{url} is not in the schema cache {} (--offline)",
-                    dir.display()
-                ),
-                None => format!("{url} cannot be fetched offline, and no schema cache is set"),
-            });
-        }
-        let response = self
-            .agent
-            .get(url)
-            .call()
-            .map_err(|e| format!("{url}: {e}"))?;
-        let status = response.status().as_u16();
-        match status {
-            200 => {
-                let bytes = response
-                    .into_body()
-                    .with_config()
-                    .limit(MAX_SCHEMA)
-                    .read_to_vec()
-                    .map_err(|e| format!("{url}: {e}"))?;
-                self.keep(&name, "json", &bytes);
-                Ok(Some(Arc::from(bytes)))
-            }
-            404 => {
-                self.keep(&name, "missing", b"");
-                Ok(None)
-            }
-            300..=399 => Err(format!("{url} redirects elsewhere (HTTP {status}); redirects are not followed: give the final address")),
-            _ => Err(format!("{url}: HTTP {status}")),
-        }
-    }
-
-    /// Writes a cache entry (a temporary file renamed into place: a reader
-    /// never sees half of it, and no link is followed). A cache that cannot
-    /// be written only costs a fetch next time.
-    fn keep(&self, name: &str, ext: &str, bytes: &[u8]) {
-        let Some(dir) = &self.cache else { return };
-        if std::fs::create_dir_all(dir).is_err() {
-            return;
-        }
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let written = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-            .and_then(|mut f| std::io::Write::write_all(&mut f, bytes));
-        if written.is_err() || std::fs::rename(&tmp, dir.join(format!("{name}.{ext}"))).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-    }
-}
-
-fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
-    let meta = std::fs::symlink_metadata(path)?;
-    if !meta.is_file() || meta.len() > MAX_SCHEMA {
-        return Err(std::io::Error::other("not a cache entry"));
-    }
-    std::fs::read(path)
 }
 
 #[cfg(test)]

@@ -224,6 +224,7 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
                 git_dir: git.git_dir().to_path_buf(),
                 idle,
                 restarts: w.restarts,
+                make_fetch: Some(std::sync::Arc::new(super::schemas::fetcher)),
             };
             errln!(
                 "yttcheck daemon {} (pid {}) serving {} on {}",

@@ -28,6 +28,7 @@ pub mod inspect;
 pub mod list;
 pub mod out;
 pub mod render;
+pub mod schemas;
 pub mod write;
 
 use clap::{Parser, Subcommand};
@@ -97,9 +98,10 @@ pub fn main() -> i32 {
         Command::Explain(args) => explain::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Render(args) => render::run(&args),
-        Command::Lsp => match args::current_dir()
-            .and_then(|cwd| crate::lsp::serve(cwd).map_err(crate::app::UsageError))
-        {
+        Command::Lsp => match args::current_dir().and_then(|cwd| {
+            crate::lsp::serve(cwd, std::sync::Arc::new(crate::cli::schemas::fetcher))
+                .map_err(crate::app::UsageError)
+        }) {
             Ok(()) => 0,
             Err(e) => {
                 errln!("yttcheck lsp: {e}");

@@ -33,6 +33,8 @@ pub struct Warm {
     pub memo: Memo,
     pub watcher: Watcher,
     pub kubernetes: crate::app::kubernetes::KubernetesCache,
+    /// The host's schema fetcher.
+    pub make_fetch: Option<Arc<crate::app::kubernetes::MakeFetch>>,
 }
 
 pub struct ServeOptions {
@@ -44,6 +46,8 @@ pub struct ServeOptions {
     pub idle: Duration,
     /// Restarts so far (the host counts them across `exec`).
     pub restarts: u32,
+    /// The host's Kubernetes schema fetcher.
+    pub make_fetch: Option<Arc<crate::app::kubernetes::MakeFetch>>,
 }
 
 /// Why [`serve`] returned.
@@ -204,6 +208,7 @@ pub fn serve(mut opts: ServeOptions) -> Result<Exit, String> {
                 memo: Memo::persistent(),
                 watcher,
                 kubernetes: Default::default(),
+                make_fetch: opts.make_fetch.take(),
             }),
             opts,
             started: now_unix(),
@@ -353,6 +358,7 @@ fn check(call: &CheckCall, state: &State) -> Result<Answer, String> {
         outcomes: None,
         exits_after: false,
         kubernetes: Some(&warm.kubernetes),
+        schema_fetch: warm.make_fetch.as_deref(),
     };
     Ok(crate::app::check::execute(&request, &w))
 }

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::yaml::Value;
 
-use super::validate::to_json;
+use super::json::to_json;
 
 /// The schema of one version of a CRD's kind.
 #[derive(Debug, Clone)]

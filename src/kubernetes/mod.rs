@@ -18,6 +18,7 @@
 //! servers).
 
 pub mod crd;
+pub mod json;
 pub mod location;
 pub mod validate;
 

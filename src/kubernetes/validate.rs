@@ -18,6 +18,7 @@ use crate::diagnostics::RuleId;
 use crate::yaml::{Document, Pos, Value};
 
 use super::crd::CrdVersion;
+use super::json::to_json;
 use super::{Kind, Lookup, Schemas};
 
 /// A problem of one rendered document.
@@ -448,37 +449,5 @@ fn json_type(v: &Json) -> &'static str {
         Json::String(_) => "string",
         Json::Array(_) => "array",
         Json::Object(_) => "object",
-    }
-}
-
-/// A rendered YAML value as the JSON Kubernetes receives (keys as
-/// strings, bytes as base64, as `ytt | kubectl` sends them).
-pub fn to_json(v: &Value) -> Json {
-    match v {
-        Value::Null => Json::Null,
-        Value::Bool(b) => Json::Bool(*b),
-        Value::Int(i) => Json::from(*i),
-        Value::UInt(u) => Json::from(*u),
-        Value::Float(f) => serde_json::Number::from_f64(*f)
-            .map(Json::Number)
-            .unwrap_or_else(|| Json::String(f.to_string())),
-        Value::Str(s) => Json::String(s.to_string()),
-        Value::Binary(b) => {
-            use base64::Engine;
-            Json::String(base64::engine::general_purpose::STANDARD.encode(b))
-        }
-        Value::Map(m) => Json::Object(
-            m.items
-                .iter()
-                .map(|i| {
-                    let key = match &i.key {
-                        Value::Str(s) => s.to_string(),
-                        other => other.scalar_display(),
-                    };
-                    (key, to_json(&i.value))
-                })
-                .collect(),
-        ),
-        Value::Array(a) => Json::Array(a.items.iter().map(|i| to_json(&i.value)).collect()),
     }
 }

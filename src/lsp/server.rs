@@ -44,11 +44,13 @@ struct State {
     open: BTreeMap<PathBuf, String>,
     memo: Memo,
     dirty: bool,
+    /// The host's Kubernetes schema fetcher.
+    make_fetch: Arc<app::kubernetes::MakeFetch>,
 }
 
 /// Serves the language server protocol on stdin and stdout until the client
 /// says `exit`; `cwd` is the folder checked when the client names none.
-pub fn serve(cwd: PathBuf) -> Result<(), String> {
+pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Result<(), String> {
     let (connection, io_threads) = Connection::stdio();
     let capabilities = ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Options(
@@ -94,6 +96,7 @@ pub fn serve(cwd: PathBuf) -> Result<(), String> {
             .collect(),
         open: BTreeMap::new(),
         memo: Memo::persistent(),
+        make_fetch,
         // a first check at start: the workspace's findings, files open or not
         dirty: true,
     };
@@ -380,8 +383,9 @@ fn check_and_publish(conn: &Connection, state: &mut State) {
         let buffers = buffers_under(state, &root);
         let memo = &state.memo;
         let kubernetes = state.folders[i].kubernetes.clone();
+        let fetch = &*state.make_fetch;
         let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            check(&root, buffers, memo, &kubernetes)
+            check(&root, buffers, memo, (&kubernetes, fetch))
         }));
         let findings = match checked {
             Ok(Ok(f)) => f,
@@ -429,7 +433,10 @@ fn check(
     root: &std::path::Path,
     buffers: BTreeMap<RepoPath, Option<Vec<u8>>>,
     memo: &Memo,
-    kubernetes: &app::kubernetes::KubernetesCache,
+    (kubernetes, fetch): (
+        &app::kubernetes::KubernetesCache,
+        &app::kubernetes::MakeFetch,
+    ),
 ) -> Result<Vec<crate::check::Finding>, app::UsageError> {
     let mut request = CheckRequest::whole(root.to_path_buf());
     request.outputs.clear();
@@ -450,6 +457,7 @@ fn check(
         outcomes: None,
         exits_after: false,
         kubernetes: Some(kubernetes),
+        schema_fetch: Some(fetch),
     };
     app::check::run(&request, &warm, |checked| checked.result.findings.clone())
 }

@@ -234,6 +234,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         outcomes: store
             .clone()
             .map(|s| s as std::sync::Arc<dyn crate::check::memo::OutcomeStore>),
+        schema_fetch: Some(&super::schemas::fetcher),
         ..Warm::none()
     };
     let code = app::check::run(&request, &warm, |checked| {
