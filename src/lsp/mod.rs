@@ -19,6 +19,7 @@ pub mod completion;
 pub mod diagnostics;
 pub mod hover;
 mod server;
+pub mod symbols;
 pub mod uri;
 
 pub use server::serve;

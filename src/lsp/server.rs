@@ -12,7 +12,8 @@ use lsp_types::notification::{
     DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    CodeActionRequest, Completion, GotoDefinition, HoverRequest, Request as _,
+    CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
+    Request as _,
 };
 use lsp_types::{
     InitializeParams, LogMessageParams, MessageType, PublishDiagnosticsParams, SaveOptions,
@@ -65,6 +66,7 @@ pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Resul
         )),
         hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp_types::OneOf::Left(true)),
+        document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
         code_action_provider: Some(lsp_types::CodeActionProviderCapability::Simple(true)),
         completion_provider: Some(lsp_types::CompletionOptions {
             trigger_characters: Some(vec![".".into()]),
@@ -153,6 +155,7 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                     HoverRequest::METHOD => answer(req, |p| hover(state, p)),
                     CodeActionRequest::METHOD => answer(req, |p| code_actions(state, p)),
                     GotoDefinition::METHOD => answer(req, |p| definition(state, p)),
+                    DocumentSymbolRequest::METHOD => answer(req, |p| symbols(state, p)),
                     // a list of items is a completion response as it is
                     Completion::METHOD => answer(req, |p| complete(state, p)),
                     _ => Response::new_err(
@@ -325,6 +328,22 @@ fn definition(
             uri,
             range: lsp_types::Range { start, end: start },
         },
+    ))
+}
+
+/// The keys of a file, as the editor holds it.
+fn symbols(
+    state: &State,
+    params: &lsp_types::DocumentSymbolParams,
+) -> Option<lsp_types::DocumentSymbolResponse> {
+    let path = super::uri::to_path(&params.text_document.uri)?;
+    let text = match state.open.get(&path) {
+        Some(t) => t.clone(),
+        None => crate::source::read_local_text(&path).ok()?,
+    };
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    Some(lsp_types::DocumentSymbolResponse::Nested(
+        super::symbols::of(&name, &text),
     ))
 }
 

@@ -277,6 +277,31 @@ async def test_definition_leads_to_the_schema(client: LanguageClient, repo):
 
 
 @pytest.mark.asyncio
+async def test_document_symbols_outline_the_keys(client: LanguageClient, repo):
+    schema = repo / "libs/web/schema.yml"
+    result = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri(schema)))
+    )
+    assert [s.name for s in result] == ["replicas", "instances"], result
+    assert result[0].kind == types.SymbolKind.Number
+    assert result[0].range.start.line == 3
+    # an unsaved buffer is what is outlined
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri(schema), language_id="yaml", version=1,
+                text=SCHEMA + "db:\n  host: x\n",
+            )
+        )
+    )
+    result = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri(schema)))
+    )
+    assert [s.name for s in result] == ["replicas", "instances", "db"], result
+    assert [c.name for c in result[2].children] == ["host"]
+
+
+@pytest.mark.asyncio
 async def test_code_actions_fix_a_misspelt_key_or_ignore_it(client: LanguageClient, repo):
     prod = repo / "envs/prod/web.yml"
     client.text_document_did_open(
