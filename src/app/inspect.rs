@@ -87,6 +87,8 @@ pub struct PairReading {
     /// More words that mark a key as secret (`.yttcheck.yml`'s
     /// `secret_words`).
     pub secret_words: Vec<String>,
+    /// The library's own files (its templates, helpers, values and schema).
+    pub library_files: Vec<crate::source::RepoPath>,
 }
 
 /// The final values of every pair that reads `file` (a path in the folder
@@ -130,6 +132,12 @@ pub fn pairs_reading(
         .into_iter()
         .map(|p| PairReading {
             secret_words: plan.secret_words.clone(),
+            library_files: plan
+                .libraries
+                .iter()
+                .find(|l| l.name == p.library)
+                .map(|l| l.files.clone())
+                .unwrap_or_default(),
             schema: result.schemas.get(&p.library).cloned().flatten(),
             library: p.library,
             environment: p.environment,

@@ -184,6 +184,28 @@ pub fn prepare(
             }
         }
     }
+    // CRDs lying in the repository that no pair reads (vendored, or the
+    // package's `crds/` folder) validate the custom resources too
+    for file in &plan.unused_files {
+        let Ok(src) = sources.get(file) else { continue };
+        if !src.text().contains("CustomResourceDefinition") {
+            continue;
+        }
+        let Ok(docs) = crate::yaml::parse::parse(&src, false) else {
+            continue;
+        };
+        let before = crds.len();
+        for d in &docs.docs {
+            crds.extend(crate::kubernetes::crd::versions(&d.value, opts.strict));
+        }
+        if crds.len() > before {
+            fingerprint.push_str(&format!(
+                "|crd {}:{}",
+                file.as_str(),
+                digest(src.text().as_bytes())
+            ));
+        }
+    }
     for l in &opts.locations {
         if !is_url(l) && l != "default" {
             fingerprint.push_str(&format!("|{}", folder_fingerprint(&static_prefix(l))));

@@ -67,17 +67,17 @@ pub struct KubernetesArgs {
     /// Check rendered documents against this Kubernetes version's schemas
     /// (`1.30.0`; default: .yttcheck.yml's `kubernetes.version`, else master)
     #[arg(long = "kubernetes-version", value_name = "VERSION")]
-    pub version: Option<String>,
+    pub kubernetes_version: Option<String>,
 
     /// Where schemas are (repeatable, tried in order; replaces
     /// .yttcheck.yml's): a folder, a URL, or a kubeconform template such as
     /// `DIR/{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json`
     #[arg(long = "schema-location", value_name = "LOCATION")]
-    pub locations: Vec<String>,
+    pub schema_locations: Vec<String>,
 
     /// Unknown fields in rendered documents are findings
     #[arg(long = "kubernetes-strict")]
-    pub strict: bool,
+    pub kubernetes_strict: bool,
 
     /// Never fetch schemas: use the schema cache only
     #[arg(long)]
@@ -89,9 +89,9 @@ impl KubernetesArgs {
     /// (`--cache-dir` moves it once that folder is known to be usable).
     pub fn request(&self) -> crate::app::kubernetes::KubernetesRequest {
         crate::app::kubernetes::KubernetesRequest {
-            version: self.version.clone(),
-            locations: self.locations.clone(),
-            strict: self.strict,
+            version: self.kubernetes_version.clone(),
+            locations: self.schema_locations.clone(),
+            strict: self.kubernetes_strict,
             offline: self.offline,
             schema_cache: crate::app::kubernetes::user_cache_dir(
                 std::env::var_os("XDG_CACHE_HOME"),

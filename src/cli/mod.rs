@@ -110,3 +110,16 @@ pub fn main() -> i32 {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// clap checks a command line's definition only in debug builds, at
+    /// first use; this checks it in every build (a flag whose id clashes
+    /// with `--version` once passed every release test and failed every
+    /// debug one).
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

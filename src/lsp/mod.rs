@@ -18,8 +18,10 @@ pub mod actions;
 pub mod completion;
 pub mod diagnostics;
 pub mod hover;
+pub mod references;
 mod server;
 pub mod symbols;
 pub mod uri;
+mod watch;
 
 pub use server::serve;

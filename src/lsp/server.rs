@@ -5,14 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crossbeam_channel::RecvTimeoutError;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidChangeWatchedFiles, DidCloseTextDocument, DidOpenTextDocument,
-    DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
+    DidChangeTextDocument, DidChangeWatchedFiles, DidChangeWorkspaceFolders, DidCloseTextDocument,
+    DidOpenTextDocument, DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
-    CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest,
+    CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, References,
     Request as _,
 };
 use lsp_types::{
@@ -39,8 +38,20 @@ struct Folder {
     kubernetes: Arc<app::kubernetes::KubernetesCache>,
 }
 
+impl Folder {
+    fn new(root: PathBuf) -> Folder {
+        Folder {
+            root,
+            published: BTreeMap::new(),
+            kubernetes: Arc::default(),
+        }
+    }
+}
+
 struct State {
     folders: Vec<Folder>,
+    /// Our own file watcher, when the client cannot watch for us.
+    fallback: Option<super::watch::Fallback>,
     /// Open documents: their text as the editor holds it.
     open: BTreeMap<PathBuf, String>,
     memo: Memo,
@@ -67,10 +78,18 @@ pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Resul
         hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
         definition_provider: Some(lsp_types::OneOf::Left(true)),
         document_symbol_provider: Some(lsp_types::OneOf::Left(true)),
+        references_provider: Some(lsp_types::OneOf::Left(true)),
         code_action_provider: Some(lsp_types::CodeActionProviderCapability::Simple(true)),
         completion_provider: Some(lsp_types::CompletionOptions {
             trigger_characters: Some(vec![".".into()]),
             ..Default::default()
+        }),
+        workspace: Some(lsp_types::WorkspaceServerCapabilities {
+            workspace_folders: Some(lsp_types::WorkspaceFoldersServerCapabilities {
+                supported: Some(true),
+                change_notifications: Some(lsp_types::OneOf::Left(true)),
+            }),
+            file_operations: None,
         }),
         ..Default::default()
     };
@@ -87,24 +106,42 @@ pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Resul
     connection
         .initialize_finish(id, result)
         .map_err(|e| e.to_string())?;
+    // files changed outside the editor: the client watches, else we do
+    let mut fallback = None;
+    if super::watch::client_watches(&params.capabilities) {
+        let _ = connection.sender.send(super::watch::registration().into());
+    } else {
+        fallback = Some(super::watch::Fallback::new());
+    }
     let mut state = State {
-        folders: folders(&params, cwd)
-            .into_iter()
-            .map(|root| Folder {
-                root,
-                published: BTreeMap::new(),
-                kubernetes: Arc::default(),
-            })
-            .collect(),
+        folders: folders(&params, cwd).into_iter().map(Folder::new).collect(),
+        fallback,
         open: BTreeMap::new(),
         memo: Memo::persistent(),
         make_fetch,
         // a first check at start: the workspace's findings, files open or not
         dirty: true,
     };
+    state.watch_folders(&connection);
     main_loop(&connection, &mut state)?;
     drop(connection);
     io_threads.join().map_err(|e| e.to_string())
+}
+
+impl State {
+    /// (Re)starts our watcher on the current folders, if we watch.
+    fn watch_folders(&mut self, conn: &Connection) {
+        let roots: Vec<PathBuf> = self.folders.iter().map(|f| f.root.clone()).collect();
+        if let Some(w) = self.fallback.as_mut() {
+            if let Err(e) = w.watch(&roots) {
+                log(
+                    conn,
+                    lsp_types::MessageType::WARNING,
+                    &format!("files changed outside the editor are not seen: {e}"),
+                );
+            }
+        }
+    }
 }
 
 /// The workspace folders the client names (else its root, else the
@@ -130,17 +167,23 @@ fn folders(params: &InitializeParams, cwd: PathBuf) -> Vec<PathBuf> {
 
 fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
     loop {
-        let msg = if state.dirty {
-            match conn.receiver.recv_timeout(DEBOUNCE) {
-                Ok(m) => Some(m),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => return Ok(()),
-            }
+        let never = crossbeam_channel::never();
+        let changes = state.fallback.as_ref().map_or(&never, |w| &w.changes);
+        let timeout = if state.dirty {
+            crossbeam_channel::after(DEBOUNCE)
         } else {
-            match conn.receiver.recv() {
+            crossbeam_channel::never()
+        };
+        let msg = crossbeam_channel::select! {
+            recv(conn.receiver) -> m => match m {
                 Ok(m) => Some(m),
                 Err(_) => return Ok(()),
-            }
+            },
+            recv(changes) -> _ => {
+                state.dirty = true;
+                continue;
+            },
+            recv(timeout) -> _ => None,
         };
         match msg {
             None => {
@@ -156,6 +199,7 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                     CodeActionRequest::METHOD => answer(req, |p| code_actions(state, p)),
                     GotoDefinition::METHOD => answer(req, |p| definition(state, p)),
                     DocumentSymbolRequest::METHOD => answer(req, |p| symbols(state, p)),
+                    References::METHOD => answer(req, |p| references(state, p)),
                     // a list of items is a completion response as it is
                     Completion::METHOD => answer(req, |p| complete(state, p)),
                     _ => Response::new_err(
@@ -166,7 +210,13 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                 };
                 let _ = conn.sender.send(answer.into());
             }
-            Some(Message::Notification(n)) => on_notification(state, n),
+            Some(Message::Notification(n)) => {
+                if n.method == DidChangeWorkspaceFolders::METHOD {
+                    change_folders(conn, state, n);
+                } else {
+                    on_notification(state, n);
+                }
+            }
             Some(Message::Response(_)) => {}
         }
     }
@@ -231,6 +281,41 @@ fn on_notification(state: &mut State, n: Notification) {
         DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => state.dirty = true,
         _ => {}
     }
+}
+
+/// Workspace folders added and removed after start: a removed folder's
+/// diagnostics are cleared.
+fn change_folders(conn: &Connection, state: &mut State, n: Notification) {
+    let Ok(p) =
+        n.extract::<lsp_types::DidChangeWorkspaceFoldersParams>(DidChangeWorkspaceFolders::METHOD)
+    else {
+        return;
+    };
+    for gone in p
+        .event
+        .removed
+        .iter()
+        .filter_map(|f| super::uri::to_path(&f.uri))
+    {
+        if let Some(i) = state.folders.iter().position(|f| f.root == gone) {
+            let folder = state.folders.remove(i);
+            for uri in folder.published.keys() {
+                publish(conn, uri, Vec::new());
+            }
+        }
+    }
+    for added in p
+        .event
+        .added
+        .iter()
+        .filter_map(|f| super::uri::to_path(&f.uri))
+    {
+        if !state.folders.iter().any(|f| f.root == added) {
+            state.folders.push(Folder::new(added));
+        }
+    }
+    state.watch_folders(conn);
+    state.dirty = true;
 }
 
 /// The open buffers under `root`, by their path in it.
@@ -329,6 +414,43 @@ fn definition(
             range: lsp_types::Range { start, end: start },
         },
     ))
+}
+
+/// Where the data value at a place is declared, set and read.
+fn references(
+    state: &State,
+    params: &lsp_types::ReferenceParams,
+) -> Option<Vec<lsp_types::Location>> {
+    let at = &params.text_document_position;
+    let path = super::uri::to_path(&at.text_document.uri)?;
+    let folder = state.folders.iter().find(|f| path.starts_with(&f.root))?;
+    let rel = path.strip_prefix(&folder.root).ok()?.to_str()?.to_string();
+    let text = match state.open.get(&path) {
+        Some(t) => t.clone(),
+        None => crate::source::read_local_text(&path).ok()?,
+    };
+    let keys = super::hover::path_at(&rel, &text, at.position.line, at.position.character)?;
+    let sources = SourceOptions {
+        buffers: Some(Arc::new(buffers_under(state, &folder.root))),
+        ..SourceOptions::default()
+    };
+    let readings =
+        app::inspect::pairs_reading(&folder.root, &rel, &sources, &app::Budget::default()).ok()?;
+    let read = |file: &str| {
+        let full = folder.root.join(file);
+        match state.open.get(&full) {
+            Some(t) => Some(t.clone()),
+            None => crate::source::read_local_text(&full).ok(),
+        }
+    };
+    let places =
+        super::references::places(&keys, &readings, params.context.include_declaration, &read);
+    Some(
+        places
+            .iter()
+            .filter_map(|p| super::references::location(&folder.root, p))
+            .collect(),
+    )
 }
 
 /// The keys of a file, as the editor holds it.

@@ -247,6 +247,29 @@ fn a_crd_of_the_repository_validates_its_custom_resources() {
         "{report:#}"
     );
 
+    // a CRD lying in the repository, read by no pair and named nowhere, too
+    write(
+        p,
+        ".yttcheck.yml",
+        "kubernetes:\n  version: 1.30.0\n  strict: true\n",
+    );
+    git(p, &["add", "-A"]);
+    let (_, report) = check_json(p, &refs(&args));
+    let widget = findings(&report, "kubernetes/invalid")
+        .into_iter()
+        .filter(|f| {
+            f["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("rendered Widget w")
+        })
+        .count();
+    assert_eq!(widget, 1, "{report:#}");
+    assert!(
+        findings(&report, "kubernetes/no-schema").is_empty(),
+        "{report:#}"
+    );
+
     // a CRD the pair renders itself works the same, and skip_kinds silences a kind
     std::fs::remove_file(p.join("crds/widget.yml")).unwrap();
     write(p, "app/config/crd.yml", CRD);

@@ -31,7 +31,7 @@ fn a_real_lsp_client_sees_findings_as_you_type() {
     );
     assert!(out.status.success(), "{report}");
     // every test ran (none skipped or deselected)
-    assert!(report.contains("8 passed"), "{report}");
+    assert!(report.contains("11 passed"), "{report}");
 }
 
 /// Neovim's built-in client (Debian's `neovim`, headless) sees the same:

@@ -94,6 +94,39 @@ async def test_findings_of_files_not_open_are_published(client: LanguageClient, 
 
 
 @pytest.mark.asyncio
+async def test_files_changed_outside_the_editor_are_checked_again(client: LanguageClient, repo):
+    # this client cannot watch files: the server's own watcher sees the change
+    prod = repo / "envs/prod/web.yml"
+    await next_diagnostics(client, prod, lambda c: c == ["validation/min"])
+    prod.write_text("replicas: 3\n")
+    await next_diagnostics(client, prod, lambda c: c == [])
+    prod.write_text("replicaz: 3\n")
+    await next_diagnostics(client, prod, lambda c: c == ["schema/undeclared-key"])
+
+
+@pytest.mark.asyncio
+async def test_workspace_folders_added_and_removed_after_start(client: LanguageClient, repo, tmp_path):
+    other = make_repo(tmp_path / "other")
+    prod = other / "envs/prod/web.yml"
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=uri(other), name="other")], removed=[]
+            )
+        )
+    )
+    await next_diagnostics(client, prod, lambda c: c == ["validation/min"])
+    client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[], removed=[types.WorkspaceFolder(uri=uri(other), name="other")]
+            )
+        )
+    )
+    await next_diagnostics(client, prod, lambda c: c == [])
+
+
+@pytest.mark.asyncio
 async def test_unsaved_edits_are_checked_and_fixed_findings_cleared(client: LanguageClient, repo):
     prod = repo / "envs/prod/web.yml"
     await next_diagnostics(client, prod, lambda c: c == ["validation/min"])
@@ -299,6 +332,39 @@ async def test_document_symbols_outline_the_keys(client: LanguageClient, repo):
     )
     assert [s.name for s in result] == ["replicas", "instances", "db"], result
     assert [c.name for c in result[2].children] == ["host"]
+
+
+@pytest.mark.asyncio
+async def test_references_of_a_value_are_its_declaration_settings_and_reads(client: LanguageClient, repo):
+    schema = repo / "libs/web/schema.yml"
+    result = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(schema)),
+            position=types.Position(line=3, character=1),
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+    got = sorted((r.uri, r.range.start.line) for r in result)
+    want = sorted([
+        (uri(schema), 3),
+        (uri(repo / "envs/dev/web.yml"), 0),
+        (uri(repo / "envs/prod/web.yml"), 0),
+        (uri(repo / "libs/web/deploy.yml"), 4),
+    ])
+    assert got == want, result
+    read = [r for r in result if r.uri == uri(repo / "libs/web/deploy.yml")][0]
+    line = TEMPLATE.splitlines()[4]
+    assert read.range.start.character == line.index("data.values.replicas")
+    # from the template's read, without the declaration
+    result = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(repo / "libs/web/deploy.yml")),
+            position=types.Position(line=4, character=line.rindex("replicas") + 1),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    assert (uri(schema), 3) not in [(r.uri, r.range.start.line) for r in result], result
+    assert (uri(repo / "envs/prod/web.yml"), 0) in [(r.uri, r.range.start.line) for r in result]
 
 
 @pytest.mark.asyncio
