@@ -87,3 +87,37 @@ fn neovim_sees_diagnostics_and_hovers() {
         assert!(seen.lines().any(|l| l == fact), "{fact:?} not in:\n{seen}");
     }
 }
+
+/// The editors' set-ups are real code: VS Code's extension parses as
+/// JavaScript and names the server and the files it serves; Zed's extension
+/// compiles (its own workspace, its own target folder).
+#[test]
+fn the_editor_extensions_are_well_formed() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let vscode = root.join("editors/vscode");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(vscode.join("package.json")).unwrap())
+            .unwrap();
+    let main = manifest["main"].as_str().unwrap();
+    let js = std::fs::read_to_string(vscode.join(main)).unwrap();
+    assert!(js.contains("args: [\"lsp\"]"), "{js}");
+    assert!(manifest["dependencies"]["vscode-languageclient"].is_string());
+    match Command::new("node").arg("--check").arg(vscode.join(main)).output() {
+        Ok(out) => assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr)),
+        Err(e) => {
+            assert!(std::env::var_os("CI").is_none(), "node: {e}, and CI is set");
+            super::common::skip("editors/vscode: node is not installed");
+        }
+    }
+    let out = Command::new(env!("CARGO"))
+        .args(["check", "--quiet", "--manifest-path"])
+        .arg(root.join("editors/zed/Cargo.toml"))
+        .env("CARGO_TARGET_DIR", root.join("target/editors-zed"))
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "editors/zed does not compile: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
