@@ -15,6 +15,7 @@
 //! to the client's log (`window/logMessage`).
 
 pub mod actions;
+pub mod annotations;
 pub mod completion;
 pub mod diagnostics;
 pub mod hover;

@@ -490,6 +490,17 @@ fn complete(state: &State, params: &lsp_types::CompletionParams) -> Vec<lsp_type
         None => crate::source::read_local_text(&path).unwrap_or_default(),
     };
     let values_file = rel.ends_with(".yml") || rel.ends_with(".yaml");
+    // in an annotation: its name, or a validation's named rules
+    if values_file {
+        let line = text
+            .split('\n')
+            .nth(at.position.line as usize)
+            .unwrap_or("");
+        let before: String = line.chars().take(at.position.character as usize).collect();
+        if let Some(place) = super::annotations::place(&before) {
+            return super::annotations::items(&place);
+        }
+    }
     let Some(place) =
         super::completion::place_at(&text, at.position.line, at.position.character, values_file)
     else {

@@ -31,7 +31,7 @@ fn a_real_lsp_client_sees_findings_as_you_type() {
     );
     assert!(out.status.success(), "{report}");
     // every test ran (none skipped or deselected)
-    assert!(report.contains("11 passed"), "{report}");
+    assert!(report.contains("12 passed"), "{report}");
 }
 
 /// Neovim's built-in client (Debian's `neovim`, headless) sees the same:
@@ -102,8 +102,16 @@ fn the_editor_extensions_are_well_formed() {
     let js = std::fs::read_to_string(vscode.join(main)).unwrap();
     assert!(js.contains("args: [\"lsp\"]"), "{js}");
     assert!(manifest["dependencies"]["vscode-languageclient"].is_string());
-    match Command::new("node").arg("--check").arg(vscode.join(main)).output() {
-        Ok(out) => assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr)),
+    match Command::new("node")
+        .arg("--check")
+        .arg(vscode.join(main))
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
         Err(e) => {
             assert!(std::env::var_os("CI").is_none(), "node: {e}, and CI is set");
             super::common::skip("editors/vscode: node is not installed");

@@ -287,6 +287,43 @@ async def test_completion_offers_the_schema_s_keys(client: LanguageClient, repo)
 
 
 @pytest.mark.asyncio
+async def test_completion_of_annotation_names_and_validation_rules(client: LanguageClient, repo):
+    schema = repo / "libs/web/schema.yml"
+    text = SCHEMA + "#@schema/va\nport: 1\n"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri(schema), language_id="yaml", version=1, text=text)
+        )
+    )
+    line = len(SCHEMA.splitlines())
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(schema)),
+            position=types.Position(line=line, character=len("#@schema/va")),
+        )
+    )
+    items = result if isinstance(result, list) else result.items
+    labels = [i.label for i in items]
+    assert "schema/validation" in labels and "overlay/match" in labels, labels
+    # inside @schema/validation: the named rules
+    text = SCHEMA + "#@schema/validation min=1, \nport: 1\n"
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri(schema), version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri(schema)),
+            position=types.Position(line=line, character=len("#@schema/validation min=1, ")),
+        )
+    )
+    items = result if isinstance(result, list) else result.items
+    assert "max_len=" in [i.insert_text for i in items], items
+
+
+@pytest.mark.asyncio
 async def test_definition_leads_to_the_schema(client: LanguageClient, repo):
     template = repo / "libs/web/deploy.yml"
     line = TEMPLATE.splitlines()[4]
