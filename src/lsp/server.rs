@@ -1,6 +1,6 @@
 //! The server's loop: documents in, diagnostics out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -166,7 +166,15 @@ fn folders(params: &InitializeParams, cwd: PathBuf) -> Vec<PathBuf> {
 }
 
 fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
+    // messages read ahead of the one being handled (to find cancellations)
+    let mut queued: VecDeque<Message> = VecDeque::new();
     loop {
+        if let Some(m) = queued.pop_front() {
+            if handle(conn, state, m, &mut queued)? {
+                return Ok(());
+            }
+            continue;
+        }
         let never = crossbeam_channel::never();
         let changes = state.fallback.as_ref().map_or(&never, |w| &w.changes);
         let timeout = if state.dirty {
@@ -190,10 +198,43 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                 state.dirty = false;
                 check_and_publish(conn, state);
             }
-            Some(Message::Request(req)) => {
-                if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+            Some(m) => {
+                if handle(conn, state, m, &mut queued)? {
                     return Ok(());
                 }
+            }
+        }
+    }
+}
+
+/// Handles one message; `Ok(true)` when the client asked to shut down.
+/// A request is first checked against what the client sent since: one it
+/// cancelled while it waited (behind a check, or behind other requests) is
+/// answered as cancelled, without the work.
+fn handle(
+    conn: &Connection,
+    state: &mut State,
+    msg: Message,
+    queued: &mut VecDeque<Message>,
+) -> Result<bool, String> {
+    match msg {
+        Message::Request(req) => {
+            if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                return Ok(true);
+            }
+            queued.extend(conn.receiver.try_iter());
+            if take_cancel(queued, &req.id) {
+                let _ = conn.sender.send(
+                    Response::new_err(
+                        req.id,
+                        ErrorCode::RequestCanceled as i32,
+                        "cancelled by the client".into(),
+                    )
+                    .into(),
+                );
+                return Ok(false);
+            }
+            {
                 let answer = match req.method.as_str() {
                     HoverRequest::METHOD => answer(req, |p| hover(state, p)),
                     CodeActionRequest::METHOD => answer(req, |p| code_actions(state, p)),
@@ -210,16 +251,29 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                 };
                 let _ = conn.sender.send(answer.into());
             }
-            Some(Message::Notification(n)) => {
-                if n.method == DidChangeWorkspaceFolders::METHOD {
-                    change_folders(conn, state, n);
-                } else {
-                    on_notification(state, n);
-                }
-            }
-            Some(Message::Response(_)) => {}
         }
+        Message::Notification(n) => {
+            if n.method == DidChangeWorkspaceFolders::METHOD {
+                change_folders(conn, state, n);
+            } else {
+                on_notification(state, n);
+            }
+        }
+        Message::Response(_) => {}
     }
+    Ok(false)
+}
+
+/// Removes a queued `$/cancelRequest` of request `id`, if there is one.
+fn take_cancel(queued: &mut VecDeque<Message>, id: &lsp_server::RequestId) -> bool {
+    let Ok(id) = serde_json::to_value(id) else {
+        return false;
+    };
+    let at = queued.iter().position(|m| {
+        matches!(m, Message::Notification(n)
+            if n.method == lsp_types::notification::Cancel::METHOD && n.params.get("id") == Some(&id))
+    });
+    at.map(|i| queued.remove(i)).is_some()
 }
 
 /// The response to a request: its params read, `f`'s answer (the default
@@ -636,4 +690,29 @@ fn log(conn: &Connection, typ: MessageType, message: &str) {
     let _ = conn
         .sender
         .send(Notification::new(LogMessage::METHOD.to_string(), params).into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_queued_cancellation_of_a_request_is_found_and_taken() {
+        let cancel = |id: serde_json::Value| {
+            Message::Notification(Notification::new(
+                "$/cancelRequest".into(),
+                serde_json::json!({ "id": id }),
+            ))
+        };
+        let mut queued: VecDeque<Message> =
+            [cancel(serde_json::json!(7)), cancel(serde_json::json!("a"))].into();
+        assert!(!take_cancel(&mut queued, &lsp_server::RequestId::from(3)));
+        assert!(take_cancel(&mut queued, &lsp_server::RequestId::from(7)));
+        assert_eq!(queued.len(), 1);
+        assert!(take_cancel(
+            &mut queued,
+            &lsp_server::RequestId::from("a".to_string())
+        ));
+        assert!(queued.is_empty());
+    }
 }
