@@ -378,6 +378,17 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
         rules.sort_by_key(|r| std::cmp::Reverse(r.priority));
         for rule in rules {
             let outcome = self.run_rule(rule, value);
+            // a rule that ran out of its budget says nothing about the value
+            // (and may not run out on a less busy machine): a budget finding
+            if let Err(msg) = &outcome {
+                if let Some(budget) = msg.strip_prefix(BUDGET_PREFIX) {
+                    return Err(ValidationError {
+                        rule: crate::diagnostics::RuleId::TemplateBudget,
+                        message: format!("Validating {}: {budget}", inv.path),
+                        pos: Some(v.pos.clone()),
+                    });
+                }
+            }
             let failed = match outcome {
                 Ok(true) => None,
                 Ok(false) => Some(String::new()),
@@ -470,6 +481,10 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
         };
         match self.ev.eval_function(f, &[value], &[]) {
             Ok(r) => Ok(r.unpack_bool() == Some(true)),
+            Err(e) if runaway(&e) => Err(format!(
+                "{BUDGET_PREFIX}{}",
+                crate::template::runtime::go::go_error_text(&e)
+            )),
             Err(e) => {
                 let op = match &rule.check {
                     RuleCheck::Assertion {
@@ -489,6 +504,15 @@ impl<'v, 'd> Walker<'_, 'v, '_, '_, 'd> {
             }
         }
     }
+}
+
+/// Marks a rule's error as its evaluation's budget running out (steps,
+/// time, memory), not the rule's verdict.
+const BUDGET_PREFIX: &str = "\u{0}budget: ";
+
+/// Whether an evaluation error is one of the evaluator's own limits.
+fn runaway(e: &starlark::Error) -> bool {
+    crate::template::runtime::guard::runaway_kind(e, 0, std::time::Duration::ZERO).is_some()
 }
 
 /// go-starlark's wording of unsupported comparisons (`dict <= int not

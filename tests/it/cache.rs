@@ -269,3 +269,37 @@ fn another_build_s_entries_are_removed_not_read() {
     assert!(!other.exists(), "an old build's folder is removed");
     assert!(build.is_dir());
 }
+
+/// A validation rule that runs out of its budget says nothing about the
+/// value and may not run out next time: a `template/budget` finding, never
+/// kept as a result.
+#[test]
+fn a_rule_that_ran_out_of_budget_is_not_kept() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "lib/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation (\"spins\", lambda v: len([i for i in range(10000000)]) > 0)\nreplicas: 1\n",
+    );
+    write(p, "envs/dev/lib.yml", "replicas: 2\n");
+    git(p, &["add", "-A"]);
+    let cache = p.join(".cache");
+    let args = [
+        "--max-steps",
+        "100000",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ];
+    let (code, report) = check_json(p, &args);
+    assert_eq!(code, 1, "{report:#}");
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["template/budget"], "{report:#}");
+    assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
+}
