@@ -76,9 +76,10 @@ pub type MakeFetch = dyn Fn(FetchPolicy) -> Arc<dyn SchemaFetch> + Send + Sync;
 #[derive(Default)]
 pub struct KubernetesCache(std::sync::Mutex<Option<Arc<KubernetesCheck>>>);
 
-/// `$XDG_CACHE_HOME/yttcheck`, else `~/.cache/yttcheck` (the faces pass
-/// the process's variables: the application reads none).
-pub fn user_cache_dir(
+/// The schema cache of the user: `$XDG_CACHE_HOME/yttcheck`, else
+/// `~/.cache/yttcheck`, then [`SCHEMA_CACHE`] (the faces pass the process's
+/// variables: the application reads none).
+pub fn user_schema_cache(
     xdg_cache_home: Option<std::ffi::OsString>,
     home: Option<std::ffi::OsString>,
 ) -> Option<PathBuf> {
@@ -89,7 +90,7 @@ pub fn user_cache_dir(
     xdg_cache_home
         .and_then(absolute)
         .or_else(|| home.and_then(absolute).map(|h| h.join(".cache")))
-        .map(|d| d.join("yttcheck"))
+        .map(|d| d.join("yttcheck").join(SCHEMA_CACHE))
 }
 
 /// The schema cache's folder under a cache folder.
@@ -169,46 +170,22 @@ pub fn prepare(
     for given in &spec.crds {
         let path = crate::source::confine(given).map_err(config_error)?;
         for file in crd_files(sources, &path).map_err(config_error)? {
-            let src = sources
-                .get(&file)
+            read_crds(sources, &file, opts.strict, &mut crds, &mut fingerprint)
                 .map_err(|e| config_error(format!("crds: {}: {e}", file.as_str())))?;
-            fingerprint.push_str(&format!(
-                "|crd {}:{}",
-                file.as_str(),
-                digest(src.text().as_bytes())
-            ));
-            let docs = crate::yaml::parse::parse(&src, false)
-                .map_err(|e| config_error(format!("crds: {}: {e}", file.as_str())))?;
-            for d in &docs.docs {
-                crds.extend(crate::kubernetes::crd::versions(&d.value, opts.strict));
-            }
         }
     }
     // CRDs lying in the repository that no pair reads (vendored, or the
-    // package's `crds/` folder) validate the custom resources too
+    // package's `crds/` folder) validate the custom resources too; a file
+    // that does not read or parse is reported as an unused file already
     for file in &plan.unused_files {
-        let Ok(src) = sources.get(file) else { continue };
-        if !src.text().contains("CustomResourceDefinition") {
-            continue;
-        }
-        let Ok(docs) = crate::yaml::parse::parse(&src, false) else {
-            continue;
-        };
-        let before = crds.len();
-        for d in &docs.docs {
-            crds.extend(crate::kubernetes::crd::versions(&d.value, opts.strict));
-        }
-        if crds.len() > before {
-            fingerprint.push_str(&format!(
-                "|crd {}:{}",
-                file.as_str(),
-                digest(src.text().as_bytes())
-            ));
-        }
+        let _ = read_crds(sources, file, opts.strict, &mut crds, &mut fingerprint);
     }
     for l in &opts.locations {
         if !is_url(l) && l != "default" {
-            fingerprint.push_str(&format!("|{}", folder_fingerprint(&static_prefix(l))));
+            let folder = crate::kubernetes::Location::parse(l)
+                .map(|l| l.folder(&opts.version, opts.strict))
+                .unwrap_or_else(|_| static_prefix(l));
+            fingerprint.push_str(&format!("|{}", folder_fingerprint(&folder)));
         }
     }
     fingerprint.push_str(&format!(
@@ -233,6 +210,34 @@ pub fn prepare(
         *warm.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(check.clone());
     }
     Ok(Some(check))
+}
+
+/// The CRDs of one file, added to `crds`; the file's content joins the
+/// fingerprint when it defines any.
+fn read_crds(
+    sources: &SourceCache,
+    file: &RepoPath,
+    strict: bool,
+    crds: &mut Vec<crate::kubernetes::crd::CrdVersion>,
+    fingerprint: &mut String,
+) -> Result<(), String> {
+    let src = sources.get(file).map_err(|e| e.to_string())?;
+    if !src.text().contains("CustomResourceDefinition") {
+        return Ok(());
+    }
+    let docs = crate::yaml::parse::parse(&src, false).map_err(|e| e.to_string())?;
+    let before = crds.len();
+    for d in &docs.docs {
+        crds.extend(crate::kubernetes::crd::versions(&d.value, strict));
+    }
+    if crds.len() > before {
+        fingerprint.push_str(&format!(
+            "|crd {}:{}",
+            file.as_str(),
+            digest(src.text().as_bytes())
+        ));
+    }
+    Ok(())
 }
 
 /// The files a `crds:` entry names: a file, or the YAML files under a folder.
@@ -277,7 +282,9 @@ fn static_prefix(location: &str) -> String {
     head.rsplit_once('/').map_or(head, |(f, _)| f).to_string() + "/"
 }
 
-fn digest(bytes: &[u8]) -> String {
+/// The first 16 bytes of SHA-256 in hex: a fingerprint part, a cache
+/// entry's name.
+pub fn digest(bytes: &[u8]) -> String {
     use sha2::Digest;
     let d = sha2::Sha256::digest(bytes);
     d.iter().take(16).map(|b| format!("{b:02x}")).collect()

@@ -93,11 +93,10 @@ impl KubernetesArgs {
             locations: self.schema_locations.clone(),
             strict: self.kubernetes_strict,
             offline: self.offline,
-            schema_cache: crate::app::kubernetes::user_cache_dir(
+            schema_cache: crate::app::kubernetes::user_schema_cache(
                 std::env::var_os("XDG_CACHE_HOME"),
                 std::env::var_os("HOME"),
-            )
-            .map(|d| d.join(crate::app::kubernetes::SCHEMA_CACHE)),
+            ),
         }
     }
 }

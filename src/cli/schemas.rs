@@ -15,13 +15,6 @@ use crate::kubernetes::SchemaFetch;
 /// The largest schema read (Kubernetes' `_definitions.json` is about 1.3 MB).
 const MAX_SCHEMA: u64 = 64 << 20;
 
-/// `sha256(url)`'s first 16 bytes in hex: a cache entry's name.
-fn digest(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    let d = sha2::Sha256::digest(bytes);
-    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
-
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .timeout_global(Some(Duration::from_secs(60)))
@@ -99,7 +92,7 @@ impl HostFetch {
     }
 
     fn url(&self, url: &str) -> Result<Option<Arc<[u8]>>, String> {
-        let name = digest(url.as_bytes());
+        let name = crate::app::kubernetes::digest(url.as_bytes());
         if let Some(dir) = &self.policy.cache {
             if let Ok(bytes) = read_bounded(&dir.join(format!("{name}.json"))) {
                 return Ok(Some(Arc::from(bytes)));

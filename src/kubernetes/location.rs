@@ -59,6 +59,20 @@ impl Location {
         expand(&self.template, kind, version, strict).unwrap_or_default()
     }
 
+    /// The folder (or URL prefix) every kind's schema is under for this
+    /// version and strictness: the location up to the last `/` before the
+    /// first kind-dependent part (`DIR/v1.30.0-local-strict/`).
+    pub fn folder(&self, version: &str, strict: bool) -> String {
+        const MARK: &str = "\u{1}";
+        let probe = Kind {
+            api_version: "\u{1}/\u{1}",
+            kind: MARK,
+        };
+        let expanded = self.of(&probe, version, strict);
+        let fixed = expanded.split(MARK).next().unwrap_or("");
+        fixed.rsplit_once('/').map_or("", |(f, _)| f).to_string() + "/"
+    }
+
     pub fn template(&self) -> &str {
         &self.template
     }
@@ -204,6 +218,14 @@ mod tests {
             l.of(&ing, "1.30.0", false),
             "/s/v1.30.0-local/ingress-networking-v1.json"
         );
+    }
+
+    #[test]
+    fn the_folder_of_a_version_stops_before_the_kind() {
+        let l = Location::parse("/s/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json").unwrap();
+        assert_eq!(l.folder("1.30.0", true), "/s/v1.30.0-local-strict/");
+        let g = Location::parse("/s/{{ .Group }}/{{ .ResourceKind }}.json").unwrap();
+        assert_eq!(g.folder("1.30.0", false), "/s/");
     }
 
     #[test]

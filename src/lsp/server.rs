@@ -128,7 +128,49 @@ pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Resul
     io_threads.join().map_err(|e| e.to_string())
 }
 
+/// The data values path at a place, and the final values of every pair
+/// that reads its file.
+struct ValueAt<'a> {
+    folder: &'a Folder,
+    keys: Vec<String>,
+    readings: Vec<app::inspect::PairReading>,
+}
+
 impl State {
+    /// A file's text as the editor holds it, else as it is on disk.
+    fn text_of(&self, path: &std::path::Path) -> Option<String> {
+        match self.open.get(path) {
+            Some(t) => Some(t.clone()),
+            None => crate::source::read_local_text(path).ok(),
+        }
+    }
+
+    /// The final values of every pair that reads `rel` (a file of
+    /// `folder`), computed over the open buffers.
+    fn readings(&self, folder: &Folder, rel: &str) -> Option<Vec<app::inspect::PairReading>> {
+        let sources = SourceOptions {
+            buffers: Some(Arc::new(buffers_under(self, &folder.root))),
+            ..SourceOptions::default()
+        };
+        app::inspect::pairs_reading(&folder.root, rel, &sources, &app::Budget::default()).ok()
+    }
+
+    /// What hover, definition and references ask first: the data values
+    /// path at the place, and every pair's values.
+    fn value_at(&self, at: &lsp_types::TextDocumentPositionParams) -> Option<ValueAt<'_>> {
+        let path = super::uri::to_path(&at.text_document.uri)?;
+        let folder = self.folders.iter().find(|f| path.starts_with(&f.root))?;
+        let rel = path.strip_prefix(&folder.root).ok()?.to_str()?;
+        let text = self.text_of(&path)?;
+        let keys = super::hover::path_at(rel, &text, at.position.line, at.position.character)?;
+        let readings = self.readings(folder, rel)?;
+        Some(ValueAt {
+            folder,
+            keys,
+            readings,
+        })
+    }
+
     /// (Re)starts our watcher on the current folders, if we watch.
     fn watch_folders(&mut self, conn: &Connection) {
         let roots: Vec<PathBuf> = self.folders.iter().map(|f| f.root.clone()).collect();
@@ -387,21 +429,7 @@ fn buffers_under(state: &State, root: &std::path::Path) -> BTreeMap<RepoPath, Op
 /// The hover at a place: the data values path there, its schema and its
 /// final value in every pair that reads the file.
 fn hover(state: &State, params: &lsp_types::HoverParams) -> Option<lsp_types::Hover> {
-    let at = &params.text_document_position_params;
-    let path = super::uri::to_path(&at.text_document.uri)?;
-    let folder = state.folders.iter().find(|f| path.starts_with(&f.root))?;
-    let rel = path.strip_prefix(&folder.root).ok()?.to_str()?.to_string();
-    let text = match state.open.get(&path) {
-        Some(t) => t.clone(),
-        None => crate::source::read_local_text(&path).ok()?,
-    };
-    let keys = super::hover::path_at(&rel, &text, at.position.line, at.position.character)?;
-    let sources = SourceOptions {
-        buffers: Some(Arc::new(buffers_under(state, &folder.root))),
-        ..SourceOptions::default()
-    };
-    let readings =
-        app::inspect::pairs_reading(&folder.root, &rel, &sources, &app::Budget::default()).ok()?;
+    let ValueAt { keys, readings, .. } = state.value_at(&params.text_document_position_params)?;
     let value = super::hover::markdown(&keys, &readings)?;
     Some(lsp_types::Hover {
         contents: lsp_types::HoverContents::Markup(lsp_types::MarkupContent {
@@ -421,10 +449,7 @@ fn code_actions(
     let Some(path) = super::uri::to_path(uri) else {
         return Vec::new();
     };
-    let text = match state.open.get(&path) {
-        Some(t) => t.clone(),
-        None => crate::source::read_local_text(&path).unwrap_or_default(),
-    };
+    let text = state.text_of(&path).unwrap_or_default();
     params
         .context
         .diagnostics
@@ -440,21 +465,11 @@ fn definition(
     state: &State,
     params: &lsp_types::GotoDefinitionParams,
 ) -> Option<lsp_types::GotoDefinitionResponse> {
-    let at = &params.text_document_position_params;
-    let path = super::uri::to_path(&at.text_document.uri)?;
-    let folder = state.folders.iter().find(|f| path.starts_with(&f.root))?;
-    let rel = path.strip_prefix(&folder.root).ok()?.to_str()?.to_string();
-    let text = match state.open.get(&path) {
-        Some(t) => t.clone(),
-        None => crate::source::read_local_text(&path).ok()?,
-    };
-    let keys = super::hover::path_at(&rel, &text, at.position.line, at.position.character)?;
-    let sources = SourceOptions {
-        buffers: Some(Arc::new(buffers_under(state, &folder.root))),
-        ..SourceOptions::default()
-    };
-    let readings =
-        app::inspect::pairs_reading(&folder.root, &rel, &sources, &app::Budget::default()).ok()?;
+    let ValueAt {
+        folder,
+        keys,
+        readings,
+    } = state.value_at(&params.text_document_position_params)?;
     let schema = readings.iter().find_map(|r| r.schema.as_ref())?;
     let pos = super::hover::declaration_at(&schema.value_type, &keys)?;
     let uri = super::uri::of_path(&folder.root.join(pos.file_name()))?;
@@ -475,28 +490,12 @@ fn references(
     state: &State,
     params: &lsp_types::ReferenceParams,
 ) -> Option<Vec<lsp_types::Location>> {
-    let at = &params.text_document_position;
-    let path = super::uri::to_path(&at.text_document.uri)?;
-    let folder = state.folders.iter().find(|f| path.starts_with(&f.root))?;
-    let rel = path.strip_prefix(&folder.root).ok()?.to_str()?.to_string();
-    let text = match state.open.get(&path) {
-        Some(t) => t.clone(),
-        None => crate::source::read_local_text(&path).ok()?,
-    };
-    let keys = super::hover::path_at(&rel, &text, at.position.line, at.position.character)?;
-    let sources = SourceOptions {
-        buffers: Some(Arc::new(buffers_under(state, &folder.root))),
-        ..SourceOptions::default()
-    };
-    let readings =
-        app::inspect::pairs_reading(&folder.root, &rel, &sources, &app::Budget::default()).ok()?;
-    let read = |file: &str| {
-        let full = folder.root.join(file);
-        match state.open.get(&full) {
-            Some(t) => Some(t.clone()),
-            None => crate::source::read_local_text(&full).ok(),
-        }
-    };
+    let ValueAt {
+        folder,
+        keys,
+        readings,
+    } = state.value_at(&params.text_document_position)?;
+    let read = |file: &str| state.text_of(&folder.root.join(file));
     let places =
         super::references::places(&keys, &readings, params.context.include_declaration, &read);
     Some(
@@ -513,10 +512,7 @@ fn symbols(
     params: &lsp_types::DocumentSymbolParams,
 ) -> Option<lsp_types::DocumentSymbolResponse> {
     let path = super::uri::to_path(&params.text_document.uri)?;
-    let text = match state.open.get(&path) {
-        Some(t) => t.clone(),
-        None => crate::source::read_local_text(&path).ok()?,
-    };
+    let text = state.text_of(&path)?;
     let name = path.file_name()?.to_string_lossy().into_owned();
     Some(lsp_types::DocumentSymbolResponse::Nested(
         super::symbols::of(&name, &text),
@@ -539,10 +535,7 @@ fn complete(state: &State, params: &lsp_types::CompletionParams) -> Vec<lsp_type
     else {
         return Vec::new();
     };
-    let text = match state.open.get(&path) {
-        Some(t) => t.clone(),
-        None => crate::source::read_local_text(&path).unwrap_or_default(),
-    };
+    let text = state.text_of(&path).unwrap_or_default();
     let values_file = rel.ends_with(".yml") || rel.ends_with(".yaml");
     // in an annotation: its name, or a validation's named rules
     if values_file {
@@ -560,13 +553,7 @@ fn complete(state: &State, params: &lsp_types::CompletionParams) -> Vec<lsp_type
     else {
         return Vec::new();
     };
-    let sources = SourceOptions {
-        buffers: Some(Arc::new(buffers_under(state, &folder.root))),
-        ..SourceOptions::default()
-    };
-    let Ok(readings) =
-        app::inspect::pairs_reading(&folder.root, rel, &sources, &app::Budget::default())
-    else {
+    let Some(readings) = state.readings(folder, rel) else {
         return Vec::new();
     };
     let Some(schema) = readings.iter().find_map(|r| r.schema.as_ref()) else {
@@ -647,11 +634,10 @@ fn check(
     let mut request = CheckRequest::whole(root.to_path_buf());
     request.outputs.clear();
     // `.yttcheck.yml`'s `kubernetes:`, with fetched schemas in the user's cache
-    request.kubernetes.schema_cache = app::kubernetes::user_cache_dir(
+    request.kubernetes.schema_cache = app::kubernetes::user_schema_cache(
         std::env::var_os("XDG_CACHE_HOME"),
         std::env::var_os("HOME"),
-    )
-    .map(|d| d.join(app::kubernetes::SCHEMA_CACHE));
+    );
     let warm = Warm {
         store: None,
         plans: None,
