@@ -245,8 +245,13 @@ pub fn run<R>(
             req.jobs
         )));
     }
-    // the interpreter's built-ins are made while the files are read
-    crate::template::eval::prepare_globals_in_background();
+    // the interpreter's built-ins are made while the files are read; not
+    // with a results cache, whose runs mostly evaluate nothing (and a
+    // re-run of an unchanged repository would spend a tenth of its time
+    // making them)
+    if warm.outcomes.is_none() {
+        crate::template::eval::prepare_globals_in_background();
+    }
     let mut selection = req.selection.clone();
     selection.root = req.cwd.join(&selection.root);
     let source = open_source_with(&selection, &warm.sources)?;
@@ -326,14 +331,24 @@ pub fn run<R>(
         whole,
         opts.render,
     );
-    Ok(present(&Checked {
+    let presented = present(&Checked {
         result: &result,
         plan: &plan,
         cache: &cache,
         threshold,
         root: &selection.root,
         whole,
-    }))
+    });
+    // a long-lived process answers first: freeing a result of thousands
+    // of findings is done beside the reply, not before it
+    if !leave {
+        if let Some(result) = result.value.take() {
+            let _ = std::thread::Builder::new()
+                .name("free-result".into())
+                .spawn(move || drop(result));
+        }
+    }
+    Ok(presented)
 }
 
 /// The severity that fails: the request's, else the configuration's

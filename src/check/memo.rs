@@ -208,8 +208,11 @@ impl Memo {
     }
 
     /// A pair's outcome kept in memory, or else in the store (not for a
-    /// run that keeps values: the store keeps none).
-    pub(super) fn pair(&self, key: Key, keep_values: bool) -> Option<PairOutcome> {
+    /// run that keeps values: the store keeps none). Without `usage`, an
+    /// outcome read from the store leaves out what its templates read
+    /// (decoding it is most of the work, and only a library's unused-value
+    /// findings need it).
+    pub(super) fn pair(&self, key: Key, keep_values: bool, usage: bool) -> Option<PairOutcome> {
         if self.remember {
             let found = self.pairs.lock().expect("memo").get(&key).cloned();
             self.count(found.is_some(), &self.pair_hits, &self.pair_misses);
@@ -232,7 +235,7 @@ impl Memo {
         };
         let found = store
             .load(&hex)
-            .and_then(|bytes| super::stored::decode(&bytes, &hex, declared));
+            .and_then(|bytes| super::stored::decode(&bytes, &hex, usage.then_some(declared)));
         self.count(found.is_some(), &self.stored_hits, &self.stored_misses);
         found
     }
@@ -379,12 +382,13 @@ impl<'a> Keys<'a> {
         let mut h = Stable::new();
         path.hash(&mut h);
         match self.sources.get(path) {
-            Ok(f) => f.text().hash(&mut h),
+            // the text's own digest, which a daemon keeps with the file
+            Ok(f) => (0u8, f.digest()).hash(&mut h),
             // a file that cannot be read as text: its bytes (a binary file's
             // finding), or its error
             Err(e) => match self.sources.snapshot().read(path.as_str()) {
-                Ok(bytes) => bytes.hash(&mut h),
-                Err(_) => e.message.hash(&mut h),
+                Ok(bytes) => (1u8, bytes).hash(&mut h),
+                Err(_) => (2u8, e.message).hash(&mut h),
             },
         }
         let k = h.key();

@@ -9,6 +9,7 @@
 //! library, policies that apply to no pair, the plan's problems and the
 //! YAML files no pair reads.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -37,29 +38,51 @@ fn line_of_value(sources: &SourceCache, file: &RepoPath, value: &str) -> Option<
         .map(|i| i as u32 + 1)
 }
 
+/// The key of each library's unused-value findings: they depend on the
+/// keys of its pairs alone, in the order of the run (the pairs' keys cover
+/// the library's files).
+fn unused_values_keys(
+    plan: &Plan,
+    pair_keys: &[super::memo::Key],
+    keys: &super::memo::Keys,
+) -> HashMap<String, super::memo::Key> {
+    let mut of_library: HashMap<&str, Vec<super::memo::Key>> = HashMap::new();
+    for (p, k) in plan.pairs.iter().zip(pair_keys) {
+        of_library
+            .entry(&plan.libraries[p.library].name)
+            .or_default()
+            .push(*k);
+    }
+    of_library
+        .into_iter()
+        .map(|(library, ks)| (library.to_string(), keys.derived("unused-values", &ks)))
+        .collect()
+}
+
 /// `schema/unused-value` and `schema/unreached-value` of every library;
-/// with keys, a library's are computed once for the same pairs' outcomes
-/// (they depend on nothing else: the pairs' keys cover the library's files).
+/// with keys, a library's are computed once for the same pairs' outcomes,
+/// and `known` are those found in the memo before the pairs ran.
 fn unused_values(
     sources: &SourceCache,
     plan: &Plan,
     outcomes: &[PairOutcome],
-    pair_keys: &[super::memo::Key],
-    keys: Option<&super::memo::Keys>,
-    memo: &Memo,
+    keyed: Option<(&HashMap<String, super::memo::Key>, &Memo)>,
+    mut known: HashMap<String, Vec<Finding>>,
 ) -> Vec<Finding> {
-    let Some(keys) = keys else {
+    let Some((library_keys, memo)) = keyed else {
         return super::usage::unused_values(outcomes, plan, sources);
     };
-    let mut key_of: std::collections::HashMap<&str, Vec<super::memo::Key>> = Default::default();
-    for (o, k) in outcomes.iter().zip(pair_keys) {
-        key_of.entry(&o.library).or_default().push(*k);
-    }
-    super::usage::by_library(outcomes)
+    let libraries: Vec<_> = super::usage::by_library(outcomes)
+        .into_iter()
+        .map(|(library, pairs)| {
+            let found = known.remove(library);
+            (library, pairs, found)
+        })
+        .collect();
+    libraries
         .into_par_iter()
-        .flat_map_iter(|(library, pairs)| {
-            let key = keys.derived("unused-values", &key_of[library]);
-            if let Some(found) = memo.findings(key) {
+        .flat_map_iter(|(library, pairs, known)| {
+            if let Some(found) = known {
                 return found;
             }
             let found = super::usage::unused_values_of(library, &pairs, plan, sources);
@@ -68,8 +91,8 @@ fn unused_values(
             let whole = pairs.iter().all(|p| {
                 p.usage.is_some() && !p.findings.iter().any(|f| f.rule == RuleId::TemplateBudget)
             });
-            if whole {
-                memo.keep_findings(key, &found);
+            if let (true, Some(key)) = (whole, library_keys.get(library)) {
+                memo.keep_findings(*key, &found);
             }
             found
         })
@@ -108,7 +131,7 @@ pub fn run_with(
         .then(|| super::memo::Keys::new(sources, plan, opts));
 
     let (policies, policy_problems) = super::policy::load(sources, plan, cache, &opts.eval);
-    let (bases, outcomes, pair_keys) = pool.install(|| {
+    let (bases, outcomes, unused_keys, unused_known) = pool.install(|| {
         // each library's environments, in one pass over the pairs (per
         // library, scanning every pair is quadratic in a 10,000-pair run)
         let mut environments: Vec<Vec<String>> = vec![Vec::new(); plan.libraries.len()];
@@ -138,9 +161,26 @@ pub fn run_with(
                 .collect(),
             None => vec![0; plan.pairs.len()],
         };
+        // each library's unused-value findings, when they are known: its
+        // pairs' value usage is then not needed (and not decoded)
+        let wants_unused = opts.render && opts.unused_values;
+        let unused_keys = match &keys {
+            Some(k) if wants_unused => unused_values_keys(plan, &pair_keys, k),
+            _ => HashMap::new(),
+        };
+        let unused_known: HashMap<String, Vec<Finding>> = unused_keys
+            .par_iter()
+            .filter_map(|(library, key)| Some((library.clone(), memo.findings(*key)?)))
+            .collect();
         let known: Vec<Option<PairOutcome>> = pair_keys
-            .iter()
-            .map(|k| keys.as_ref().and_then(|_| memo.pair(*k, opts.keep_values)))
+            .par_iter()
+            .zip(&plan.pairs)
+            .map(|(k, p)| {
+                keys.as_ref()?;
+                let library = &plan.libraries[p.library].name;
+                let usage = wants_unused && !unused_known.contains_key(library);
+                memo.pair(*k, opts.keep_values, usage)
+            })
             .collect();
         // pairs of each library left to evaluate (not known from the memo)
         let mut to_run = vec![0usize; plan.libraries.len()];
@@ -253,7 +293,7 @@ pub fn run_with(
                 },
             )
             .collect();
-        (bases, outcomes, pair_keys)
+        (bases, outcomes, unused_keys, unused_known)
     });
     let mut schemas = std::collections::BTreeMap::new();
     if opts.keep_values {
@@ -274,9 +314,8 @@ pub fn run_with(
             sources,
             plan,
             &outcomes,
-            &pair_keys,
-            keys.as_ref(),
-            memo,
+            keys.as_ref().map(|_| (&unused_keys, memo)),
+            unused_known,
         ));
     }
     all.extend(policy_problems);

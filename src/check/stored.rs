@@ -38,6 +38,22 @@ struct StoredOutcome {
     usage: Option<StoredUsage>,
 }
 
+/// [`StoredOutcome`] as read: its usage is decoded only when asked for.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadOutcome<'a> {
+    format: u32,
+    #[serde(borrow)]
+    key: &'a str,
+    name: String,
+    library: String,
+    environment: String,
+    micros: u64,
+    findings: Vec<StoredFinding>,
+    #[serde(borrow)]
+    usage: Option<&'a serde_json::value::RawValue>,
+}
+
 /// Findings about a whole library (its unused values).
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -132,24 +148,28 @@ pub(super) fn encode(outcome: &PairOutcome, key: &str, declared_key: Option<&str
 }
 
 /// The outcome kept in `bytes`, when they are one of this format stored
-/// under `key`; `declared` finds the declared paths its usage names.
+/// under `key`; `declared` finds the declared paths its usage names, and
+/// without it the usage is left out (not decoded).
 pub(super) fn decode(
     bytes: &[u8],
     key: &str,
-    declared: impl FnOnce(&str) -> Option<Declared>,
+    declared: Option<impl FnOnce(&str) -> Option<Declared>>,
 ) -> Option<PairOutcome> {
-    let s: StoredOutcome = serde_json::from_slice(bytes).ok()?;
+    let s: ReadOutcome = serde_json::from_slice(bytes).ok()?;
     if s.format != FORMAT || s.key != key {
         return None;
     }
     let findings = s.findings.into_iter().map(finding).collect::<Option<_>>()?;
-    let usage = match s.usage {
-        None => None,
-        Some(u) => Some(Arc::new(ValueUsage {
-            declared: declared(&u.declared)?,
-            read: u.read,
-            null: u.null,
-        })),
+    let usage = match (s.usage, declared) {
+        (Some(raw), Some(declared)) => {
+            let u: StoredUsage = serde_json::from_str(raw.get()).ok()?;
+            Some(Arc::new(ValueUsage {
+                declared: declared(&u.declared)?,
+                read: u.read,
+                null: u.null,
+            }))
+        }
+        _ => None,
     };
     Some(PairOutcome {
         name: s.name,
@@ -259,7 +279,8 @@ mod tests {
         let o = outcome();
         let (dk, db) = encode_declared(&o.usage.as_ref().unwrap().declared);
         let declared = |k: &str| decode_declared(&db, k);
-        let back = decode(&encode(&o, "k1", Some(&dk)), "k1", declared).expect("decodes");
+        let bytes = encode(&o, "k1", Some(&dk));
+        let back = decode(&bytes, "k1", Some(declared)).expect("decodes");
         assert_eq!(back.findings, o.findings);
         assert_eq!(back.name, o.name);
         assert_eq!(back.duration, o.duration);
@@ -268,6 +289,10 @@ mod tests {
             (&a.declared, &a.read, &a.null),
             (&b.declared, &b.read, &b.null)
         );
+        // without its usage: the same findings, no usage
+        let bare = decode(&bytes, "k1", None::<fn(&str) -> Option<Declared>>).expect("decodes");
+        assert_eq!(bare.findings, o.findings);
+        assert!(bare.usage.is_none());
     }
 
     #[test]
@@ -277,11 +302,11 @@ mod tests {
         let declared = |k: &str| decode_declared(&db, k);
         let bytes = encode(&o, "k1", Some(&dk));
         assert!(
-            decode(&bytes, "k2", declared).is_none(),
+            decode(&bytes, "k2", Some(declared)).is_none(),
             "another key's outcome"
         );
         assert!(
-            decode(&bytes, "k1", |_| None).is_none(),
+            decode(&bytes, "k1", Some(|_: &str| None)).is_none(),
             "declared paths missing"
         );
         assert!(
@@ -290,7 +315,7 @@ mod tests {
         );
         for n in [0, 1, bytes.len() / 2, bytes.len() - 1] {
             assert!(
-                decode(&bytes[..n], "k1", declared).is_none(),
+                decode(&bytes[..n], "k1", Some(declared)).is_none(),
                 "truncated at {n}"
             );
         }
@@ -303,7 +328,10 @@ mod tests {
         ] {
             let changed = text.replacen(from, to, 1);
             assert_ne!(changed, text, "{from}");
-            assert!(decode(changed.as_bytes(), "k1", declared).is_none(), "{to}");
+            assert!(
+                decode(changed.as_bytes(), "k1", Some(declared)).is_none(),
+                "{to}"
+            );
         }
     }
 }

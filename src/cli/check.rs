@@ -174,7 +174,7 @@ pub fn in_process(req: &CheckRequest, cache_dir: Option<&std::path::Path>) -> An
     };
     let mut answer = app::check::execute(req, &warm);
     if let Some(s) = store {
-        s.prune();
+        s.finish();
     }
     answer.stderr.insert_str(0, &warning);
     answer

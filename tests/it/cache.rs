@@ -37,21 +37,54 @@ fn repository() -> tempfile::TempDir {
     d
 }
 
-/// Every entry file of a cache folder.
-fn entries(cache: &Path) -> Vec<PathBuf> {
+/// The pack of a cache folder (`DIR/<build>/results.pack`), if any.
+fn pack_path(cache: &Path) -> Option<PathBuf> {
+    let build = std::fs::read_dir(cache)
+        .ok()?
+        .flatten()
+        .find(|e| e.file_type().unwrap().is_dir())?;
+    Some(build.path().join("results.pack")).filter(|p| p.is_file())
+}
+
+/// Every entry of a cache folder's pack (a header line, then for each
+/// entry `<key> <length>\n<bytes>\n`), in its order.
+fn entries(cache: &Path) -> Vec<(String, Vec<u8>)> {
+    let Some(path) = pack_path(cache) else {
+        return Vec::new();
+    };
+    let bytes = std::fs::read(path).unwrap();
+    let mut rest = bytes
+        .strip_prefix(b"yttcheck results pack 1\n".as_slice())
+        .expect("the pack's header");
     let mut out = Vec::new();
-    for build in std::fs::read_dir(cache).unwrap().flatten() {
-        if !build.file_type().unwrap().is_dir() {
-            continue;
-        }
-        for folder in std::fs::read_dir(build.path()).unwrap().flatten() {
-            for f in std::fs::read_dir(folder.path()).unwrap().flatten() {
-                out.push(f.path());
-            }
-        }
+    while !rest.is_empty() {
+        let nl = rest.iter().position(|&b| b == b'\n').unwrap();
+        let head = std::str::from_utf8(&rest[..nl]).unwrap();
+        let (key, len) = head.split_once(' ').unwrap();
+        let len: usize = len.parse().unwrap();
+        out.push((key.to_string(), rest[nl + 1..nl + 1 + len].to_vec()));
+        assert_eq!(rest[nl + 1 + len], b'\n');
+        rest = &rest[nl + 2 + len..];
     }
-    out.sort();
     out
+}
+
+/// The cache folder's pack made of `entries` again.
+fn write_entries(cache: &Path, entries: &[(String, Vec<u8>)]) {
+    let mut bytes = b"yttcheck results pack 1\n".to_vec();
+    for (key, b) in entries {
+        bytes.extend_from_slice(format!("{key} {}\n", b.len()).as_bytes());
+        bytes.extend_from_slice(b);
+        bytes.push(b'\n');
+    }
+    std::fs::write(pack_path(cache).unwrap(), bytes).unwrap();
+}
+
+/// The keys of a cache folder's entries, sorted.
+fn keys(cache: &Path) -> Vec<String> {
+    let mut keys: Vec<String> = entries(cache).into_iter().map(|(k, _)| k).collect();
+    keys.sort();
+    keys
 }
 
 #[test]
@@ -68,43 +101,60 @@ fn a_rerun_answers_from_the_cache_as_a_fresh_check_would() {
     // 4 pairs and each library's declared paths once; no library's unused
     // values: api has no templates, and web@dev fails before it renders, so
     // what web's templates read is not known whole
-    let kept = entries(&dir);
+    let kept = keys(&dir);
     assert_eq!(kept.len(), 6, "{kept:?}");
     assert!(dir.join("CACHEDIR.TAG").is_file());
     assert_eq!(
         std::fs::read_to_string(dir.join(".gitignore")).unwrap(),
         "*\n"
     );
+    let pack = pack_path(&dir).unwrap();
+    let written = std::fs::metadata(&pack).unwrap().modified().unwrap();
     let second = check_json(p, &["--cache-dir", dir_arg]);
     assert_eq!(second, fresh);
-    assert_eq!(entries(&dir), kept, "a re-run writes nothing");
+    assert_eq!(
+        std::fs::metadata(&pack).unwrap().modified().unwrap(),
+        written,
+        "a re-run writes nothing"
+    );
 
     // the re-run really answers from the cache: an entry changed in place
     // (its key and format kept) is what the next run reports
-    let mut changed = Vec::new();
-    for e in &kept {
-        let text = std::fs::read_to_string(e).unwrap();
+    let original = entries(&dir);
+    let mut changed = original.clone();
+    let mut touched = 0;
+    for (_, bytes) in &mut changed {
+        let text = String::from_utf8(bytes.clone()).unwrap();
         if text.contains("must be a value >= 1") {
-            std::fs::write(e, text.replace("must be a value >= 1", "CACHED ANSWER")).unwrap();
-            changed.push((e, text));
+            *bytes = text
+                .replace("must be a value >= 1", "CACHED ANSWER")
+                .into_bytes();
+            touched += 1;
         }
     }
-    assert!(!changed.is_empty());
+    assert!(touched > 0);
+    write_entries(&dir, &changed);
     let (_, from_cache) = check_json(p, &["--cache-dir", dir_arg]);
     assert!(
         from_cache.to_string().contains("CACHED ANSWER"),
         "{from_cache}"
     );
-    for (e, text) in changed {
-        std::fs::write(e, text).unwrap();
-    }
+    write_entries(&dir, &original);
 
     // one changed values file: its pair is computed again (and web's unused
-    // values, now that every pair of web renders, are kept), the rest is read
+    // values, now that every pair of web renders, are kept), the rest is
+    // read; the pack keeps this run's entries and the older ones
     write(p, "envs/dev/web.yml", "replicas: 2\n");
     let after = check_json(p, &["--cache-dir", dir_arg]);
     assert_eq!(after, check_json(p, &[]));
-    assert_eq!(entries(&dir).len(), kept.len() + 2);
+    assert_eq!(keys(&dir).len(), kept.len() + 2);
+    assert!(kept.iter().all(|k| keys(&dir).contains(k)));
+    // and this run's come first (the 3 pairs and 2 declared paths it read,
+    // the new pair and web's unused values), then the old entry of web@dev,
+    // which it did not need
+    let order: Vec<String> = entries(&dir).into_iter().map(|(k, _)| k).collect();
+    let old_only: Vec<&String> = kept.iter().filter(|k| !order[..7].contains(k)).collect();
+    assert_eq!(old_only, [&order[7]], "{order:?}");
 }
 
 #[test]
@@ -116,26 +166,38 @@ fn damaged_entries_are_misses_and_options_have_their_own_entries() {
     let dir_arg = dir.to_str().unwrap();
     let fresh = check_json(p, &[]);
     check_json(p, &["--cache-dir", dir_arg]);
-    for (i, e) in entries(&dir).iter().enumerate() {
-        let bytes = std::fs::read(e).unwrap();
-        match i % 3 {
-            0 => std::fs::write(e, &bytes[..bytes.len() / 2]).unwrap(),
-            1 => std::fs::write(e, b"\xff\xfe not json").unwrap(),
-            _ => std::fs::write(e, b"{}").unwrap(),
-        }
-    }
+    let damaged: Vec<(String, Vec<u8>)> = entries(&dir)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (key, bytes))| {
+            let bytes = match i % 3 {
+                0 => bytes[..bytes.len() / 2].to_vec(),
+                1 => b"\xff\xfe not json".to_vec(),
+                _ => b"{}".to_vec(),
+            };
+            (key, bytes)
+        })
+        .collect();
+    write_entries(&dir, &damaged);
     assert_eq!(check_json(p, &["--cache-dir", dir_arg]), fresh);
     // and they were written again, whole
     assert_eq!(check_json(p, &["--cache-dir", dir_arg]), fresh);
-    for e in entries(&dir) {
-        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&e).unwrap()).unwrap();
-        assert_eq!(v["format"], 2, "{}", e.display());
+    for (key, bytes) in entries(&dir).iter().take(6) {
+        let v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        assert_eq!(v["format"], 2, "{key}");
     }
+    // a pack cut short keeps what is whole before the cut
+    let pack = pack_path(&dir).unwrap();
+    let bytes = std::fs::read(&pack).unwrap();
+    std::fs::write(&pack, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    assert_eq!(check_json(p, &["--cache-dir", dir_arg]), fresh);
     // another option (no rendering) is another entry, not this one's answer
-    let before = entries(&dir).len();
+    let before = keys(&dir);
     let data_only = check_json(p, &["--no-render", "--cache-dir", dir_arg]);
     assert_eq!(data_only, check_json(p, &["--no-render"]));
-    assert!(entries(&dir).len() > before);
+    let now = keys(&dir);
+    assert!(now.len() > before.len());
+    assert!(before.iter().all(|k| now.contains(k)), "older entries stay");
 }
 
 #[test]

@@ -245,7 +245,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         present(args, &gh, &root, change, checked, &out)
     })?;
     if let Some(s) = store {
-        s.prune();
+        s.finish();
     }
     code
 }

@@ -1,39 +1,45 @@
-//! The persistent result cache (`--cache-dir DIR`): each pair's outcome,
+//! The persistent result cache (`--cache-dir`): each pair's outcome,
 //! kept between runs under a key of everything it read (see
 //! [`crate::check::memo`]), so a re-run on an unchanged repository
 //! evaluates nothing and one changed values file costs what its pairs cost.
 //!
-//! The folder is the user's to name, and safe to delete. Entries live in a
-//! sub-folder named after the build of yttcheck that wrote them
-//! (`DIR/<build>/ab/cdef....json`): another build never reads them, and the
-//! first run of a new build removes the old builds' folders. Writes go
-//! through [`super::write::output_file`] (a temporary file renamed over the
-//! entry: a reader never sees half an entry; no link is followed). The
-//! folder is bounded: past [`MAX_ENTRIES`] entries or [`MAX_BYTES`], the
-//! oldest quarter goes.
+//! The folder is the user's to name, and safe to delete. Entries live in
+//! one file ([`pack`]) in a sub-folder named after the build of yttcheck
+//! that wrote them (`DIR/<build>/results.pack`): another build never reads
+//! them, and the first run of a new build removes the old builds' folders.
+//! The pack is read once at the first lookup and written once at the end
+//! of a run that added to it, through [`super::write::output_file`] (a
+//! temporary file renamed over it: a reader never sees half a pack; no
+//! link is followed). Two runs at once each write what they used; the
+//! last one's pack stays, and the other's new entries are computed again
+//! next time. The pack is bounded: the entries of the run that writes it
+//! come first, then older entries while the pack stays under
+//! [`MAX_BYTES`].
 //!
 //! A cache is trusted: an entry is an answer. So a folder the checked
 //! repository could have planted is refused: inside the repository's work
 //! tree, no file under it may be known to git, and no folder on the way may
 //! be a link (a pull request cannot commit its own "clean" results, or
 //! point the cache at a folder of the runner). A folder that holds other
-//! things than a yttcheck cache is refused too, so that pruning never
-//! deletes what is not ours.
+//! things than a yttcheck cache is refused too, so that removing old
+//! builds never deletes what is not ours.
 
+mod pack;
+
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::check::memo::OutcomeStore;
+use pack::Pack;
 
-/// The most entries kept (a pair's entry is a few KiB).
-pub const MAX_ENTRIES: usize = 100_000;
+/// The most bytes the pack keeps (a pair's entry is under a KiB to a few
+/// KiB: tens of thousands of pairs' results).
+pub const MAX_BYTES: usize = 64 << 20;
 
-/// The most bytes kept.
-pub const MAX_BYTES: u64 = 512 << 20;
-
-/// The largest entry read back (anything larger is not ours).
-const MAX_ENTRY: u64 = 64 << 20;
+/// The pack's name in the build's folder.
+const PACK_NAME: &str = "results.pack";
 
 /// The tag that marks a cache folder (backup tools skip it:
 /// <https://bford.info/cachedir/>).
@@ -46,6 +52,8 @@ const BUILD: &str = env!("YTTCHECK_BUILD_ID");
 pub struct DiskStore {
     /// `DIR/<build>`.
     entries: PathBuf,
+    pack: OnceLock<Pack>,
+    used: Mutex<Used>,
     saved: AtomicU64,
     failed: AtomicU64,
 }
@@ -94,6 +102,8 @@ pub fn open(dir: &Path, checked: &Path) -> Result<Arc<DiskStore>, String> {
     }
     Ok(Arc::new(DiskStore {
         entries: dir.join(BUILD),
+        pack: OnceLock::new(),
+        used: Mutex::default(),
         saved: AtomicU64::new(0),
         failed: AtomicU64::new(0),
     }))
@@ -193,97 +203,56 @@ fn links_in(path: &Path, workdir: &Path) -> bool {
 }
 
 impl DiskStore {
-    fn entry(&self, key: &str) -> Option<(PathBuf, String)> {
-        if key.len() < 3 || !key.chars().all(|c| c.is_ascii_hexdigit()) {
-            return None;
-        }
-        Some((self.entries.join(&key[..2]), format!("{}.json", &key[2..])))
+    /// The pack, read on the first lookup.
+    fn pack(&self) -> &Pack {
+        self.pack.get_or_init(|| {
+            let path = self.entries.join(PACK_NAME);
+            // the pack is a plain file of ours: never a link, never huge
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_file() && m.len() <= MAX_BYTES as u64 => {
+                    Pack::parse(std::fs::read(&path).unwrap_or_default())
+                }
+                _ => Pack::default(),
+            }
+        })
     }
 
-    /// Entries written by this process, and writes that failed.
+    /// Entries written by this process (0 or 1: the pack), and writes that
+    /// failed.
     pub fn written(&self) -> (u64, u64) {
         (self.saved.load(Relaxed), self.failed.load(Relaxed))
     }
 
-    /// Keeps the folder within its bounds (after a run that wrote): the
-    /// oldest entries go first.
-    pub fn prune(&self) {
-        if self.saved.load(Relaxed) > 0 {
-            self.prune_to(MAX_ENTRIES, MAX_BYTES);
-        }
+    /// Writes the pack again when this run added to it or found it
+    /// wanting: the entries this run used first, then the older ones that
+    /// still fit in [`MAX_BYTES`].
+    pub fn finish(&self) {
+        self.finish_within(MAX_BYTES);
     }
 
-    /// Keeps at most `max_entries` entries and `max_bytes` bytes: past
-    /// either, the oldest go until three quarters of both are left.
-    fn prune_to(&self, max_entries: usize, max_bytes: u64) {
-        let mut entries = Vec::new();
-        let Ok(folders) = std::fs::read_dir(&self.entries) else {
+    fn finish_within(&self, max_bytes: usize) {
+        let used = std::mem::take(&mut *self.used.lock().expect("cache"));
+        if !used.changed {
             return;
-        };
-        for folder in folders.flatten() {
-            let Ok(files) = std::fs::read_dir(folder.path()) else {
-                continue;
+        }
+        let pack = self.pack();
+        let this_run = used.order.iter().filter_map(|key| {
+            let bytes = match used.new.get(key) {
+                Some(b) => &b[..],
+                None => pack.get(key)?,
             };
-            for f in files.flatten() {
-                if let Ok(m) = f.metadata() {
-                    let when = m.modified().unwrap_or(std::time::UNIX_EPOCH);
-                    entries.push((when, m.len(), f.path()));
-                }
-            }
-        }
-        let total: u64 = entries.iter().map(|e| e.1).sum();
-        if entries.len() <= max_entries && total <= max_bytes {
-            return;
-        }
-        entries.sort();
-        let (mut count, mut bytes) = (entries.len(), total);
-        for (_, len, path) in entries {
-            if count <= three_quarters(max_entries as u64) as usize
-                && bytes <= three_quarters(max_bytes)
-            {
-                break;
-            }
-            if std::fs::remove_file(&path).is_ok() {
-                count -= 1;
-                bytes -= len;
-            }
-        }
-    }
-}
-
-/// The floor of three quarters of `n`, for any `n` (no overflow).
-fn three_quarters(n: u64) -> u64 {
-    n / 4 * 3 + n % 4 * 3 / 4
-}
-
-impl OutcomeStore for DiskStore {
-    fn load(&self, key: &str) -> Option<Vec<u8>> {
-        let (folder, name) = self.entry(key)?;
-        let path = folder.join(name);
-        // an entry is a plain file of ours: never a link, never huge
-        let m = std::fs::symlink_metadata(&path).ok()?;
-        if !m.is_file() || m.len() > MAX_ENTRY {
-            return None;
-        }
-        std::fs::read(&path).ok()
-    }
-
-    fn save(&self, key: &str, bytes: &[u8]) {
-        let Some((folder, name)) = self.entry(key) else {
-            return;
-        };
-        let rel = format!(
-            "{}/{name}",
-            folder.file_name().unwrap_or_default().to_string_lossy()
-        );
-        match super::write::output_file(&self.entries_made(), &rel, bytes) {
+            Some((key.as_str(), bytes))
+        });
+        let older = pack
+            .entries()
+            .filter(|(k, _)| !used.new.contains_key(*k) && !used.seen.contains(*k));
+        let bytes = pack::encode(this_run.chain(older), max_bytes);
+        match super::write::output_file(&self.entries_made(), PACK_NAME, &bytes) {
             Ok(_) => self.saved.fetch_add(1, Relaxed),
             Err(_) => self.failed.fetch_add(1, Relaxed),
         };
     }
-}
 
-impl DiskStore {
     /// The build's folder, made when missing.
     fn entries_made(&self) -> PathBuf {
         if std::fs::symlink_metadata(&self.entries).is_err() {
@@ -293,48 +262,77 @@ impl DiskStore {
     }
 }
 
+/// What a run asked of the store and gave it.
+#[derive(Default)]
+struct Used {
+    /// Keys found or saved, in the order they were.
+    order: Vec<String>,
+    seen: HashSet<String>,
+    /// Entries saved by this run.
+    new: HashMap<String, Vec<u8>>,
+    /// Whether the pack should be written again.
+    changed: bool,
+}
+
+impl OutcomeStore for DiskStore {
+    fn load(&self, key: &str) -> Option<Vec<u8>> {
+        let bytes = self.pack().get(key)?.to_vec();
+        let mut used = self.used.lock().expect("cache");
+        if used.seen.insert(key.to_string()) {
+            used.order.push(key.to_string());
+        }
+        Some(bytes)
+    }
+
+    fn save(&self, key: &str, bytes: &[u8]) {
+        let mut used = self.used.lock().expect("cache");
+        if used.seen.insert(key.to_string()) {
+            used.order.push(key.to_string());
+        }
+        used.new.insert(key.to_string(), bytes.to_vec());
+        used.changed = true;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn key(i: u32) -> String {
+        format!("{i:032x}")
+    }
+
     #[test]
-    fn the_folder_keeps_within_its_bounds_and_the_newest_stay() {
+    fn a_run_writes_one_pack_and_the_next_reads_it_newest_first() {
         let d = tempfile::tempdir().unwrap();
         let checked = tempfile::tempdir().unwrap();
         // a cache inside a checked folder that is no git repository is
         // refused (nothing says the checkout did not plant it)
         assert!(open(&checked.path().join("c"), checked.path()).is_err());
-        let store = open(&d.path().join("c"), checked.path()).unwrap();
-        for i in 0..20u32 {
-            store.save(&format!("{i:032x}"), format!("entry {i}").as_bytes());
-            // distinct times, oldest first
-            let (folder, name) = store.entry(&format!("{i:032x}")).unwrap();
-            let f = std::fs::File::options()
-                .write(true)
-                .open(folder.join(name))
-                .unwrap();
-            f.set_modified(
-                std::time::UNIX_EPOCH + std::time::Duration::from_secs(1000 + u64::from(i)),
-            )
-            .unwrap();
+        let dir = d.path().join("c");
+        let store = open(&dir, checked.path()).unwrap();
+        for i in 0..4 {
+            assert_eq!(store.load(&key(i)), None);
+            store.save(&key(i), format!("entry {i}").as_bytes());
         }
-        assert_eq!(store.written(), (20, 0));
-        store.prune_to(10, u64::MAX);
-        let left: Vec<u32> = (0..20u32)
-            .filter(|i| store.load(&format!("{i:032x}")).is_some())
-            .collect();
-        assert_eq!(left, (13..20).collect::<Vec<_>>());
-        // by size too
-        store.prune_to(usize::MAX, 8 * 3);
-        assert!(
-            (0..20u32)
-                .filter(|i| store.load(&format!("{i:032x}")).is_some())
-                .count()
-                <= 2
-        );
-        // keys that are not ours name no file
-        assert!(store.load("../../etc/passwd").is_none());
-        store.save("../x", b"no");
-        assert_eq!(store.written(), (20, 0));
+        store.finish();
+        assert_eq!(store.written(), (1, 0));
+
+        // a run that only reads writes nothing
+        let store = open(&dir, checked.path()).unwrap();
+        assert_eq!(store.load(&key(2)).as_deref(), Some(&b"entry 2"[..]));
+        assert_eq!(store.load("../../etc/passwd"), None);
+        store.finish();
+        assert_eq!(store.written(), (0, 0));
+
+        // a run that adds: its own entries first, then the older ones that
+        // fit (here: one of them)
+        let store = open(&dir, checked.path()).unwrap();
+        assert!(store.load(&key(3)).is_some());
+        store.save(&key(9), b"entry 9");
+        store.finish_within(160);
+        let store = open(&dir, checked.path()).unwrap();
+        let kept: Vec<String> = store.pack().entries().map(|(k, _)| k.to_string()).collect();
+        assert_eq!(kept, [key(3), key(9), key(0)]);
     }
 }
