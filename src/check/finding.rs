@@ -7,27 +7,41 @@ pub use crate::diagnostics::{Finding, Location, Related, Severity};
 /// fails in every environment: it is reported once, with all of them), and
 /// sorts them.
 pub fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
-    let mut out: Vec<Finding> = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    for f in findings {
-        match index.get(&f.identity()) {
-            Some(&i) => {
-                let o: &mut Finding = &mut out[i];
-                for e in f.environments {
-                    if !o.environments.contains(&e) {
-                        o.environments.push(e);
-                    }
+    // the first finding of each problem keeps its place; the others give it
+    // their environments
+    let mut first_of: Vec<usize> = Vec::with_capacity(findings.len());
+    {
+        let mut index = foldhash::HashMap::with_capacity_and_hasher(
+            findings.len(),
+            foldhash::fast::RandomState::default(),
+        );
+        for (i, f) in findings.iter().enumerate() {
+            first_of.push(*index.entry(f.identity()).or_insert(i));
+        }
+    }
+    let mut out: Vec<Finding> = Vec::with_capacity(findings.len());
+    let mut slot = vec![usize::MAX; findings.len()];
+    for (i, f) in findings.into_iter().enumerate() {
+        let first = first_of[i];
+        if first == i {
+            slot[i] = out.len();
+            out.push(f);
+        } else {
+            let o: &mut Finding = &mut out[slot[first]];
+            for e in f.environments {
+                if !o.environments.contains(&e) {
+                    o.environments.push(e);
                 }
-            }
-            None => {
-                index.insert(f.identity(), out.len());
-                out.push(f);
             }
         }
     }
     for f in &mut out {
         f.environments.sort();
     }
-    out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    out
+    // sorted by moving indices, not findings (a finding is a few hundred
+    // bytes, and a run may have thousands)
+    let mut order: Vec<usize> = (0..out.len()).collect();
+    order.sort_by(|&a, &b| out[a].sort_key().cmp(&out[b].sort_key()));
+    let mut slots: Vec<Option<Finding>> = out.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
 }

@@ -198,14 +198,24 @@ pub fn apply(
     }
     let mut used_baseline: BTreeSet<String> = BTreeSet::new();
 
-    let suppressed = |f: &mut Finding,
-                      used_ignores: &mut BTreeSet<usize>,
-                      used_inline: &mut BTreeSet<(String, u32, String)>,
-                      inline_cache: &mut BTreeMap<String, Vec<(u32, Vec<String>)>>,
-                      used_baseline: &mut BTreeSet<String>|
+    let mut severity_memo: std::collections::HashMap<String, Option<&str>> = Default::default();
+    let mut suppressed = |f: &mut Finding,
+                          used_ignores: &mut BTreeSet<usize>,
+                          used_inline: &mut BTreeSet<(String, u32, String)>,
+                          inline_cache: &mut BTreeMap<String, Vec<(u32, Vec<String>)>>,
+                          used_baseline: &mut BTreeSet<String>|
      -> bool {
-        // 1. severity
-        match severity_override(plan, f) {
+        // 1. severity (decided once per rule id: thousands of findings
+        // share a few)
+        let level = match severity_memo.get(f.rule_id()) {
+            Some(level) => *level,
+            None => {
+                let level = severity_override(plan, f);
+                severity_memo.insert(f.rule_id().to_string(), level);
+                level
+            }
+        };
+        match level {
             Some("off") => return true,
             Some(level) => {
                 if let Some(s) = Severity::parse(level) {
@@ -225,11 +235,15 @@ pub fn apply(
                 return true;
             }
         }
-        // 3. inline, on the line or the line above
-        if let Some(path) = RepoPath::new(&loc.path) {
-            let found = inline_cache
-                .entry(loc.path.clone())
-                .or_insert_with(|| inline_in(sources, &path));
+        // 3. inline, on the line or the line above (each file read once:
+        // a run may have thousands of findings in the same files)
+        if !inline_cache.contains_key(&loc.path) {
+            let found = RepoPath::new(&loc.path)
+                .map(|path| inline_in(sources, &path))
+                .unwrap_or_default();
+            inline_cache.insert(loc.path.clone(), found);
+        }
+        if let Some(found) = inline_cache.get(&loc.path) {
             for (line, rules) in found.iter() {
                 if (*line == loc.line || *line + 1 == loc.line)
                     && rules.iter().any(|r| f.rule_selected_by(r))
@@ -267,38 +281,48 @@ pub fn apply(
 
     // each problem is decided once, on the de-duplicated list; the pairs'
     // own lists (their summaries count what is reported) follow it
-    let mut decided = std::collections::HashMap::new();
-    let mut kept = Vec::new();
-    for mut f in std::mem::take(&mut result.findings) {
-        let dropped = suppressed(
-            &mut f,
-            &mut used_ignores,
-            &mut used_inline,
-            &mut inline_cache,
-            &mut used_baseline,
+    let mut findings = std::mem::take(&mut result.findings);
+    // whether each finding stays (a baseline may have taken some of its
+    // environments: `f.environments` says where it is still reported)
+    let stays: Vec<bool> = findings
+        .iter_mut()
+        .map(|f| {
+            !suppressed(
+                f,
+                &mut used_ignores,
+                &mut used_inline,
+                &mut inline_cache,
+                &mut used_baseline,
+            )
+        })
+        .collect();
+    {
+        let mut decided: foldhash::HashMap<_, usize> = foldhash::HashMap::with_capacity_and_hasher(
+            findings.len(),
+            foldhash::fast::RandomState::default(),
         );
-        // the environments it is still reported in (a baseline may have
-        // accepted it in some of them)
-        let environments: BTreeSet<String> = f.environments.iter().cloned().collect();
-        decided.insert(
-            f.identity(),
-            (!dropped).then_some((f.severity, environments)),
-        );
-        if !dropped {
-            kept.push(f);
+        for (i, f) in findings.iter().enumerate() {
+            decided.insert(f.identity(), i);
+        }
+        for p in &mut result.pairs {
+            let environment = &p.environment;
+            p.findings.retain_mut(|f| match decided.get(&f.identity()) {
+                Some(&i) if stays[i] => {
+                    let decided = &findings[i];
+                    f.severity = decided.severity;
+                    decided.environments.is_empty()
+                        || decided.environments.iter().any(|e| e == environment)
+                }
+                Some(_) => false,
+                None => true,
+            });
         }
     }
-    for p in &mut result.pairs {
-        let environment = &p.environment;
-        p.findings.retain_mut(|f| match decided.get(&f.identity()) {
-            Some(Some((severity, environments))) => {
-                f.severity = *severity;
-                environments.is_empty() || environments.contains(environment)
-            }
-            Some(None) => false,
-            None => true,
-        });
-    }
+    let mut kept: Vec<Finding> = findings
+        .into_iter()
+        .zip(&stays)
+        .filter_map(|(f, &stays)| stays.then_some(f))
+        .collect();
 
     if whole {
         kept.extend(unused(

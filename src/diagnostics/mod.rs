@@ -224,40 +224,44 @@ impl Finding {
 
     /// Orders findings for reports: worst first, then by place.
     pub fn sort_key(&self) -> impl Ord + '_ {
+        // borrowed: a run with thousands of findings sorts them without
+        // copying a string
         (
             self.severity,
-            self.location.clone(),
+            self.location.as_ref(),
             self.rule,
-            self.specific_rule.clone(),
-            self.key_path.clone(),
+            self.specific_rule.as_deref(),
+            self.key_path.as_deref(),
             &self.message,
             &self.library,
         )
     }
 
-    /// What makes two findings the same problem (apart from environments).
-    #[allow(clippy::type_complexity)]
-    pub fn identity(
-        &self,
-    ) -> (
-        (RuleId, Option<String>),
-        Option<Location>,
-        Option<String>,
-        Option<String>,
-        String,
-        String,
-        Vec<Related>,
-    ) {
-        (
-            (self.rule, self.specific_rule.clone()),
-            self.location.clone(),
-            self.origin.clone(),
-            self.key_path.clone(),
-            self.message.clone(),
-            self.library.clone(),
-            self.related.clone(),
-        )
+    /// What makes two findings the same problem (apart from environments),
+    /// borrowed from the finding.
+    pub fn identity(&self) -> Identity<'_> {
+        Identity {
+            rule: (self.rule, self.specific_rule.as_deref()),
+            location: self.location.as_ref(),
+            origin: self.origin.as_deref(),
+            key_path: self.key_path.as_deref(),
+            message: &self.message,
+            library: &self.library,
+            related: &self.related,
+        }
     }
+}
+
+/// See [`Finding::identity`].
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Identity<'a> {
+    rule: (RuleId, Option<&'a str>),
+    location: Option<&'a Location>,
+    origin: Option<&'a str>,
+    key_path: Option<&'a str>,
+    message: &'a str,
+    library: &'a str,
+    related: &'a [Related],
 }
 
 impl Finding {

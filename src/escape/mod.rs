@@ -82,7 +82,8 @@ pub fn push_escaped(out: &mut String, c: char) {
 /// `s` with every [unsafe](is_unsafe) character written as a visible
 /// escape: one line, nothing a terminal or a log reader acts on.
 pub fn control(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    // printable ASCII, the common case, checked a byte at a time
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) || !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -100,7 +101,9 @@ pub fn control(s: &str) -> Cow<'_, str> {
 /// feeds kept (a lone or paired carriage return is escaped, never a line
 /// end).
 pub fn control_lines(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+    if s.bytes().all(|b| b == b'\n' || (0x20..0x7f).contains(&b))
+        || !s.chars().any(|c| c != '\n' && is_unsafe(c))
+    {
         return Cow::Borrowed(s);
     }
     let lines: Vec<Cow<str>> = s.split('\n').map(control).collect();

@@ -176,11 +176,16 @@ pub fn pairs_of(f: &Finding) -> String {
     if f.environments.is_empty() {
         return f.library.clone();
     }
-    f.environments
-        .iter()
-        .map(|e| format!("{}@{e}", f.library))
-        .collect::<Vec<_>>()
-        .join(", ")
+    let mut out = String::new();
+    for (i, e) in f.environments.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(&f.library);
+        out.push('@');
+        out.push_str(e);
+    }
+    out
 }
 
 /// Renders a report.

@@ -3,6 +3,8 @@
 
 use crate::check::{Finding, Severity};
 use crate::diagnostics::RuleId;
+use std::borrow::Cow;
+
 use crate::escape::control;
 
 use super::{pairs_of, ReportInput};
@@ -12,27 +14,30 @@ struct Style {
 }
 
 impl Style {
-    fn paint(&self, code: &str, s: &str) -> String {
+    /// `s` in colour `code` when colours are on (borrowed when they are
+    /// off: a report of thousands of findings paints tens of thousands of
+    /// pieces).
+    fn paint<'a>(&self, code: &str, s: &'a str) -> Cow<'a, str> {
         if self.on {
-            format!("\x1b[{code}m{s}\x1b[0m")
+            Cow::Owned(format!("\x1b[{code}m{s}\x1b[0m"))
         } else {
-            s.to_string()
+            Cow::Borrowed(s)
         }
     }
-    fn severity(&self, sev: Severity) -> String {
+    fn severity(&self, sev: Severity) -> Cow<'static, str> {
         match sev {
             Severity::Error => self.paint("1;31", "error"),
             Severity::Warning => self.paint("1;33", "warning"),
             Severity::Note => self.paint("1;36", "note"),
         }
     }
-    fn dim(&self, s: &str) -> String {
+    fn dim<'a>(&self, s: &'a str) -> Cow<'a, str> {
         self.paint("2", s)
     }
-    fn bold(&self, s: &str) -> String {
+    fn bold<'a>(&self, s: &'a str) -> Cow<'a, str> {
         self.paint("1", s)
     }
-    fn blue(&self, s: &str) -> String {
+    fn blue<'a>(&self, s: &'a str) -> Cow<'a, str> {
         self.paint("34", s)
     }
 }
@@ -51,8 +56,7 @@ fn shows_detail(f: &Finding) -> bool {
 /// or log reader acts on. When the finding's own key is secret, the whole
 /// value on the line is hidden, whatever its shape (a list item under
 /// `password:`).
-fn frame_line(line: &str, key_path: Option<&str>) -> String {
-    let secrets = crate::secrets::Secrets::default();
+fn frame_line(line: &str, key_path: Option<&str>, secrets: &crate::secrets::Secrets) -> String {
     let line = line.trim_end();
     let own_key_secret = key_path.is_some_and(|k| {
         k.split(['.', '[', ']', '='])
@@ -93,92 +97,142 @@ fn detail_line(l: &str) -> String {
     }
 }
 
+/// Appends one line made of `parts` (pieces pushed as they are: the
+/// formatting machinery cost more than the rest of a finding's frame in a
+/// report of thousands).
+fn line(out: &mut String, parts: &[&str]) {
+    for p in parts {
+        out.push_str(p);
+    }
+    out.push('\n');
+}
+
+/// `loc` as `path:line[:column]`, escaped.
+fn place(loc: &crate::diagnostics::Location) -> String {
+    let mut s = control(&loc.path).into_owned();
+    s.push(':');
+    push_number(&mut s, loc.line);
+    if loc.column > 0 {
+        s.push(':');
+        push_number(&mut s, loc.column);
+    }
+    s
+}
+
+/// `n` in decimal (without the formatting machinery: see [`line`]).
+fn push_number(out: &mut String, n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|&d| char::from(d)));
+}
+
 fn finding(
     out: &mut String,
     f: &Finding,
     input: &ReportInput,
     st: &Style,
     cache: &mut SourceCache,
+    secrets: &crate::secrets::Secrets,
 ) {
-    out.push_str(&format!(
-        "{}{} {}\n",
-        st.severity(f.severity),
-        st.bold(&format!("[{}]", control(f.rule_id()))),
-        control(&f.message)
-    ));
+    let rule = ["[", &control(f.rule_id()), "]"].concat();
+    line(
+        out,
+        &[
+            &st.severity(f.severity),
+            &st.bold(&rule),
+            " ",
+            &control(&f.message),
+        ],
+    );
     match &f.location {
         Some(loc) => {
-            out.push_str(&format!(
-                "  {} {}\n",
-                st.blue("-->"),
-                control(&loc.display())
-            ));
-            if let Some(line) = cache.line(input, &loc.path, loc.line) {
-                let n = loc.line.to_string();
+            line(out, &["  ", &st.blue("-->"), " ", &place(loc)]);
+            if let Some(code) = cache.line(input, &loc.path, loc.line) {
+                let framed = frame_line(code, f.key_path.as_deref(), secrets);
+                let mut n = String::new();
+                push_number(&mut n, loc.line);
                 let pad = " ".repeat(n.len());
-                out.push_str(&format!("  {pad} {}\n", st.blue("|")));
-                out.push_str(&format!(
-                    "  {} {} {}\n",
-                    st.blue(&n),
-                    st.blue("|"),
-                    frame_line(&line, f.key_path.as_deref())
-                ));
+                let bar = st.blue("|");
+                line(out, &["  ", &pad, " ", &bar]);
+                line(out, &["  ", &st.blue(&n), " ", &bar, " ", &framed]);
                 if loc.column > 0 {
                     let caret = " ".repeat(loc.column as usize - 1) + "^";
-                    out.push_str(&format!(
-                        "  {pad} {} {}\n",
-                        st.blue("|"),
-                        st.paint("1;31", &caret)
-                    ));
+                    line(
+                        out,
+                        &["  ", &pad, " ", &bar, " ", &st.paint("1;31", &caret)],
+                    );
                 }
             }
         }
         None => {
             if let Some(o) = &f.origin {
-                out.push_str(&format!("  {} {}\n", st.blue("-->"), control(o)));
+                line(out, &["  ", &st.blue("-->"), " ", &control(o)]);
             }
         }
     }
     for r in &f.related {
-        out.push_str(&format!(
-            "  {} {}: {}\n",
-            st.blue("="),
-            control(&r.message),
-            control(&r.location.display())
-        ));
+        line(
+            out,
+            &[
+                "  ",
+                &st.blue("="),
+                " ",
+                &control(&r.message),
+                ": ",
+                &place(&r.location),
+            ],
+        );
     }
     if shows_detail(f) && f.detail.len() > 1 {
         for l in &f.detail {
-            out.push_str(&format!("  {} {}\n", st.blue("|"), st.dim(&detail_line(l))));
+            line(out, &["  ", &st.blue("|"), " ", &st.dim(&detail_line(l))]);
         }
     } else {
         for l in f.detail.iter().filter(|l| l.starts_with("hint: ")) {
-            out.push_str(&format!("  {} {}\n", st.blue("="), control(l)));
+            line(out, &["  ", &st.blue("="), " ", &control(l)]);
         }
     }
     if !f.library.is_empty() {
-        out.push_str(&format!(
-            "  {} in {}\n",
-            st.blue("="),
-            control(&pairs_of(f))
-        ));
+        line(out, &["  ", &st.blue("="), " in ", &control(&pairs_of(f))]);
     }
     out.push('\n');
 }
 
-/// Files read for code frames, once each.
+/// Files read for code frames, once each, with where each line starts
+/// (a report of thousands of findings takes one line of a file for each).
 #[derive(Default)]
 struct SourceCache {
-    files: std::collections::HashMap<String, Option<Vec<String>>>,
+    files: std::collections::HashMap<String, Option<(String, Vec<usize>)>>,
 }
 
 impl SourceCache {
-    fn line(&mut self, input: &ReportInput, path: &str, line: u32) -> Option<String> {
-        let lines = self
-            .files
-            .entry(path.to_string())
-            .or_insert_with(|| (input.source)(path).map(|t| t.lines().map(String::from).collect()));
-        lines.as_ref()?.get(line.checked_sub(1)? as usize).cloned()
+    fn line(&mut self, input: &ReportInput, path: &str, line: u32) -> Option<&str> {
+        if !self.files.contains_key(path) {
+            let read = (input.source)(path).map(|text| {
+                let starts = std::iter::once(0)
+                    .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                    .filter(|&i| i < text.len())
+                    .collect();
+                (text, starts)
+            });
+            self.files.insert(path.to_string(), read);
+        }
+        let (text, starts) = self.files.get(path)?.as_ref()?;
+        let start = *starts.get(line.checked_sub(1)? as usize)?;
+        let rest = &text[start..];
+        let end = rest.find('\n').unwrap_or(rest.len());
+        // as `str::lines`: without its line break, `\r\n` or `\n`
+        let l = &rest[..end];
+        Some(l.strip_suffix('\r').unwrap_or(l))
     }
 }
 
@@ -186,8 +240,9 @@ pub fn render(input: &ReportInput) -> String {
     let st = Style { on: input.color };
     let mut out = String::new();
     let mut cache = SourceCache::default();
+    let secrets = crate::secrets::Secrets::default();
     for f in &input.result.findings {
-        finding(&mut out, f, input, &st, &mut cache);
+        finding(&mut out, f, input, &st, &mut cache, &secrets);
     }
     let libraries = {
         let mut l: Vec<&str> = input
@@ -229,41 +284,49 @@ mod tests {
     use super::*;
 
     #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 100, 4_294_967_295u32] {
+            let mut s = String::from("x");
+            push_number(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+    }
+
+    #[test]
     fn secret_looking_values_stay_out_of_code_frames() {
+        let secrets = crate::secrets::Secrets::default();
+        let frame = |line: &str, key: Option<&str>| frame_line(line, key, &secrets);
         assert_eq!(
-            frame_line("  db_password: hunter2", None),
+            frame("  db_password: hunter2", None),
             "  db_password: (value not shown)"
         );
+        assert_eq!(frame("apiToken: abc", None), "apiToken: (value not shown)");
+        assert_eq!(frame("tls.key: |", None), "tls.key: (value not shown)");
+        assert_eq!(frame("replicas: 3", None), "replicas: 3");
+        assert_eq!(frame("monkey: 3", None), "monkey: 3");
+        assert_eq!(frame("password:", None), "password:");
         assert_eq!(
-            frame_line("apiToken: abc", None),
-            "apiToken: (value not shown)"
-        );
-        assert_eq!(frame_line("tls.key: |", None), "tls.key: (value not shown)");
-        assert_eq!(frame_line("replicas: 3", None), "replicas: 3");
-        assert_eq!(frame_line("monkey: 3", None), "monkey: 3");
-        assert_eq!(frame_line("password:", None), "password:");
-        assert_eq!(
-            frame_line("harborAdminPassword: x", None),
+            frame("harborAdminPassword: x", None),
             "harborAdminPassword: (value not shown)"
         );
-        assert_eq!(frame_line("keyboard: x", None), "keyboard: x");
+        assert_eq!(frame("keyboard: x", None), "keyboard: x");
         assert_eq!(
-            frame_line("db: {host: h, password: qa-pw}", None),
+            frame("db: {host: h, password: qa-pw}", None),
             "db: {host: h, password: (value not shown)}"
         );
         // the finding's own key is secret: its value goes whatever its shape
         assert_eq!(
-            frame_line("    - hunter2", Some("db.passwords[0]")),
+            frame("    - hunter2", Some("db.passwords[0]")),
             "    - (value not shown)"
         );
         assert_eq!(
-            frame_line("  pw_list: [a, b]", Some("pw_list")),
+            frame("  pw_list: [a, b]", Some("pw_list")),
             "  pw_list: [a, b]"
         );
         assert_eq!(
-            frame_line("  tokens: [a, b]", Some("tokens")),
+            frame("  tokens: [a, b]", Some("tokens")),
             "  tokens: (value not shown)"
         );
-        assert_eq!(frame_line("a\x1b[2Jb", None), "a\\x1b[2Jb");
+        assert_eq!(frame("a\x1b[2Jb", None), "a\\x1b[2Jb");
     }
 }
