@@ -63,6 +63,10 @@ pub trait OutcomeStore: Send + Sync {
     fn load(&self, key: &str) -> Option<Vec<u8>>;
     /// Keeps `bytes` under `key`; a store that cannot write drops them.
     fn save(&self, key: &str, bytes: &[u8]);
+    /// Says that the entry under `key` is still needed, though this run did
+    /// not read it (a store that drops old entries keeps it with this
+    /// run's).
+    fn keep(&self, _key: &str) {}
 }
 
 pub struct Memo {
@@ -79,6 +83,8 @@ pub struct Memo {
     /// Declared paths read from the store (or written to it) in this
     /// process, by their key: shared by the pairs of a library.
     declared: Mutex<HashMap<String, super::usage::Declared>>,
+    /// Declared paths' entries said to be still needed (once each).
+    touched: Mutex<std::collections::HashSet<String>>,
     stored_hits: AtomicU64,
     stored_misses: AtomicU64,
     library_hits: AtomicU64,
@@ -109,6 +115,7 @@ impl Memo {
             pair_misses: AtomicU64::new(0),
             store: None,
             declared: Mutex::default(),
+            touched: Mutex::default(),
             stored_hits: AtomicU64::new(0),
             stored_misses: AtomicU64::new(0),
         }
@@ -233,9 +240,20 @@ impl Memo {
                 .insert(key.to_string(), d.clone());
             Some(d)
         };
-        let found = store
-            .load(&hex)
-            .and_then(|bytes| super::stored::decode(&bytes, &hex, usage.then_some(declared)));
+        let found = store.load(&hex).and_then(|bytes| {
+            let found = super::stored::decode(&bytes, &hex, usage.then_some(declared))?;
+            // the declared paths it names are not read now, but a later run
+            // that needs the usage will read them
+            if !usage {
+                if let Some(d) = super::stored::declared_key(&bytes) {
+                    let mut touched = self.touched.lock().expect("memo");
+                    if touched.insert(d.clone()) {
+                        store.keep(&d);
+                    }
+                }
+            }
+            Some(found)
+        });
         self.count(found.is_some(), &self.stored_hits, &self.stored_misses);
         found
     }

@@ -182,6 +182,23 @@ pub(super) fn decode(
     })
 }
 
+/// The key of the declared paths an outcome's usage names, without
+/// decoding the rest of it.
+pub(super) fn declared_key(bytes: &[u8]) -> Option<String> {
+    #[derive(Deserialize)]
+    struct UsageOnly<'a> {
+        #[serde(borrow)]
+        usage: Option<&'a serde_json::value::RawValue>,
+    }
+    #[derive(Deserialize)]
+    struct DeclaredOnly {
+        declared: String,
+    }
+    let u: UsageOnly = serde_json::from_slice(bytes).ok()?;
+    let d: DeclaredOnly = serde_json::from_str(u.usage?.get()).ok()?;
+    Some(d.declared)
+}
+
 /// The bytes that keep a library's `findings` under `key`.
 pub(super) fn encode_findings(findings: &[Finding], key: &str) -> Vec<u8> {
     let s = StoredFindings {
@@ -289,6 +306,7 @@ mod tests {
             (&a.declared, &a.read, &a.null),
             (&b.declared, &b.read, &b.null)
         );
+        assert_eq!(declared_key(&bytes), Some(dk.clone()));
         // without its usage: the same findings, no usage
         let bare = decode(&bytes, "k1", None::<fn(&str) -> Option<Declared>>).expect("decodes");
         assert_eq!(bare.findings, o.findings);

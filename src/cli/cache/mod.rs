@@ -207,13 +207,9 @@ impl DiskStore {
     fn pack(&self) -> &Pack {
         self.pack.get_or_init(|| {
             let path = self.entries.join(PACK_NAME);
-            // the pack is a plain file of ours: never a link, never huge
-            match std::fs::symlink_metadata(&path) {
-                Ok(m) if m.is_file() && m.len() <= MAX_BYTES as u64 => {
-                    Pack::parse(std::fs::read(&path).unwrap_or_default())
-                }
-                _ => Pack::default(),
-            }
+            // the pack is a plain file of ours: opened without following a
+            // link, and read no further than the bound
+            Pack::parse(read_plain(&path, MAX_BYTES as u64).unwrap_or_default())
         })
     }
 
@@ -262,6 +258,25 @@ impl DiskStore {
     }
 }
 
+/// The bytes of the plain file at `path`, when it is one (not a link, not a
+/// device or a pipe) of at most `max` bytes.
+fn read_plain(path: &Path, max: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    let m = file.metadata().ok()?;
+    if !m.is_file() || m.len() > max {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(m.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= max).then_some(bytes)
+}
+
 /// What a run asked of the store and gave it.
 #[derive(Default)]
 struct Used {
@@ -282,6 +297,15 @@ impl OutcomeStore for DiskStore {
             used.order.push(key.to_string());
         }
         Some(bytes)
+    }
+
+    fn keep(&self, key: &str) {
+        if self.pack().get(key).is_some() {
+            let mut used = self.used.lock().expect("cache");
+            if used.seen.insert(key.to_string()) {
+                used.order.push(key.to_string());
+            }
+        }
     }
 
     fn save(&self, key: &str, bytes: &[u8]) {
@@ -334,5 +358,24 @@ mod tests {
         let store = open(&dir, checked.path()).unwrap();
         let kept: Vec<String> = store.pack().entries().map(|(k, _)| k.to_string()).collect();
         assert_eq!(kept, [key(3), key(9), key(0)]);
+
+        // an entry kept without being read stays with this run's entries
+        let store = open(&dir, checked.path()).unwrap();
+        store.keep(&key(0));
+        store.save(&key(10), b"entry 10");
+        store.finish_within(160);
+        let store = open(&dir, checked.path()).unwrap();
+        let kept: Vec<String> = store.pack().entries().map(|(k, _)| k.to_string()).collect();
+        assert_eq!(kept, [key(0), key(10), key(3)]);
+
+        // a link in the pack's place is not followed
+        let pack = dir.join(BUILD).join(PACK_NAME);
+        let elsewhere = d.path().join("elsewhere.pack");
+        std::fs::rename(&pack, &elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &pack).unwrap();
+        let store = open(&dir, checked.path()).unwrap();
+        assert_eq!(store.load(&key(0)), None);
+        assert!(read_plain(&elsewhere, 10).is_none(), "past the bound");
+        assert!(read_plain(&elsewhere, 1 << 20).is_some());
     }
 }

@@ -40,7 +40,10 @@ impl Pack {
             .map(|r| HEADER.len()..HEADER.len() + r.len())
         {
             while let Some((key, entry, next)) = record(&bytes, rest.clone()) {
-                if index.insert(key.clone(), order.len()).is_none() {
+                // a key that comes again (a damaged or hand-made pack): its
+                // first entry stands
+                if let std::collections::hash_map::Entry::Vacant(v) = index.entry(key.clone()) {
+                    v.insert(order.len());
                     order.push((key, entry));
                 }
                 rest = next..bytes.len();
@@ -156,6 +159,17 @@ mod tests {
                 assert_eq!(pack.get(k), Some(v), "cut at {cut}");
             }
         }
+        // a key that comes again, at the end or before another entry: the
+        // first stands, and no lookup reads past the entries
+        let mut again = HEADER.to_vec();
+        again.extend_from_slice(b"ab01 1\nx\nab01 1\ny\n");
+        let p = Pack::parse(again.clone());
+        assert_eq!((p.len(), p.get("ab01")), (1, Some(&b"x"[..])));
+        again.extend_from_slice(b"cd02 1\nz\n");
+        let p = Pack::parse(again);
+        assert_eq!(p.get("ab01"), Some(&b"x"[..]));
+        assert_eq!(p.get("cd02"), Some(&b"z"[..]));
+        assert_eq!(p.entries().count(), 2);
         // no header, a key that is not ours, a length past the end
         assert_eq!(Pack::parse(b"ab01 1\nx\n".to_vec()).len(), 0);
         let mut bad = HEADER.to_vec();
