@@ -241,15 +241,15 @@ impl Memo {
             Some(d)
         };
         let found = store.load(&hex).and_then(|bytes| {
-            let found = super::stored::decode(&bytes, &hex, usage.then_some(declared))?;
+            let mut skipped = None;
+            let found =
+                super::stored::decode(&bytes, &hex, usage.then_some(declared), Some(&mut skipped))?;
             // the declared paths it names are not read now, but a later run
             // that needs the usage will read them
-            if !usage {
-                if let Some(d) = super::stored::declared_key(&bytes) {
-                    let mut touched = self.touched.lock().expect("memo");
-                    if touched.insert(d.clone()) {
-                        store.keep(&d);
-                    }
+            if let Some(d) = skipped {
+                let mut touched = self.touched.lock().expect("memo");
+                if touched.insert(d.clone()) {
+                    store.keep(&d);
                 }
             }
             Some(found)

@@ -154,6 +154,7 @@ pub(super) fn decode(
     bytes: &[u8],
     key: &str,
     declared: Option<impl FnOnce(&str) -> Option<Declared>>,
+    skipped: Option<&mut Option<String>>,
 ) -> Option<PairOutcome> {
     let s: ReadOutcome = serde_json::from_slice(bytes).ok()?;
     if s.format != FORMAT || s.key != key {
@@ -161,6 +162,13 @@ pub(super) fn decode(
     }
     let findings = s.findings.into_iter().map(finding).collect::<Option<_>>()?;
     let usage = match (s.usage, declared) {
+        (Some(raw), None) => {
+            // not decoded, but the declared paths it names are still needed
+            if let Some(keep) = skipped {
+                *keep = declared_key_of(raw);
+            }
+            None
+        }
         (Some(raw), Some(declared)) => {
             let u: StoredUsage = serde_json::from_str(raw.get()).ok()?;
             Some(Arc::new(ValueUsage {
@@ -182,20 +190,13 @@ pub(super) fn decode(
     })
 }
 
-/// The key of the declared paths an outcome's usage names, without
-/// decoding the rest of it.
-pub(super) fn declared_key(bytes: &[u8]) -> Option<String> {
-    #[derive(Deserialize)]
-    struct UsageOnly<'a> {
-        #[serde(borrow)]
-        usage: Option<&'a serde_json::value::RawValue>,
-    }
+/// The key of the declared paths a stored usage names.
+fn declared_key_of(usage: &serde_json::value::RawValue) -> Option<String> {
     #[derive(Deserialize)]
     struct DeclaredOnly {
         declared: String,
     }
-    let u: UsageOnly = serde_json::from_slice(bytes).ok()?;
-    let d: DeclaredOnly = serde_json::from_str(u.usage?.get()).ok()?;
+    let d: DeclaredOnly = serde_json::from_str(usage.get()).ok()?;
     Some(d.declared)
 }
 
@@ -297,7 +298,7 @@ mod tests {
         let (dk, db) = encode_declared(&o.usage.as_ref().unwrap().declared);
         let declared = |k: &str| decode_declared(&db, k);
         let bytes = encode(&o, "k1", Some(&dk));
-        let back = decode(&bytes, "k1", Some(declared)).expect("decodes");
+        let back = decode(&bytes, "k1", Some(declared), None).expect("decodes");
         assert_eq!(back.findings, o.findings);
         assert_eq!(back.name, o.name);
         assert_eq!(back.duration, o.duration);
@@ -306,9 +307,16 @@ mod tests {
             (&a.declared, &a.read, &a.null),
             (&b.declared, &b.read, &b.null)
         );
-        assert_eq!(declared_key(&bytes), Some(dk.clone()));
         // without its usage: the same findings, no usage
-        let bare = decode(&bytes, "k1", None::<fn(&str) -> Option<Declared>>).expect("decodes");
+        let mut skipped = None;
+        let bare = decode(
+            &bytes,
+            "k1",
+            None::<fn(&str) -> Option<Declared>>,
+            Some(&mut skipped),
+        )
+        .expect("decodes");
+        assert_eq!(skipped, Some(dk.clone()));
         assert_eq!(bare.findings, o.findings);
         assert!(bare.usage.is_none());
     }
@@ -320,11 +328,11 @@ mod tests {
         let declared = |k: &str| decode_declared(&db, k);
         let bytes = encode(&o, "k1", Some(&dk));
         assert!(
-            decode(&bytes, "k2", Some(declared)).is_none(),
+            decode(&bytes, "k2", Some(declared), None).is_none(),
             "another key's outcome"
         );
         assert!(
-            decode(&bytes, "k1", Some(|_: &str| None)).is_none(),
+            decode(&bytes, "k1", Some(|_: &str| None), None).is_none(),
             "declared paths missing"
         );
         assert!(
@@ -333,7 +341,7 @@ mod tests {
         );
         for n in [0, 1, bytes.len() / 2, bytes.len() - 1] {
             assert!(
-                decode(&bytes[..n], "k1", Some(declared)).is_none(),
+                decode(&bytes[..n], "k1", Some(declared), None).is_none(),
                 "truncated at {n}"
             );
         }
@@ -347,7 +355,7 @@ mod tests {
             let changed = text.replacen(from, to, 1);
             assert_ne!(changed, text, "{from}");
             assert!(
-                decode(changed.as_bytes(), "k1", Some(declared)).is_none(),
+                decode(changed.as_bytes(), "k1", Some(declared), None).is_none(),
                 "{to}"
             );
         }
