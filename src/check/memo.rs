@@ -83,8 +83,6 @@ pub struct Memo {
     /// Declared paths read from the store (or written to it) in this
     /// process, by their key: shared by the pairs of a library.
     declared: Mutex<HashMap<String, super::usage::Declared>>,
-    /// Declared paths' entries said to be still needed (once each).
-    touched: Mutex<std::collections::HashSet<String>>,
     stored_hits: AtomicU64,
     stored_misses: AtomicU64,
     library_hits: AtomicU64,
@@ -115,7 +113,6 @@ impl Memo {
             pair_misses: AtomicU64::new(0),
             store: None,
             declared: Mutex::default(),
-            touched: Mutex::default(),
             stored_hits: AtomicU64::new(0),
             stored_misses: AtomicU64::new(0),
         }
@@ -247,10 +244,7 @@ impl Memo {
             // the declared paths it names are not read now, but a later run
             // that needs the usage will read them
             if let Some(d) = skipped {
-                let mut touched = self.touched.lock().expect("memo");
-                if touched.insert(d.clone()) {
-                    store.keep(&d);
-                }
+                store.keep(&d);
             }
             Some(found)
         });

@@ -289,30 +289,34 @@ struct Used {
     changed: bool,
 }
 
+impl Used {
+    /// Notes `key` as this run's, once.
+    fn mark(&mut self, key: &str) {
+        if !self.seen.contains(key) {
+            self.seen.insert(key.to_string());
+            self.order.push(key.to_string());
+        }
+    }
+}
+
 impl OutcomeStore for DiskStore {
     fn load(&self, key: &str) -> Option<Vec<u8>> {
         let bytes = self.pack().get(key)?.to_vec();
         let mut used = self.used.lock().expect("cache");
-        if used.seen.insert(key.to_string()) {
-            used.order.push(key.to_string());
-        }
+        used.mark(key);
         Some(bytes)
     }
 
     fn keep(&self, key: &str) {
         if self.pack().get(key).is_some() {
             let mut used = self.used.lock().expect("cache");
-            if used.seen.insert(key.to_string()) {
-                used.order.push(key.to_string());
-            }
+            used.mark(key);
         }
     }
 
     fn save(&self, key: &str, bytes: &[u8]) {
         let mut used = self.used.lock().expect("cache");
-        if used.seen.insert(key.to_string()) {
-            used.order.push(key.to_string());
-        }
+        used.mark(key);
         used.new.insert(key.to_string(), bytes.to_vec());
         used.changed = true;
     }
