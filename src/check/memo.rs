@@ -400,12 +400,42 @@ impl<'a> Keys<'a> {
             // finding), or its error
             Err(e) => match self.sources.snapshot().read(path.as_str()) {
                 Ok(bytes) => (1u8, bytes).hash(&mut h),
+                // a folder (`--data-value-file key=DIR` reads the one file
+                // in it): the files in it, each by its own key
+                Err(_) if self.is_folder(path) => {
+                    let snap = self.sources.snapshot();
+                    match crate::source::find_files(
+                        snap,
+                        path.as_str(),
+                        &crate::source::Stdin::closed(),
+                    ) {
+                        Ok(found) => {
+                            3u8.hash(&mut h);
+                            for f in found {
+                                let inner = RepoPath::new(&f.path)
+                                    .filter(|p| p != path)
+                                    .map(|p| self.file(&p));
+                                (f.rel_path, inner).hash(&mut h);
+                            }
+                        }
+                        Err(why) => (4u8, why).hash(&mut h),
+                    }
+                }
                 Err(_) => (2u8, e.message).hash(&mut h),
             },
         }
         let k = h.key();
         self.files.lock().expect("keys").insert(path.clone(), k);
         k
+    }
+
+    /// A folder, or a link that may lead to one (a link to a file reads
+    /// as its file, and does not get here).
+    fn is_folder(&self, path: &RepoPath) -> bool {
+        matches!(
+            self.sources.snapshot().kind(path.as_str()),
+            Ok(crate::source::EntryKind::Dir | crate::source::EntryKind::Symlink)
+        )
     }
 
     /// A library's start depends on its definition, its files and the

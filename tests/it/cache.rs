@@ -365,3 +365,51 @@ fn a_rule_that_ran_out_of_budget_is_not_kept() {
     assert_eq!(rules, ["template/budget"], "{report:#}");
     assert!(entries(&cache).is_empty(), "{:?}", entries(&cache));
 }
+
+/// A values folder (`--data-values-file DIR`, or `--data-value-file
+/// key=DIR` with one file in it) is read file by file: what it holds is
+/// part of the pair's key, so an edited, added or removed file is seen.
+#[test]
+fn what_a_values_folder_holds_is_part_of_the_key() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "lib/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\nnote: \"\"\n",
+    );
+    write(p, "vals/a.yml", "replicas: 2\n");
+    write(p, "note/only.txt", "hello\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n- path: lib\nenvironments:\n- name: dev\n  data_values_files: [vals]\n  data_value_files: [note=note]\n",
+    );
+    git(p, &["add", "-A"]);
+    let cache = p.join(".cache");
+    let dir_arg = cache.to_str().unwrap();
+    let (code, report) = check_json(p, &["--cache-dir", dir_arg]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!((code, report.clone()), check_json(p, &[]));
+
+    // a file of the folder edited
+    write(p, "vals/a.yml", "replicas: 0\n");
+    let edited = check_json(p, &["--cache-dir", dir_arg]);
+    assert_eq!(edited.0, 1, "{:#}", edited.1);
+    assert_eq!(edited, check_json(p, &[]));
+    // a file added to it, which wins
+    write(p, "vals/b.yml", "replicas: 5\n");
+    let added = check_json(p, &["--cache-dir", dir_arg]);
+    assert_eq!(added.0, 0, "{:#}", added.1);
+    assert_eq!(added, check_json(p, &[]));
+    // removed again
+    std::fs::remove_file(p.join("vals/b.yml")).unwrap();
+    assert_eq!(check_json(p, &["--cache-dir", dir_arg]), edited);
+    // the one file of a `key=DIR` folder, edited: the value a template or a
+    // rule would see changes (here a second file makes the flag an error)
+    write(p, "note/second.txt", "x\n");
+    let two = check_json(p, &["--cache-dir", dir_arg]);
+    assert_eq!(two, check_json(p, &[]));
+    assert_ne!(two, edited, "{:#}", two.1);
+}
