@@ -682,6 +682,12 @@ impl GitSnapshot {
         }
     }
 
+    /// Submodules whose files could not be read (not initialised, not
+    /// fetched): what they hold is unknown, not absent.
+    pub fn unreadable_folders(&self) -> impl Iterator<Item = &RepoPath> {
+        self.unreadable.keys()
+    }
+
     /// Paths and blob ids.
     pub fn listing(&self) -> Listing {
         self.entries

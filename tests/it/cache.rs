@@ -283,6 +283,30 @@ fn a_cache_the_repository_holds_is_refused_not_trusted() {
     assert!(stderr.contains("holds other files"), "{stderr}");
     assert_eq!(std::fs::read_dir(mine.path()).unwrap().count(), 1);
 
+    // a folder git knows with other letter case (the same folder on a file
+    // system that ignores case), and a folder inside a submodule that is
+    // not checked out (what it will hold is unknown): refused too
+    write(p, "Planted/Cache/CACHEDIR.TAG", "x\n");
+    git(p, &["add", "-A"]);
+    git(
+        p,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            "160000,0123456789012345678901234567890123456789,vendor/sub",
+        ],
+    );
+    git(p, &["commit", "-q", "-m", "more"]);
+    for dir in ["planted/cache", "vendor/sub/.cache", "vendor/sub"] {
+        let (_, _, stderr) = run(p, &["check", "--daemon", "never", "-q", "--cache-dir", dir]);
+        assert!(
+            stderr.contains("not using the cache: git knows files under"),
+            "{dir}: {stderr}"
+        );
+        assert!(!p.join(dir).join("CACHEDIR.TAG").exists(), "{dir}");
+    }
+
     // an ignored folder in the work tree is fine
     write(p, ".gitignore", ".cache/\n");
     let (code, stdout, stderr) = run(

@@ -167,19 +167,29 @@ fn refuse_planted(dir: &Path, checked: &Path) -> Result<(), String> {
     }
     let rel = rel.to_string_lossy().replace('\\', "/");
     let git = crate::source::git::Git::discover(&workdir).map_err(|e| e.0)?;
-    let under = |listing: &crate::source::git::Listing| {
-        let folder = format!("{rel}/");
-        listing
-            .keys()
-            .any(|p| rel.is_empty() || p.as_str() == rel || p.as_str().starts_with(&folder))
+    // a path git knows at `rel`, under it, or above it (a submodule's
+    // folder whose files cannot be read); compared without case, since a
+    // checkout on a file system that ignores case puts `.Cache/x` in
+    // `.cache`
+    let rel = rel.to_lowercase();
+    let known = |p: &str| {
+        let p = p.to_lowercase();
+        rel.is_empty()
+            || p == rel
+            || p.strip_prefix(rel.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+            || rel
+                .strip_prefix(p.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+    };
+    let under = |snapshot: &crate::source::git::GitSnapshot| {
+        snapshot.listing().keys().any(|p| known(p.as_str()))
+            || snapshot.unreadable_folders().any(|p| known(p.as_str()))
     };
     // what git cannot tell counts as known (refused)
-    let in_index = git.index().map(|ix| under(&ix.listing())).unwrap_or(true);
+    let in_index = git.index().map(|ix| under(&ix)).unwrap_or(true);
     let in_head = match git.commit("HEAD") {
-        Ok(c) => git
-            .tree(c, "HEAD")
-            .map(|t| under(&t.listing()))
-            .unwrap_or(true),
+        Ok(c) => git.tree(c, "HEAD").map(|t| under(&t)).unwrap_or(true),
         // a repository without commits yet
         Err(_) => false,
     };
