@@ -130,18 +130,22 @@ pub fn pairs_reading(
     Ok(result
         .pairs
         .into_iter()
-        .map(|p| PairReading {
-            secret_words: plan.secret_words.clone(),
-            library_files: plan
-                .libraries
-                .iter()
-                .find(|l| l.name == p.library)
-                .map(|l| l.files.clone())
-                .unwrap_or_default(),
-            schema: result.schemas.get(&p.library).cloned().flatten(),
-            library: p.library,
-            environment: p.environment,
-            values: p.values,
+        .map(|p| {
+            // the run's own outcomes (no memo holds them): taken, not copied
+            let p = std::sync::Arc::unwrap_or_clone(p);
+            PairReading {
+                secret_words: plan.secret_words.clone(),
+                library_files: plan
+                    .libraries
+                    .iter()
+                    .find(|l| l.name == p.library)
+                    .map(|l| l.files.clone())
+                    .unwrap_or_default(),
+                schema: result.schemas.get(&p.library).cloned().flatten(),
+                library: p.library,
+                environment: p.environment,
+                values: p.values,
+            }
         })
         .collect())
 }

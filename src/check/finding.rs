@@ -38,10 +38,21 @@ pub fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
     for f in &mut out {
         f.environments.sort();
     }
-    // sorted by moving indices, not findings (a finding is a few hundred
-    // bytes, and a run may have thousands)
-    let mut order: Vec<usize> = (0..out.len()).collect();
-    order.sort_by(|&a, &b| out[a].sort_key().cmp(&out[b].sort_key()));
+    sort(out)
+}
+
+/// Sorts findings for reports ([`Finding::sort_key`]), stably.
+pub fn sort(out: Vec<Finding>) -> Vec<Finding> {
+    let order = sort_order(&out);
     let mut slots: Vec<Option<Finding>> = out.into_iter().map(Some).collect();
     order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// The indices of `findings` in report order (sorted by moving indices,
+/// not findings: a finding is a few hundred bytes, and a run may have
+/// thousands).
+pub fn sort_order(findings: &[Finding]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by(|&a, &b| findings[a].sort_key().cmp(&findings[b].sort_key()));
+    order
 }

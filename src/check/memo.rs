@@ -76,7 +76,7 @@ pub struct Memo {
     pub(super) compile: Arc<CompileCache>,
     pool: Mutex<Option<(usize, Arc<rayon::ThreadPool>)>>,
     libraries: Mutex<HashMap<Key, Arc<LibraryStart>>>,
-    pairs: Mutex<HashMap<Key, PairOutcome>>,
+    pairs: Mutex<HashMap<Key, Arc<PairOutcome>>>,
     /// Findings about a whole library (its unused values).
     findings: Mutex<HashMap<Key, Vec<crate::diagnostics::Finding>>>,
     store: Option<Arc<dyn OutcomeStore>>,
@@ -216,7 +216,12 @@ impl Memo {
     /// outcome read from the store leaves out what its templates read
     /// (decoding it is most of the work, and only a library's unused-value
     /// findings need it).
-    pub(super) fn pair(&self, key: Key, keep_values: bool, usage: bool) -> Option<PairOutcome> {
+    pub(super) fn pair(
+        &self,
+        key: Key,
+        keep_values: bool,
+        usage: bool,
+    ) -> Option<Arc<PairOutcome>> {
         if self.remember {
             let found = self.pairs.lock().expect("memo").get(&key).cloned();
             self.count(found.is_some(), &self.pair_hits, &self.pair_misses);
@@ -249,10 +254,10 @@ impl Memo {
             Some(found)
         });
         self.count(found.is_some(), &self.stored_hits, &self.stored_misses);
-        found
+        found.map(Arc::new)
     }
 
-    pub(super) fn keep_pair(&self, key: Key, outcome: &PairOutcome, keep_values: bool) {
+    pub(super) fn keep_pair(&self, key: Key, outcome: &Arc<PairOutcome>, keep_values: bool) {
         // a budget that ran out may not run out next time (a busy machine),
         // and a schema that could not be read may be readable (the network)
         if outcome.findings.iter().any(|f| {

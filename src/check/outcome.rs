@@ -56,11 +56,37 @@ pub struct PairOutcome {
 pub struct CheckResult {
     /// All findings, de-duplicated across environments, worst first.
     pub findings: Vec<Finding>,
-    pub pairs: Vec<PairOutcome>,
+    /// Each pair's outcome, as it was made or kept (shared with the memo
+    /// that keeps it: a daemon's check of thousands of findings copies
+    /// none of them).
+    pub pairs: Vec<Arc<PairOutcome>>,
+    /// The findings reported for each pair, by index into `findings`, in
+    /// the pair's order; set by suppression (which drops some and sets
+    /// severities). Empty before: each pair's own findings stand.
+    pub(crate) reported: Vec<Vec<u32>>,
     pub elapsed: Duration,
     /// Each library's schema (with `keep_values`; `None` when it has none or
     /// it could not be built).
     pub schemas: std::collections::BTreeMap<String, Option<DocType>>,
+}
+
+impl CheckResult {
+    /// The findings reported for the pair at `index` of `pairs`: after
+    /// suppression, those that stay, with the severity they are reported
+    /// with.
+    pub fn findings_of(&self, index: usize) -> Vec<&Finding> {
+        match self.reported.get(index) {
+            Some(found) => found
+                .iter()
+                .filter_map(|&i| self.findings.get(i as usize))
+                .collect(),
+            None => self
+                .pairs
+                .get(index)
+                .map(|p| p.findings.iter().collect())
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// What one rendered pair read, and what its library declares.

@@ -65,7 +65,7 @@ fn unused_values_keys(
 fn unused_values(
     sources: &SourceCache,
     plan: &Plan,
-    outcomes: &[PairOutcome],
+    outcomes: &[Arc<PairOutcome>],
     keyed: Option<(&HashMap<String, super::memo::Key>, &Memo)>,
     mut known: HashMap<String, Vec<Finding>>,
 ) -> Vec<Finding> {
@@ -172,7 +172,7 @@ pub fn run_with(
             .par_iter()
             .filter_map(|(library, key)| Some((library.clone(), memo.findings(*key)?)))
             .collect();
-        let known: Vec<Option<PairOutcome>> = pair_keys
+        let known: Vec<Option<Arc<PairOutcome>>> = pair_keys
             .par_iter()
             .zip(&plan.pairs)
             .map(|(k, p)| {
@@ -239,7 +239,7 @@ pub fn run_with(
                     start_of(i);
                 });
         }
-        let outcomes: Vec<PairOutcome> = plan
+        let outcomes: Vec<Arc<PairOutcome>> = plan
             .pairs
             .par_iter()
             .zip(known)
@@ -269,7 +269,7 @@ pub fn run_with(
                     }
                 }
                 progress.tick();
-                let outcome = PairOutcome {
+                let outcome = Arc::new(PairOutcome {
                     name: pair.name(plan),
                     library: plan.libraries[pair.library].name.clone(),
                     environment: pair.environment.clone(),
@@ -277,7 +277,7 @@ pub fn run_with(
                     duration: t.elapsed(),
                     values: if opts.keep_values { values } else { None },
                     usage,
-                };
+                });
                 if keys.is_some() {
                     memo.keep_pair(*key, &outcome, opts.keep_values);
                 }
@@ -388,6 +388,7 @@ pub fn run_with(
     CheckResult {
         findings: dedupe(all),
         pairs: outcomes,
+        reported: Vec::new(),
         elapsed: started.elapsed(),
         schemas,
     }

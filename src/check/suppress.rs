@@ -296,7 +296,10 @@ pub fn apply(
             )
         })
         .collect();
-    {
+    // what each pair reports: the decided findings that stay in its
+    // environment, by index into `findings` (every finding of a pair is
+    // among them: the run's list is made of the pairs' lists)
+    let per_pair: Vec<Vec<usize>> = {
         let mut decided: foldhash::HashMap<_, usize> = foldhash::HashMap::with_capacity_and_hasher(
             findings.len(),
             foldhash::fast::RandomState::default(),
@@ -304,28 +307,37 @@ pub fn apply(
         for (i, f) in findings.iter().enumerate() {
             decided.insert(f.identity(), i);
         }
-        for p in &mut result.pairs {
-            let environment = &p.environment;
-            p.findings.retain_mut(|f| match decided.get(&f.identity()) {
-                Some(&i) if stays[i] => {
-                    let decided = &findings[i];
-                    f.severity = decided.severity;
-                    decided.environments.is_empty()
-                        || decided.environments.iter().any(|e| e == environment)
-                }
-                Some(_) => false,
-                None => true,
-            });
+        result
+            .pairs
+            .iter()
+            .map(|p| {
+                let environment = &p.environment;
+                p.findings
+                    .iter()
+                    .filter_map(|f| {
+                        let i = *decided.get(&f.identity())?;
+                        let d = &findings[i];
+                        let here = d.environments.is_empty()
+                            || d.environments.iter().any(|e| e == environment);
+                        (stays[i] && here).then_some(i)
+                    })
+                    .collect()
+            })
+            .collect()
+    };
+    // the findings that stay, then the notes of unused suppressions, in
+    // report order; `findings` came de-duplicated (and nothing above makes
+    // two findings the same problem), but severities may have changed
+    let mut position = vec![u32::MAX; findings.len()];
+    let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
+    for (i, (f, &stays)) in findings.into_iter().zip(&stays).enumerate() {
+        if stays {
+            position[i] = kept.len() as u32;
+            kept.push(f);
         }
     }
-    let mut kept: Vec<Finding> = findings
-        .into_iter()
-        .zip(&stays)
-        .filter_map(|(f, &stays)| stays.then_some(f))
-        .collect();
-
     if whole {
-        kept.extend(unused(
+        kept.extend(dedupe(unused(
             plan,
             sources,
             &used_ignores,
@@ -334,9 +346,24 @@ pub fn apply(
             baseline,
             &used_baseline,
             rendered,
-        ));
+        )));
     }
-    result.findings = dedupe(kept);
+    let order = super::finding::sort_order(&kept);
+    let mut sorted_at = vec![0u32; kept.len()];
+    for (at, &k) in order.iter().enumerate() {
+        sorted_at[k] = at as u32;
+    }
+    result.reported = per_pair
+        .into_iter()
+        .map(|found| {
+            found
+                .into_iter()
+                .map(|i| sorted_at[position[i] as usize])
+                .collect()
+        })
+        .collect();
+    let mut slots: Vec<Option<Finding>> = kept.into_iter().map(Some).collect();
+    result.findings = order.into_iter().filter_map(|k| slots[k].take()).collect();
 }
 
 /// The severity `rules:` sets for a finding: the most specific entry wins

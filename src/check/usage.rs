@@ -438,7 +438,7 @@ fn is_read(read: &BTreeSet<&str>, path: &str) -> bool {
 /// `schema/unused-value` and `schema/unreached-value` for each library all
 /// of whose pairs rendered.
 pub(super) fn unused_values(
-    outcomes: &[PairOutcome],
+    outcomes: &[std::sync::Arc<PairOutcome>],
     plan: &crate::workspace::Plan,
     sources: &crate::source::SourceCache,
 ) -> Vec<Finding> {
@@ -449,7 +449,9 @@ pub(super) fn unused_values(
 }
 
 /// The outcomes of each library, in the order of the run.
-pub(super) fn by_library(outcomes: &[PairOutcome]) -> BTreeMap<&str, Vec<&PairOutcome>> {
+pub(super) fn by_library(
+    outcomes: &[std::sync::Arc<PairOutcome>],
+) -> BTreeMap<&str, Vec<&PairOutcome>> {
     let mut by_library: BTreeMap<&str, Vec<&PairOutcome>> = BTreeMap::new();
     for o in outcomes {
         by_library.entry(&o.library).or_default().push(o);

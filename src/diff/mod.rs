@@ -92,7 +92,7 @@ fn tree(values: &Option<Document>) -> Option<Tree> {
     values.as_ref().map(|d| Tree::from_value(&d.value))
 }
 
-fn errors(p: &PairOutcome) -> usize {
+fn errors(p: &std::sync::Arc<PairOutcome>) -> usize {
     p.findings
         .iter()
         .filter(|f| f.severity == Severity::Error)

@@ -33,8 +33,9 @@ pub fn render(input: &ReportInput) -> String {
         .result
         .pairs
         .iter()
-        .map(|p| {
-            let c = Counts::of(&p.findings);
+        .enumerate()
+        .map(|(i, p)| {
+            let c = Counts::of(input.result.findings_of(i));
             json!({
                 "name": p.name,
                 "library": p.library,

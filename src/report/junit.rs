@@ -26,8 +26,14 @@ fn line(f: &Finding) -> String {
 }
 
 pub fn render(input: &ReportInput) -> String {
-    let mut pairs: Vec<_> = input.result.pairs.iter().collect();
-    pairs.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut pairs: Vec<_> = input
+        .result
+        .pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p, input.result.findings_of(i)))
+        .collect();
+    pairs.sort_by(|(a, _), (b, _)| a.name.cmp(&b.name));
     // findings of no pair (config problems, unreadable folders) fail a test
     // case of their own, so that JUnit is red whenever the run fails
     let unpaired: Vec<&Finding> = input
@@ -38,11 +44,11 @@ pub fn render(input: &ReportInput) -> String {
         .collect();
     let failures = pairs
         .iter()
-        .filter(|p| p.findings.iter().any(|f| f.severity.reaches(input.fail_on)))
+        .filter(|(_, found)| found.iter().any(|f| f.severity.reaches(input.fail_on)))
         .count()
         + usize::from(unpaired.iter().any(|f| f.severity.reaches(input.fail_on)));
     let tests = pairs.len() + usize::from(!unpaired.is_empty());
-    let total: f64 = pairs.iter().map(|p| p.duration.as_secs_f64()).sum();
+    let total: f64 = pairs.iter().map(|(p, _)| p.duration.as_secs_f64()).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     out.push_str(&format!(
         "<testsuites name=\"yttcheck\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{total:.3}\">\n"
@@ -58,23 +64,16 @@ pub fn render(input: &ReportInput) -> String {
             xml_escape(&text.join("\n"))
         ));
     }
-    for p in pairs {
+    for (p, found) in pairs {
         out.push_str(&format!(
             "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\"",
             xml_escape(&p.name),
             xml_escape(&p.library),
             p.duration.as_secs_f64()
         ));
-        let failing: Vec<&Finding> = p
-            .findings
-            .iter()
-            .filter(|f| f.severity.reaches(input.fail_on))
-            .collect();
-        let others: Vec<&Finding> = p
-            .findings
-            .iter()
-            .filter(|f| !f.severity.reaches(input.fail_on))
-            .collect();
+        let (failing, others): (Vec<&Finding>, Vec<&Finding>) = found
+            .into_iter()
+            .partition(|f| f.severity.reaches(input.fail_on));
         if failing.is_empty() && others.is_empty() {
             out.push_str("/>\n");
             continue;

@@ -62,11 +62,11 @@ pub fn render(input: &ReportInput) -> String {
         }
         out.push('\n');
     }
-    let mut pairs: Vec<_> = input.result.pairs.iter().collect();
-    pairs.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut pairs: Vec<_> = input.result.pairs.iter().enumerate().collect();
+    pairs.sort_by(|(_, a), (_, b)| a.name.cmp(&b.name));
     out.push_str("<details><summary>Pairs checked</summary>\n\n| pair | result |\n|---|---|\n");
-    for p in pairs {
-        let c = Counts::of(&p.findings);
+    for (i, p) in pairs {
+        let c = Counts::of(input.result.findings_of(i));
         out.push_str(&format!(
             "| {} | {} |\n",
             code(&p.name),

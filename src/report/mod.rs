@@ -138,7 +138,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    pub fn of(findings: &[Finding]) -> Counts {
+    pub fn of<'f>(findings: impl IntoIterator<Item = &'f Finding>) -> Counts {
         let mut c = Counts::default();
         for f in findings {
             match f.severity {
