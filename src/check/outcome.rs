@@ -61,8 +61,9 @@ pub struct CheckResult {
     /// none of them).
     pub pairs: Vec<Arc<PairOutcome>>,
     /// The findings reported for each pair, by index into `findings`, in
-    /// the pair's order; set by suppression (which drops some and sets
-    /// severities). Empty before: each pair's own findings stand.
+    /// the pair's order: each of its own findings as the merged finding it
+    /// became; suppression drops some and sets their severities. Empty (a
+    /// result made otherwise): each pair's own findings stand.
     pub(crate) reported: Vec<Vec<u32>>,
     pub elapsed: Duration,
     /// Each library's schema (with `keep_values`; `None` when it has none or
@@ -71,9 +72,9 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
-    /// The findings reported for the pair at `index` of `pairs`: after
-    /// suppression, those that stay, with the severity they are reported
-    /// with.
+    /// The findings reported for the pair at `index` of `pairs`, as the
+    /// run reports them (merged across environments; after suppression,
+    /// those that stay, with the severity they are reported with).
     pub fn findings_of(&self, index: usize) -> Vec<&Finding> {
         match self.reported.get(index) {
             Some(found) => found

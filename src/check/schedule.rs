@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::finding::{dedupe, Finding, Location};
+use super::finding::{dedupe_mapped, Finding, Location};
 use super::from_errors::Subject;
 use super::memo::Memo;
 use super::outcome::{CheckOptions, CheckResult, PairOutcome};
@@ -309,6 +309,7 @@ pub fn run_with(
         .iter()
         .flat_map(|o| o.findings.iter().cloned())
         .collect();
+    let from_pairs = all.len();
     if opts.render && opts.unused_values {
         all.extend(unused_values(
             sources,
@@ -385,10 +386,17 @@ pub fn run_with(
             Some(Location::file(f.as_str())),
         ));
     }
+    let (findings, went) = dedupe_mapped(all);
+    // each pair's findings, as the merged findings they became
+    let mut went = went[..from_pairs].iter().copied();
+    let reported = outcomes
+        .iter()
+        .map(|o| went.by_ref().take(o.findings.len()).collect())
+        .collect();
     CheckResult {
-        findings: dedupe(all),
+        findings,
         pairs: outcomes,
-        reported: Vec::new(),
+        reported,
         elapsed: started.elapsed(),
         schemas,
     }

@@ -296,35 +296,31 @@ pub fn apply(
             )
         })
         .collect();
-    // what each pair reports: the decided findings that stay in its
-    // environment, by index into `findings` (every finding of a pair is
-    // among them: the run's list is made of the pairs' lists)
-    let per_pair: Vec<Vec<usize>> = {
-        let mut decided: foldhash::HashMap<_, usize> = foldhash::HashMap::with_capacity_and_hasher(
-            findings.len(),
-            foldhash::fast::RandomState::default(),
-        );
-        for (i, f) in findings.iter().enumerate() {
-            decided.insert(f.identity(), i);
-        }
-        result
-            .pairs
-            .iter()
-            .map(|p| {
-                let environment = &p.environment;
-                p.findings
-                    .iter()
-                    .filter_map(|f| {
-                        let i = *decided.get(&f.identity())?;
-                        let d = &findings[i];
-                        let here = d.environments.is_empty()
-                            || d.environments.iter().any(|e| e == environment);
-                        (stays[i] && here).then_some(i)
-                    })
-                    .collect()
-            })
-            .collect()
-    };
+    // what each pair reports: of the findings it became (see
+    // `CheckResult::reported`), those that stay in its environment
+    let per_pair: Vec<Vec<usize>> = result
+        .pairs
+        .iter()
+        .enumerate()
+        .map(|(p, pair)| {
+            let environment = &pair.environment;
+            let became = result
+                .reported
+                .get(p)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            became
+                .iter()
+                .map(|&i| i as usize)
+                .filter(|&i| {
+                    let d = &findings[i];
+                    stays[i]
+                        && (d.environments.is_empty()
+                            || d.environments.iter().any(|e| e == environment))
+                })
+                .collect()
+        })
+        .collect();
     // the findings that stay, then the notes of unused suppressions, in
     // report order; `findings` came de-duplicated (and nothing above makes
     // two findings the same problem), but severities may have changed
@@ -353,8 +349,12 @@ pub fn apply(
     for (at, &k) in order.iter().enumerate() {
         sorted_at[k] = at as u32;
     }
+    // (a result that says nothing of its pairs' findings keeps saying
+    // nothing: each pair's own list stands)
+    let says = result.reported.len() == result.pairs.len();
     result.reported = per_pair
         .into_iter()
+        .filter(|_| says)
         .map(|found| {
             found
                 .into_iter()

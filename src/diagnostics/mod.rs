@@ -253,7 +253,7 @@ impl Finding {
 }
 
 /// See [`Finding::identity`].
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Identity<'a> {
     rule: (RuleId, Option<&'a str>),
     location: Option<&'a Location>,
@@ -262,6 +262,18 @@ pub struct Identity<'a> {
     message: &'a str,
     library: &'a str,
     related: &'a [Related],
+}
+
+/// Hashes the parts that tell most findings apart (equal identities still
+/// hash alike): a run may match thousands, and their related places and
+/// origins seldom differ where the rest is the same.
+impl std::hash::Hash for Identity<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.rule.hash(state);
+        self.location.hash(state);
+        self.key_path.hash(state);
+        self.message.hash(state);
+    }
 }
 
 impl Finding {
