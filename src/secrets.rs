@@ -5,7 +5,7 @@
 pub struct Secrets {
     words: Vec<String>,
     /// Any of the words, in any ASCII case (see [`Secrets::may_mention`]).
-    mention: std::sync::OnceLock<Option<regex::bytes::Regex>>,
+    mention: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>>,
 }
 
 impl Default for Secrets {
@@ -68,21 +68,17 @@ impl Secrets {
         if !text.is_ascii() {
             return true;
         }
+        // one pass for every word, and no per-search state to share
+        // between the threads that frame findings (a regex's cache pool
+        // was contended there)
         let mention = self.mention.get_or_init(|| {
-            let words: Vec<String> = self
-                .words
-                .iter()
-                .filter(|w| !w.is_empty())
-                .map(|w| regex::escape(w))
-                .collect();
-            regex::bytes::RegexBuilder::new(&words.join("|"))
-                .case_insensitive(true)
-                .unicode(false)
-                .build()
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(self.words.iter().filter(|w| !w.is_empty()))
                 .ok()
         });
         match mention {
-            Some(re) => re.is_match(text.as_bytes()),
+            Some(words) => words.is_match(text),
             None => true,
         }
     }

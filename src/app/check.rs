@@ -208,7 +208,7 @@ impl Checked<'_> {
     pub fn report_input<'b>(
         &'b self,
         color: bool,
-        text_of: &'b dyn Fn(&str) -> Option<String>,
+        text_of: &'b (dyn Fn(&str) -> Option<String> + Sync),
     ) -> ReportInput<'b> {
         ReportInput {
             result: self.result,
@@ -233,10 +233,10 @@ impl Checked<'_> {
 }
 
 /// Runs the check a request asks for and lends the result to `present`.
-pub fn run<R>(
+pub fn run<R: Send>(
     req: &CheckRequest,
     warm: &Warm,
-    present: impl FnOnce(&Checked) -> R,
+    present: impl FnOnce(&Checked) -> R + Send,
 ) -> Result<R, UsageError> {
     if req.jobs > crate::check::memo::MAX_JOBS {
         return Err(UsageError(format!(
@@ -331,14 +331,15 @@ pub fn run<R>(
         whole,
         opts.render,
     );
-    let presented = present(&Checked {
+    let checked = Checked {
         result: &result,
         plan: &plan,
         cache: &cache,
         threshold,
         root: &selection.root,
         whole,
-    });
+    };
+    let presented = memo.install(req.jobs, || present(&checked));
     // a long-lived process answers first: freeing a result of thousands
     // of findings is done beside the reply, not before it
     if !leave {

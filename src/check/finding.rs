@@ -82,7 +82,11 @@ mod tests {
     fn at(path: &str, line: u32, env: &str, related: &str) -> Finding {
         let mut l = Location::file(path);
         l.line = line;
-        let mut f = Finding::new(RuleId::ValidationMin, "must be >= 1".into(), Some(l.clone()));
+        let mut f = Finding::new(
+            RuleId::ValidationMin,
+            "must be >= 1".into(),
+            Some(l.clone()),
+        );
         f.library = "web".into();
         f.environments = vec![env.into()];
         if !related.is_empty() {

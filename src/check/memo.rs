@@ -166,6 +166,13 @@ impl Memo {
 
     /// The worker threads for `jobs` (0: one per core; never more than
     /// [`MAX_JOBS`], whatever a request says), made once.
+    /// Runs `op` on the check's threads (`jobs` of them, 0: one per core):
+    /// what it does in parallel (framing thousands of findings) uses the
+    /// threads the check was given, and no others.
+    pub fn install<R: Send>(&self, jobs: usize, op: impl FnOnce() -> R + Send) -> R {
+        self.pool(jobs).install(op)
+    }
+
     pub(super) fn pool(&self, jobs: usize) -> Arc<rayon::ThreadPool> {
         let jobs = jobs.min(MAX_JOBS);
         let mut pool = self.pool.lock().expect("memo");

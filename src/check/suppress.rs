@@ -178,7 +178,7 @@ pub fn apply(
         .collect();
     let mut used_ignores = BTreeSet::new();
     let mut used_inline: BTreeSet<(String, u32, String)> = BTreeSet::new();
-    let mut inline_cache: BTreeMap<String, Vec<(u32, Vec<String>)>> = BTreeMap::new();
+    let mut inline_cache: InlineCache = Default::default();
     // fingerprint -> the environments it was accepted in (`None`: all)
     let mut baseline_set: BTreeMap<&str, Option<BTreeSet<&str>>> = BTreeMap::new();
     for e in baseline.map(|b| b.findings.as_slice()).unwrap_or_default() {
@@ -198,11 +198,11 @@ pub fn apply(
     }
     let mut used_baseline: BTreeSet<String> = BTreeSet::new();
 
-    let mut severity_memo: std::collections::HashMap<String, Option<&str>> = Default::default();
+    let mut severity_memo: foldhash::HashMap<String, Option<&str>> = Default::default();
     let mut suppressed = |f: &mut Finding,
                           used_ignores: &mut BTreeSet<usize>,
                           used_inline: &mut BTreeSet<(String, u32, String)>,
-                          inline_cache: &mut BTreeMap<String, Vec<(u32, Vec<String>)>>,
+                          inline_cache: &mut InlineCache,
                           used_baseline: &mut BTreeSet<String>|
      -> bool {
         // 1. severity (decided once per rule id: thousands of findings
@@ -224,7 +224,7 @@ pub fn apply(
             }
             None => {}
         }
-        let Some(loc) = f.location.clone() else {
+        let Some(loc) = f.location.as_ref() else {
             return false;
         };
         // 2. config ignores
@@ -237,13 +237,13 @@ pub fn apply(
         }
         // 3. inline, on the line or the line above (each file read once:
         // a run may have thousands of findings in the same files)
-        if !inline_cache.contains_key(&loc.path) {
+        if !inline_cache.contains_key(loc.path.as_str()) {
             let found = RepoPath::new(&loc.path)
                 .map(|path| inline_in(sources, &path))
                 .unwrap_or_default();
             inline_cache.insert(loc.path.clone(), found);
         }
-        if let Some(found) = inline_cache.get(&loc.path) {
+        if let Some(found) = inline_cache.get(loc.path.as_str()) {
             for (line, rules) in found.iter() {
                 if (*line == loc.line || *line + 1 == loc.line)
                     && rules.iter().any(|r| f.rule_selected_by(r))
@@ -257,7 +257,7 @@ pub fn apply(
         }
         // 4. baseline: in the environments it was accepted in
         if !baseline_set.is_empty() {
-            let fp = f.fingerprint(line_text(sources, Some(&loc)).as_deref());
+            let fp = f.fingerprint(line_text(sources, Some(loc)).as_deref());
             if let Some(accepted) = baseline_set.get(fp.as_str()) {
                 used_baseline.insert(fp);
                 let Some(accepted) = accepted else {
@@ -366,6 +366,10 @@ pub fn apply(
     result.findings = order.into_iter().filter_map(|k| slots[k].take()).collect();
 }
 
+/// The inline suppressions of each file a finding is in, read once (a
+/// run may have thousands of findings in the same files).
+type InlineCache = foldhash::HashMap<String, Vec<(u32, Vec<String>)>>;
+
 /// The severity `rules:` sets for a finding: the most specific entry wins
 /// (`policy/prod/replicas/min`, then `policy/prod/replicas`, `policy/prod`,
 /// then the rule's id `policy/violation`, then its namespace `policy`).
@@ -391,7 +395,7 @@ fn unused(
     sources: &SourceCache,
     used_ignores: &BTreeSet<usize>,
     used_inline: &BTreeSet<(String, u32, String)>,
-    inline_cache: &BTreeMap<String, Vec<(u32, Vec<String>)>>,
+    inline_cache: &InlineCache,
     baseline: Option<&Baseline>,
     used_baseline: &BTreeSet<String>,
     rendered: bool,
@@ -403,10 +407,15 @@ fn unused(
         Finding::new(RuleId::SuppressionUnused, message, location)
     };
     // inline comments in every file a pair reads
-    let mut files: BTreeSet<RepoPath> = BTreeSet::new();
-    for p in &plan.pairs {
-        files.extend(plan.files_read(p));
-    }
+    let mut files: Vec<RepoPath> = {
+        // (most files are read by several pairs: a set of thousands first)
+        let mut seen: foldhash::HashSet<RepoPath> = Default::default();
+        for p in &plan.pairs {
+            seen.extend(plan.files_read(p));
+        }
+        seen.into_iter().collect()
+    };
+    files.sort();
     for path in &files {
         let found = match inline_cache.get(path.as_str()) {
             Some(f) => f.clone(),

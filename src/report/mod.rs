@@ -57,7 +57,7 @@ pub struct ReportInput<'a> {
     pub plan: &'a Plan,
     pub fail_on: Severity,
     /// A file's text, for code frames.
-    pub source: &'a dyn Fn(&str) -> Option<String>,
+    pub source: &'a (dyn Fn(&str) -> Option<String> + Sync),
     /// ANSI colours (text only).
     pub color: bool,
     /// Where the checked folder is in its git repository (`deploy/` when

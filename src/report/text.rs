@@ -236,14 +236,38 @@ impl SourceCache {
     }
 }
 
+/// Findings framed on one thread below this many (a thread pool's start
+/// costs more than a few hundred frames).
+const PARALLEL_FROM: usize = 1024;
+/// Findings framed in one piece of work.
+const CHUNK: usize = 256;
+
 pub fn render(input: &ReportInput) -> String {
     let st = Style { on: input.color };
-    let mut out = String::new();
-    let mut cache = SourceCache::default();
     let secrets = crate::secrets::Secrets::default();
-    for f in &input.result.findings {
-        finding(&mut out, f, input, &st, &mut cache, &secrets);
-    }
+    let findings = &input.result.findings;
+    let frames = |chunk: &[Finding]| {
+        let mut out = String::new();
+        let mut cache = SourceCache::default();
+        for f in chunk {
+            finding(&mut out, f, input, &st, &mut cache, &secrets);
+        }
+        out
+    };
+    // thousands of findings are framed on every core, in runs of
+    // consecutive findings (which mostly share their files), and joined
+    // in order
+    let mut out = if findings.len() >= PARALLEL_FROM {
+        use rayon::prelude::*;
+        let parts: Vec<String> = findings.par_chunks(CHUNK).map(frames).collect();
+        let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + 256);
+        for p in &parts {
+            out.push_str(p);
+        }
+        out
+    } else {
+        frames(findings)
+    };
     let libraries = {
         let mut l: Vec<&str> = input
             .result
