@@ -1,11 +1,11 @@
 //! The client side: ask a repository's daemon, or start one.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use super::protocol::{Reply, Request, MAX_ANSWER};
+use super::protocol::{Reply, Request};
 
 #[derive(Debug)]
 pub enum ClientError {
@@ -33,18 +33,13 @@ pub fn call(socket: &Path, request: &Request, timeout: Duration) -> Result<Reply
     // a daemon that refuses the client replies before reading the request
     // and closes: the write may then fail, and the reply still be there
     let written = stream.write_all(&line);
-    let mut reply = Vec::new();
-    let read = BufReader::new(stream)
-        .take(MAX_ANSWER as u64 + 1)
-        .read_until(b'\n', &mut reply);
-    if reply.last() != Some(&b'\n') {
-        return Err(ClientError::Failed(match (written, read) {
-            (Err(e), _) | (_, Err(e)) => e.to_string(),
-            _ => "the daemon closed the connection without a whole reply".into(),
-        }));
+    // a big buffer: a report of thousands of findings is megabytes
+    let reply = super::protocol::decode_reply(BufReader::with_capacity(1 << 20, stream));
+    match (reply, written) {
+        (Ok(reply), _) => Ok(reply),
+        (Err(_), Err(e)) => Err(ClientError::Failed(e.to_string())),
+        (Err(e), Ok(())) => Err(ClientError::Failed(e)),
     }
-    serde_json::from_slice(&reply)
-        .map_err(|e| ClientError::Failed(format!("the daemon's reply is malformed: {e}")))
 }
 
 /// Starts `yttcheck daemon run` for the repository at `root`, detached: in

@@ -1,6 +1,9 @@
 //! What a client and the daemon say to each other: one JSON document per
 //! line (compact JSON never contains a raw newline), each way, at most
-//! [`MAX_REQUEST`] bytes in and [`MAX_ANSWER`] bytes out.
+//! [`MAX_REQUEST`] bytes in and [`MAX_ANSWER`] bytes out. An answer's
+//! stdout follows its line as raw bytes, after a line with their count
+//! (see [`encode_reply`]): a report of thousands of findings is megabytes,
+//! which JSON escaping and unescaping made a fifth of a warm check.
 //!
 //! The request carries the client's check (an [`app::CheckRequest`](crate::app::CheckRequest)) and index file,
 //! and the daemon answers with exactly what the client prints and writes,
@@ -16,7 +19,7 @@ pub use crate::app::Answer;
 
 /// Bumped when a request or reply changes shape; the socket's name carries
 /// the binary's version too, so old clients never meet new daemons.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 
 /// The largest request the daemon reads: a command line fits many times.
 pub const MAX_REQUEST: usize = 1 << 20;
@@ -83,4 +86,109 @@ pub struct Status {
     pub memo: crate::check::memo::MemoStats,
     /// Changes the file watcher saw.
     pub watched_changes: u64,
+}
+
+/// A reply as the daemon sends it: its JSON line; for an answer, the line
+/// carries an empty `stdout`, and a line with the stdout's length in bytes
+/// and the bytes themselves follow.
+pub fn encode_reply(reply: Reply) -> Option<Vec<u8>> {
+    match reply {
+        Reply::Answer(mut answer) => {
+            let stdout = std::mem::take(&mut answer.stdout);
+            let mut out = serde_json::to_vec(&Reply::Answer(answer)).ok()?;
+            out.reserve(stdout.len() + 24);
+            out.push(b'\n');
+            out.extend_from_slice(stdout.len().to_string().as_bytes());
+            out.push(b'\n');
+            out.extend_from_slice(stdout.as_bytes());
+            Some(out)
+        }
+        other => {
+            let mut out = serde_json::to_vec(&other).ok()?;
+            out.push(b'\n');
+            Some(out)
+        }
+    }
+}
+
+/// Reads what [`encode_reply`] wrote, at most [`MAX_ANSWER`] bytes; a
+/// reply cut short (a daemon that died while writing) is an error, never a
+/// shorter report.
+pub fn decode_reply(mut input: impl std::io::BufRead) -> Result<Reply, String> {
+    use std::io::{BufRead, Read};
+    let mut line = Vec::new();
+    let mut bounded = (&mut input).take(MAX_ANSWER as u64 + 1);
+    bounded
+        .read_until(b'\n', &mut line)
+        .map_err(|e| e.to_string())?;
+    if line.last() != Some(&b'\n') {
+        return Err("the daemon closed the connection without a whole reply".into());
+    }
+    let reply: Reply = serde_json::from_slice(&line)
+        .map_err(|e| format!("the daemon's reply is malformed: {e}"))?;
+    let Reply::Answer(mut answer) = reply else {
+        return Ok(reply);
+    };
+    let mut count = Vec::new();
+    (&mut input)
+        .take(24)
+        .read_until(b'\n', &mut count)
+        .map_err(|e| e.to_string())?;
+    let len: usize = std::str::from_utf8(&count)
+        .ok()
+        .and_then(|c| c.strip_suffix('\n'))
+        .and_then(|c| c.parse().ok())
+        .filter(|&n| n <= MAX_ANSWER)
+        .ok_or("the daemon's reply is malformed: no length of its stdout")?;
+    let mut stdout = vec![0u8; len];
+    input
+        .read_exact(&mut stdout)
+        .map_err(|_| "the daemon closed the connection without a whole reply".to_string())?;
+    answer.stdout = String::from_utf8(stdout)
+        .map_err(|_| "the daemon's reply is malformed: its stdout is not UTF-8".to_string())?;
+    Ok(Reply::Answer(answer))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer() -> Reply {
+        Reply::Answer(Answer {
+            stdout: "warning[x] a \"quoted\"\nline\n\u{1b}[0m é\n".into(),
+            human: true,
+            stderr: "e\n".into(),
+            files: vec![("out.sarif".into(), "{}".into())],
+            code: 1,
+        })
+    }
+
+    #[test]
+    fn replies_come_back_as_they_were_sent() {
+        for reply in [
+            answer(),
+            Reply::Answer(Answer::default()),
+            Reply::Stopping,
+            Reply::Error {
+                message: "no\nway".into(),
+            },
+        ] {
+            let bytes = encode_reply(reply.clone()).unwrap();
+            let back = decode_reply(bytes.as_slice()).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{reply:?}"));
+        }
+    }
+
+    /// A reply cut anywhere is an error, never a shorter report.
+    #[test]
+    fn a_reply_cut_short_is_an_error() {
+        let bytes = encode_reply(answer()).unwrap();
+        for cut in 0..bytes.len() {
+            assert!(decode_reply(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        let mut long = bytes.clone();
+        let at = long.iter().position(|&b| b == b'\n').unwrap() + 1;
+        long.splice(at..at + 2, b"99999999999".iter().copied());
+        assert!(decode_reply(long.as_slice()).is_err());
+    }
 }

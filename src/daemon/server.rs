@@ -299,9 +299,8 @@ async fn connection(state: &Arc<State>, mut stream: UnixStream) {
             message: format!("refused: cannot tell who the client is ({e})"),
         },
     };
-    if let Ok(mut line) = serde_json::to_vec(&reply) {
-        line.push(b'\n');
-        let _ = stream.write_all(&line).await;
+    if let Some(bytes) = super::protocol::encode_reply(reply) {
+        let _ = stream.write_all(&bytes).await;
         let _ = stream.shutdown().await;
     }
 }

@@ -220,6 +220,9 @@ fn raw(socket: &Path, bytes: &[u8], close_write: bool) -> String {
 
 /// A check request of protocol `protocol` for the folder `cwd`, a whole
 /// check answered in JSON, with `fields` of the request replaced.
+/// The protocol the daemon speaks.
+const PROTOCOL: u32 = yttcheck::daemon::protocol::PROTOCOL;
+
 fn call(cwd: &Path, protocol: u32, fields: serde_json::Value) -> Vec<u8> {
     let mut request = serde_json::json!({
         "cwd": cwd, "outputs": [{"format": "json", "file": null}], "fail_on": null,
@@ -268,13 +271,13 @@ fn bad_requests_get_an_error_and_the_daemon_lives_on() {
             "protocol 99",
         ),
         (
-            &call(Path::new("/"), 2, serde_json::json!({}))[..],
+            &call(Path::new("/"), PROTOCOL, serde_json::json!({}))[..],
             false,
             "is not in this daemon's repository",
         ),
         // a request is typed: an unknown field is refused, not ignored
         (
-            &call(p, 2, serde_json::json!({"no_such_field": true}))[..],
+            &call(p, PROTOCOL, serde_json::json!({"no_such_field": true}))[..],
             false,
             "malformed request",
         ),
@@ -291,10 +294,13 @@ fn bad_requests_get_an_error_and_the_daemon_lives_on() {
     // a request for 100,000 threads is refused, not served by starting them
     let reply = raw(
         &sock,
-        &call(p, 2, serde_json::json!({"jobs": 100000})),
+        &call(p, PROTOCOL, serde_json::json!({"jobs": 100000})),
         false,
     );
-    let v: serde_json::Value = serde_json::from_str(reply.trim()).unwrap();
+    // an answer's line, then its stdout's length and the stdout (none here)
+    let (line, stdout) = reply.split_once('\n').unwrap();
+    assert_eq!(stdout, "0\n", "{reply}");
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
     assert_eq!(v["kind"], "answer", "{reply}");
     assert_eq!(v["code"], 2, "{reply}");
     assert!(
