@@ -323,14 +323,18 @@ pub fn run<R: Send>(
         }
     };
     let mut result = LeftToExit::new(crate::check::run_with(&cache, &plan, &opts, memo), leave);
-    crate::check::suppress::apply(
-        &mut result,
-        &plan,
-        &cache,
-        baseline.as_ref(),
-        whole,
-        opts.render,
-    );
+    // on the check's threads, as what follows: thousands of findings are
+    // sorted on each of them
+    memo.install(req.jobs, || {
+        crate::check::suppress::apply(
+            &mut result,
+            &plan,
+            &cache,
+            baseline.as_ref(),
+            whole,
+            opts.render,
+        )
+    });
     let checked = Checked {
         result: &result,
         plan: &plan,

@@ -15,16 +15,7 @@ pub fn dedupe(findings: Vec<Finding>) -> Vec<Finding> {
 pub fn dedupe_mapped(findings: Vec<Finding>) -> (Vec<Finding>, Vec<u32>) {
     // the first finding of each problem keeps its place; the others give it
     // their environments
-    let mut first_of: Vec<usize> = Vec::with_capacity(findings.len());
-    {
-        let mut index = foldhash::HashMap::with_capacity_and_hasher(
-            findings.len(),
-            foldhash::fast::RandomState::default(),
-        );
-        for (i, f) in findings.iter().enumerate() {
-            first_of.push(*index.entry(f.identity()).or_insert(i));
-        }
-    }
+    let first_of = first_of_each_problem(&findings);
     let mut out: Vec<Finding> = Vec::with_capacity(findings.len());
     let mut slot = vec![usize::MAX; findings.len()];
     for (i, f) in findings.into_iter().enumerate() {
@@ -58,6 +49,70 @@ pub fn dedupe_mapped(findings: Vec<Finding>) -> (Vec<Finding>, Vec<u32>) {
     (sorted, went)
 }
 
+/// For each finding, the index of the first finding of the same problem
+/// ([`Finding::identity`]). Thousands of identities are hashed on every
+/// core of the pool it runs in; the findings whose hashes meet are then
+/// compared one by one.
+fn first_of_each_problem(findings: &[Finding]) -> Vec<usize> {
+    use std::hash::BuildHasher;
+    let state = foldhash::fast::RandomState::default();
+    let hash = |f: &Finding| state.hash_one(f.identity());
+    let hashes: Vec<u64> = if in_parallel(findings.len()) {
+        use rayon::prelude::*;
+        findings.par_iter().map(hash).collect()
+    } else {
+        findings.iter().map(hash).collect()
+    };
+    first_by_hash(findings, hashes)
+}
+
+/// [`first_of_each_problem`] with the identities' hashes given.
+fn first_by_hash(findings: &[Finding], hashes: Vec<u64>) -> Vec<usize> {
+    // hash -> the first finding with it; different problems whose hashes
+    // meet (rare) are kept apart in `more`
+    let mut seen: foldhash::HashMap<u64, usize> = foldhash::HashMap::with_capacity_and_hasher(
+        findings.len(),
+        foldhash::fast::RandomState::default(),
+    );
+    let mut more: foldhash::HashMap<u64, Vec<usize>> = Default::default();
+    let mut first_of = Vec::with_capacity(findings.len());
+    for (i, (f, h)) in findings.iter().zip(hashes).enumerate() {
+        let first = match seen.entry(h) {
+            std::collections::hash_map::Entry::Vacant(v) => *v.insert(i),
+            std::collections::hash_map::Entry::Occupied(o) => {
+                let j = *o.get();
+                if findings[j].identity() == f.identity() {
+                    j
+                } else {
+                    let others = more.entry(h).or_default();
+                    match others
+                        .iter()
+                        .copied()
+                        .find(|&k| findings[k].identity() == f.identity())
+                    {
+                        Some(k) => k,
+                        None => {
+                            others.push(i);
+                            i
+                        }
+                    }
+                }
+            }
+        };
+        first_of.push(first);
+    }
+    first_of
+}
+
+/// Whether `n` findings are worth the threads of the pool this runs in
+/// (none outside one: a process's other pools are not started for this).
+fn in_parallel(n: usize) -> bool {
+    n >= PARALLEL_FROM && rayon::current_thread_index().is_some()
+}
+
+/// Findings hashed and sorted on one thread below this many.
+const PARALLEL_FROM: usize = 2048;
+
 /// Sorts findings for reports ([`Finding::sort_key`]), stably.
 pub fn sort(out: Vec<Finding>) -> Vec<Finding> {
     let order = sort_order(&out);
@@ -70,7 +125,14 @@ pub fn sort(out: Vec<Finding>) -> Vec<Finding> {
 /// thousands).
 pub fn sort_order(findings: &[Finding]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by(|&a, &b| findings[a].sort_key().cmp(&findings[b].sort_key()));
+    let by_key = |&a: &usize, &b: &usize| findings[a].sort_key().cmp(&findings[b].sort_key());
+    if in_parallel(findings.len()) {
+        use rayon::prelude::*;
+        // stable, as `sort_by`
+        order.par_sort_by(by_key);
+    } else {
+        order.sort_by(by_key);
+    }
     order
 }
 
@@ -122,6 +184,10 @@ mod tests {
         assert_eq!(went[1], went[4]);
         assert_ne!(went[0], went[3]);
         assert_eq!(merged[went[0] as usize].environments, ["dev", "prod"]);
-        assert_eq!(merged, dedupe(given));
+        assert_eq!(merged, dedupe(given.clone()));
+        // problems whose hashes meet are still told apart
+        let plain = first_of_each_problem(&given);
+        assert_eq!(plain, [0, 1, 0, 3, 1]);
+        assert_eq!(first_by_hash(&given, vec![7; given.len()]), plain);
     }
 }

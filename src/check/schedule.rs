@@ -305,10 +305,15 @@ pub fn run_with(
     drop(bases);
     progress.finish();
 
-    let mut all: Vec<Finding> = outcomes
-        .iter()
-        .flat_map(|o| o.findings.iter().cloned())
-        .collect();
+    // the run's own copy of each pair's findings (the outcomes are shared
+    // with the memo), made on every core: thousands of findings of a dozen
+    // strings each
+    let mut all: Vec<Finding> = pool.install(|| {
+        outcomes
+            .par_iter()
+            .flat_map_iter(|o| o.findings.iter().cloned())
+            .collect()
+    });
     let from_pairs = all.len();
     if opts.render && opts.unused_values {
         all.extend(unused_values(
@@ -386,7 +391,7 @@ pub fn run_with(
             Some(Location::file(f.as_str())),
         ));
     }
-    let (findings, went) = dedupe_mapped(all);
+    let (findings, went) = pool.install(|| dedupe_mapped(all));
     // each pair's findings, as the merged findings they became
     let mut went = went[..from_pairs].iter().copied();
     let reported = outcomes

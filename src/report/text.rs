@@ -257,7 +257,9 @@ pub fn render(input: &ReportInput) -> String {
     // thousands of findings are framed on every core, in runs of
     // consecutive findings (which mostly share their files), and joined
     // in order
-    let mut out = if findings.len() >= PARALLEL_FROM {
+    // (in the pool the check ran in: no other is started for this)
+    let parallel = findings.len() >= PARALLEL_FROM && rayon::current_thread_index().is_some();
+    let mut out = if parallel {
         use rayon::prelude::*;
         let parts: Vec<String> = findings.par_chunks(CHUNK).map(frames).collect();
         let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + 256);
