@@ -164,8 +164,6 @@ impl Memo {
         }
     }
 
-    /// The worker threads for `jobs` (0: one per core; never more than
-    /// [`MAX_JOBS`], whatever a request says), made once.
     /// Runs `op` on the check's threads (`jobs` of them, 0: one per core):
     /// what it does in parallel (framing thousands of findings) uses the
     /// threads the check was given, and no others.
@@ -173,6 +171,8 @@ impl Memo {
         self.pool(jobs).install(op)
     }
 
+    /// The worker threads for `jobs` (0: one per core; never more than
+    /// [`MAX_JOBS`], whatever a request says), made once.
     pub(super) fn pool(&self, jobs: usize) -> Arc<rayon::ThreadPool> {
         let jobs = jobs.min(MAX_JOBS);
         let mut pool = self.pool.lock().expect("memo");

@@ -111,16 +111,20 @@ pub fn encode_reply(reply: Reply) -> Option<Vec<u8>> {
     }
 }
 
-/// Reads what [`encode_reply`] wrote, at most [`MAX_ANSWER`] bytes; a
-/// reply cut short (a daemon that died while writing) is an error, never a
-/// shorter report.
-pub fn decode_reply(mut input: impl std::io::BufRead) -> Result<Reply, String> {
+/// Reads what [`encode_reply`] wrote, at most [`MAX_ANSWER`] bytes in all;
+/// a reply cut short (a daemon that died while writing) is an error, never
+/// a shorter report.
+pub fn decode_reply(input: impl std::io::BufRead) -> Result<Reply, String> {
     use std::io::{BufRead, Read};
+    let too_long = || format!("the daemon's reply is over {MAX_ANSWER} bytes");
+    let mut input = input.take(MAX_ANSWER as u64 + 1);
     let mut line = Vec::new();
-    let mut bounded = (&mut input).take(MAX_ANSWER as u64 + 1);
-    bounded
+    input
         .read_until(b'\n', &mut line)
         .map_err(|e| e.to_string())?;
+    if line.len() > MAX_ANSWER {
+        return Err(too_long());
+    }
     if line.last() != Some(&b'\n') {
         return Err("the daemon closed the connection without a whole reply".into());
     }
@@ -138,12 +142,19 @@ pub fn decode_reply(mut input: impl std::io::BufRead) -> Result<Reply, String> {
         .ok()
         .and_then(|c| c.strip_suffix('\n'))
         .and_then(|c| c.parse().ok())
-        .filter(|&n| n <= MAX_ANSWER)
         .ok_or("the daemon's reply is malformed: no length of its stdout")?;
-    let mut stdout = vec![0u8; len];
-    input
-        .read_exact(&mut stdout)
-        .map_err(|_| "the daemon closed the connection without a whole reply".to_string())?;
+    if line.len() + count.len() + len > MAX_ANSWER {
+        return Err(too_long());
+    }
+    // read as it comes (a length alone reserves nothing)
+    let mut stdout = Vec::with_capacity(len.min(1 << 20));
+    (&mut input)
+        .take(len as u64)
+        .read_to_end(&mut stdout)
+        .map_err(|e| format!("cannot read the daemon's reply: {e}"))?;
+    if stdout.len() != len {
+        return Err("the daemon closed the connection without a whole reply".into());
+    }
     answer.stdout = String::from_utf8(stdout)
         .map_err(|_| "the daemon's reply is malformed: its stdout is not UTF-8".to_string())?;
     Ok(Reply::Answer(answer))
@@ -189,6 +200,7 @@ mod tests {
         let mut long = bytes.clone();
         let at = long.iter().position(|&b| b == b'\n').unwrap() + 1;
         long.splice(at..at + 2, b"99999999999".iter().copied());
-        assert!(decode_reply(long.as_slice()).is_err());
+        let e = decode_reply(long.as_slice()).unwrap_err();
+        assert!(e.contains("over"), "{e}");
     }
 }

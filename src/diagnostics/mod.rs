@@ -266,13 +266,16 @@ pub struct Identity<'a> {
 
 /// Hashes the parts that tell most findings apart (equal identities still
 /// hash alike): a run may match thousands, and their related places and
-/// origins seldom differ where the rest is the same.
+/// origins seldom differ where the rest is the same. The library is
+/// hashed: libraries that share a file have the same finding at the same
+/// place, and would otherwise all meet in one hash.
 impl std::hash::Hash for Identity<'_> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.rule.hash(state);
         self.location.hash(state);
         self.key_path.hash(state);
         self.message.hash(state);
+        self.library.hash(state);
     }
 }
 

@@ -218,11 +218,11 @@ fn raw(socket: &Path, bytes: &[u8], close_write: bool) -> String {
     reply
 }
 
-/// A check request of protocol `protocol` for the folder `cwd`, a whole
-/// check answered in JSON, with `fields` of the request replaced.
 /// The protocol the daemon speaks.
 const PROTOCOL: u32 = yttcheck::daemon::protocol::PROTOCOL;
 
+/// A check request of protocol `protocol` for the folder `cwd`, a whole
+/// check answered in JSON, with `fields` of the request replaced.
 fn call(cwd: &Path, protocol: u32, fields: serde_json::Value) -> Vec<u8> {
     let mut request = serde_json::json!({
         "cwd": cwd, "outputs": [{"format": "json", "file": null}], "fail_on": null,
