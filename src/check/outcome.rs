@@ -64,7 +64,7 @@ pub struct CheckResult {
     /// the pair's order: each of its own findings as the merged finding it
     /// became; suppression drops some and sets their severities. Empty (a
     /// result made otherwise): each pair's own findings stand.
-    pub(crate) reported: Vec<Vec<u32>>,
+    pub reported: Vec<Vec<u32>>,
     pub elapsed: Duration,
     /// Each library's schema (with `keep_values`; `None` when it has none or
     /// it could not be built).
