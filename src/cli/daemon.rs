@@ -112,6 +112,11 @@ fn repository(root: &Path) -> Option<(PathBuf, PathBuf, DaemonPaths)> {
     Some((git.workdir().to_path_buf(), git_dir, paths))
 }
 
+/// Whether `path` is a report file `req` asks for.
+fn asked_for(req: &CheckRequest, path: &std::path::Path) -> bool {
+    req.outputs.iter().any(|o| o.file.as_deref() == Some(path))
+}
+
 /// The check's answer from the daemon, or `None` to check in this process.
 pub fn check(req: &CheckRequest, mode: Mode) -> Option<Answer> {
     if mode == Mode::Never || req.update_baseline {
@@ -145,6 +150,12 @@ pub fn check(req: &CheckRequest, mode: Mode) -> Option<Answer> {
         Instant::now() + Duration::from_millis(if mode == Mode::Always { 3000 } else { 300 });
     loop {
         match client::call(&paths.socket, &request, ANSWER_TIMEOUT) {
+            // the files it writes are the reports this check asked for, and
+            // no others (the client writes them, not the daemon)
+            Ok(Reply::Answer(a)) if !a.files.iter().all(|(path, _)| asked_for(req, path)) => {
+                warn("the daemon's answer names a file this check did not ask for");
+                return None;
+            }
             Ok(Reply::Answer(a)) => return Some(a),
             Ok(Reply::Error { message }) => {
                 warn(&message);

@@ -700,3 +700,60 @@ fn the_daemons_own_reads_are_not_changes() {
         "{s}"
     );
 }
+
+/// Whatever listens on the daemon's socket, the client writes only the
+/// report files its check asked for: an answer that names another file is
+/// not delivered (the check runs in the client instead).
+#[test]
+fn an_answer_naming_files_not_asked_for_is_not_delivered() {
+    let repo = repository();
+    let p = repo.path();
+    let folder = p.join(".git/yttcheck");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let sock = folder.join(format!("{}.sock", env!("CARGO_PKG_VERSION")));
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let server = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut line = Vec::new();
+        let mut byte = [0u8; 1];
+        while s.read(&mut byte).unwrap() == 1 && byte[0] != b'\n' {
+            line.push(byte[0]);
+        }
+        let stdout = "{\"fake\": true}\n";
+        let reply = serde_json::json!({
+            "kind": "answer", "stdout": "", "human": false, "stderr": "",
+            "files": [["planted.txt", "owned"]], "code": 0,
+        });
+        let _ = s.write_all(format!("{reply}\n{}\n{stdout}", stdout.len()).as_bytes());
+    });
+    let out = yttcheck(
+        p,
+        &[
+            "check",
+            "--daemon",
+            "always",
+            "-q",
+            "--format",
+            "json",
+            "--format",
+            "sarif=out.sarif",
+        ],
+    );
+    server.join().unwrap();
+    assert!(
+        out.stderr
+            .contains("names a file this check did not ask for"),
+        "{}",
+        out.stderr
+    );
+    assert!(!p.join("planted.txt").exists());
+    assert!(!out.stdout.contains("fake"), "{}", out.stdout);
+    let in_process = yttcheck(p, &["check", "--daemon", "never", "-q", "--format", "json"]);
+    assert_eq!(without_time(&out.stdout), without_time(&in_process.stdout));
+    assert_eq!(out.code, in_process.code);
+    assert!(
+        p.join("out.sarif").is_file(),
+        "the report asked for is written"
+    );
+}
