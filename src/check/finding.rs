@@ -35,17 +35,11 @@ pub fn dedupe_mapped(findings: Vec<Finding>) -> (Vec<Finding>, Vec<u32>) {
     for f in &mut out {
         f.environments.sort();
     }
-    let order = sort_order(&out);
-    let mut sorted_at = vec![0u32; out.len()];
-    for (at, &k) in order.iter().enumerate() {
-        sorted_at[k] = at as u32;
-    }
+    let (sorted, sorted_at) = sort_placed(out);
     let went = first_of
         .iter()
         .map(|&first| sorted_at[slot[first]])
         .collect();
-    let mut slots: Vec<Option<Finding>> = out.into_iter().map(Some).collect();
-    let sorted = order.into_iter().filter_map(|i| slots[i].take()).collect();
     (sorted, went)
 }
 
@@ -114,16 +108,26 @@ fn in_parallel(n: usize) -> bool {
 const PARALLEL_FROM: usize = 2048;
 
 /// Sorts findings for reports ([`Finding::sort_key`]), stably.
-pub fn sort(out: Vec<Finding>) -> Vec<Finding> {
-    let order = sort_order(&out);
-    let mut slots: Vec<Option<Finding>> = out.into_iter().map(Some).collect();
-    order.into_iter().filter_map(|i| slots[i].take()).collect()
+pub fn sort(findings: Vec<Finding>) -> Vec<Finding> {
+    sort_placed(findings).0
+}
+
+/// [`sort`], with where each finding given went: its index in the result.
+pub fn sort_placed(findings: Vec<Finding>) -> (Vec<Finding>, Vec<u32>) {
+    let order = sort_order(&findings);
+    let mut sorted_at = vec![0u32; findings.len()];
+    for (at, &k) in order.iter().enumerate() {
+        sorted_at[k] = at as u32;
+    }
+    let mut slots: Vec<Option<Finding>> = findings.into_iter().map(Some).collect();
+    let sorted = order.into_iter().filter_map(|i| slots[i].take()).collect();
+    (sorted, sorted_at)
 }
 
 /// The indices of `findings` in report order (sorted by moving indices,
 /// not findings: a finding is a few hundred bytes, and a run may have
 /// thousands).
-pub fn sort_order(findings: &[Finding]) -> Vec<usize> {
+fn sort_order(findings: &[Finding]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..findings.len()).collect();
     let by_key = |&a: &usize, &b: &usize| findings[a].sort_key().cmp(&findings[b].sort_key());
     if in_parallel(findings.len()) {

@@ -344,11 +344,7 @@ pub fn apply(
             rendered,
         )));
     }
-    let order = super::finding::sort_order(&kept);
-    let mut sorted_at = vec![0u32; kept.len()];
-    for (at, &k) in order.iter().enumerate() {
-        sorted_at[k] = at as u32;
-    }
+    let (sorted, sorted_at) = super::finding::sort_placed(kept);
     // (a result that says nothing of its pairs' findings keeps saying
     // nothing: each pair's own list stands)
     let says = result.reported.len() == result.pairs.len();
@@ -362,8 +358,7 @@ pub fn apply(
                 .collect()
         })
         .collect();
-    let mut slots: Vec<Option<Finding>> = kept.into_iter().map(Some).collect();
-    result.findings = order.into_iter().filter_map(|k| slots[k].take()).collect();
+    result.findings = sorted;
 }
 
 /// The inline suppressions of each file a finding is in, read once (a

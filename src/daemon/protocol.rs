@@ -91,24 +91,20 @@ pub struct Status {
 /// A reply as the daemon sends it: its JSON line; for an answer, the line
 /// carries an empty `stdout`, and a line with the stdout's length in bytes
 /// and the bytes themselves follow.
-pub fn encode_reply(reply: Reply) -> Option<Vec<u8>> {
-    match reply {
-        Reply::Answer(mut answer) => {
-            let stdout = std::mem::take(&mut answer.stdout);
-            let mut out = serde_json::to_vec(&Reply::Answer(answer)).ok()?;
-            out.reserve(stdout.len() + 24);
-            out.push(b'\n');
-            out.extend_from_slice(stdout.len().to_string().as_bytes());
-            out.push(b'\n');
-            out.extend_from_slice(stdout.as_bytes());
-            Some(out)
-        }
-        other => {
-            let mut out = serde_json::to_vec(&other).ok()?;
-            out.push(b'\n');
-            Some(out)
-        }
+pub fn encode_reply(mut reply: Reply) -> Option<Vec<u8>> {
+    let stdout = match &mut reply {
+        Reply::Answer(answer) => Some(std::mem::take(&mut answer.stdout)),
+        _ => None,
+    };
+    let mut out = serde_json::to_vec(&reply).ok()?;
+    out.push(b'\n');
+    if let Some(stdout) = stdout {
+        out.reserve(stdout.len() + 24);
+        out.extend_from_slice(stdout.len().to_string().as_bytes());
+        out.push(b'\n');
+        out.extend_from_slice(stdout.as_bytes());
     }
+    Some(out)
 }
 
 /// Reads what [`encode_reply`] wrote, at most [`MAX_ANSWER`] bytes in all;

@@ -688,6 +688,11 @@ impl GitSnapshot {
         self.unreadable.keys()
     }
 
+    /// The paths of its files, in order.
+    pub fn paths(&self) -> impl Iterator<Item = &RepoPath> {
+        self.entries.keys()
+    }
+
     /// Paths and blob ids.
     pub fn listing(&self) -> Listing {
         self.entries

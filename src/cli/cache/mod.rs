@@ -183,7 +183,7 @@ fn refuse_planted(dir: &Path, checked: &Path) -> Result<(), String> {
                 .is_some_and(|r| r.starts_with('/'))
     };
     let under = |snapshot: &crate::source::git::GitSnapshot| {
-        snapshot.listing().keys().any(|p| known(p.as_str()))
+        snapshot.paths().any(|p| known(p.as_str()))
             || snapshot.unreadable_folders().any(|p| known(p.as_str()))
     };
     // what git cannot tell counts as known (refused)
