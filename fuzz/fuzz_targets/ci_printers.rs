@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
 use yttcheck::check::{CheckResult, Finding, PairOutcome, Severity};
-use yttcheck::diagnostics::{Location, Related, RuleId};
+use yttcheck::diagnostics::{FindingFields, Location, Related, RuleId};
 use yttcheck::diff::values::{diff, Secrets, Tree};
 use yttcheck::diff::{DiffReport, PairDiff, PairStatus};
 use yttcheck::report::{render, Format, ReportInput};
@@ -72,10 +72,10 @@ fuzz_target!(|data: &[u8]| {
     let mut next = || parts.next().unwrap_or_default();
     let (library, env, path, key, message, detail, origin, line_text) =
         (next(), next(), next(), next(), next(), next(), next(), next());
-    let finding = Finding {
+    let finding = Finding::of(
+Severity::Error, FindingFields {
         rule: RuleId::ALL[data.len() % RuleId::ALL.len()],
         specific_rule: None,
-        severity: Severity::Error,
         message: message.clone(),
         location: Some(Location {
             path: path.clone(),
@@ -96,7 +96,7 @@ fuzz_target!(|data: &[u8]| {
         environments: vec![env.clone()],
         detail: vec![detail.clone(), format!("hint: {message}")],
         fix: None,
-    };
+    });
     let pair = PairOutcome {
         name: format!("{library}@{env}"),
         library: library.clone(),
@@ -114,7 +114,12 @@ fuzz_target!(|data: &[u8]| {
         ..Default::default()
     };
     let plan = Plan::default();
-    let source = move |_: &str| Some(format!("{line_text}\n{line_text}\n"));
+    let source = move |path: &str| {
+        Some(yttcheck::yaml::SourceFile::new(
+            path,
+            format!("{line_text}\n{line_text}\n"),
+        ))
+    };
     let input = ReportInput {
         result: &result,
         plan: &plan,

@@ -200,21 +200,25 @@ impl Checked<'_> {
 
     /// A file's text, as the check read it (for code frames).
     pub fn text_of(&self, path: &str) -> Option<String> {
-        let p = RepoPath::new(path)?;
-        self.cache.get(&p).ok().map(|s| s.text().to_string())
+        self.file_of(path).map(|s| s.text().to_string())
+    }
+
+    /// A file of the check, as it was read.
+    pub fn file_of(&self, path: &str) -> Option<std::sync::Arc<crate::yaml::SourceFile>> {
+        self.cache.get(&RepoPath::new(path)?).ok()
     }
 
     /// The input of every report printer.
     pub fn report_input<'b>(
         &'b self,
         color: bool,
-        text_of: &'b (dyn Fn(&str) -> Option<String> + Sync),
+        file_of: &'b (dyn Fn(&str) -> Option<std::sync::Arc<crate::yaml::SourceFile>> + Sync),
     ) -> ReportInput<'b> {
         ReportInput {
             result: self.result,
             plan: self.plan,
             fail_on: self.threshold,
-            source: text_of,
+            source: file_of,
             color,
             repo_prefix: repo_prefix(self.root),
         }
@@ -267,8 +271,23 @@ pub fn run<R: Send>(
     };
     let leave = warm.exits_after;
     let cache = LeftToExit::new(cache, leave);
+    let fresh_memo;
+    let memo = match warm.memo {
+        Some(memo) => memo,
+        None => {
+            fresh_memo = LeftToExit::new(
+                crate::check::Memo::new().with_store(warm.outcomes.clone()),
+                leave,
+            );
+            &*fresh_memo
+        }
+    };
+    // on the check's threads: a kept plan is checked against a stat of
+    // every file, made on each of them
     let plan = LeftToExit::new(
-        load_plan_with(&cache, &source, &selection, warm.plans)?,
+        memo.install(req.jobs, || {
+            load_plan_with(&cache, &source, &selection, warm.plans)
+        })?,
         leave,
     );
     let threshold = match req.fail_on {
@@ -310,17 +329,6 @@ pub fn run<R: Send>(
     let baseline = match (&req.baseline, req.update_baseline) {
         (Some(path), false) => Some(read_baseline(&req.cwd.join(path))?),
         _ => None,
-    };
-    let fresh_memo;
-    let memo = match warm.memo {
-        Some(memo) => memo,
-        None => {
-            fresh_memo = LeftToExit::new(
-                crate::check::Memo::new().with_store(warm.outcomes.clone()),
-                leave,
-            );
-            &*fresh_memo
-        }
     };
     let mut result = LeftToExit::new(crate::check::run_with(&cache, &plan, &opts, memo), leave);
     // on the check's threads, as what follows: thousands of findings are
@@ -412,10 +420,10 @@ fn answer(req: &CheckRequest, checked: &Checked) -> Answer {
         ));
         return answer;
     }
-    let text_of = |path: &str| checked.text_of(path);
+    let file_of = |path: &str| checked.file_of(path);
     for out in &req.outputs {
         let color = req.color && out.file.is_none() && out.format == Format::Text;
-        let text = render(out.format, &checked.report_input(color, &text_of));
+        let text = render(out.format, &checked.report_input(color, &file_of));
         match &out.file {
             Some(path) => answer.files.push((path.clone(), text)),
             None if silent => {}

@@ -24,16 +24,20 @@ pub fn dedupe_mapped(findings: Vec<Finding>) -> (Vec<Finding>, Vec<u32>) {
             slot[i] = out.len();
             out.push(f);
         } else {
+            // the merged finding is a new one (copied here if it was
+            // shared); one that merged nothing stays shared
             let o: &mut Finding = &mut out[slot[first]];
-            for e in f.environments {
-                if !o.environments.contains(&e) {
-                    o.environments.push(e);
+            for e in &f.environments {
+                if !o.environments.contains(e) {
+                    o.environments.push(e.clone());
                 }
             }
         }
     }
     for f in &mut out {
-        f.environments.sort();
+        if !f.environments.is_sorted() {
+            f.environments.sort();
+        }
     }
     let (sorted, sorted_at) = sort_placed(out);
     let went = first_of
@@ -114,6 +118,11 @@ pub fn sort(findings: Vec<Finding>) -> Vec<Finding> {
 
 /// [`sort`], with where each finding given went: its index in the result.
 pub fn sort_placed(findings: Vec<Finding>) -> (Vec<Finding>, Vec<u32>) {
+    // (findings sorted before, and re-graded alike, are still in order)
+    if findings.is_sorted_by(|a, b| a.sort_key() <= b.sort_key()) {
+        let stay = (0..findings.len() as u32).collect();
+        return (findings, stay);
+    }
     let order = sort_order(&findings);
     let mut sorted_at = vec![0u32; findings.len()];
     for (at, &k) in order.iter().enumerate() {

@@ -455,7 +455,7 @@ impl<'a> Keys<'a> {
     pub(super) fn library(&self, plan: &Plan, index: usize, environments: &[String]) -> Key {
         let lib = &plan.libraries[index];
         let mut h = Stable::new();
-        (self.options, format!("{lib:?}"), environments).hash(&mut h);
+        (self.options, lib, environments).hash(&mut h);
         for f in lib
             .files
             .iter()
@@ -476,14 +476,14 @@ impl<'a> Keys<'a> {
     /// A pair's outcome depends on its library's start and its own inputs.
     pub(super) fn pair(&self, library_key: Key, plan: &Plan, pair: &Pair) -> Key {
         let mut h = Stable::new();
-        (library_key, pair.name(plan), format!("{pair:?}")).hash(&mut h);
+        (library_key, pair.name(plan), pair).hash(&mut h);
         for f in pair.inputs.files_read() {
             self.file(&f).hash(&mut h);
         }
         // the policies applied to it, by name, severity and content
         for &i in &pair.policies {
             if let Some(p) = plan.policies.get(i) {
-                format!("{p:?}").hash(&mut h);
+                p.hash(&mut h);
                 for f in std::iter::once(&p.file).chain(p.helpers.iter()) {
                     self.file(f).hash(&mut h);
                 }

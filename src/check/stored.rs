@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::finding::Finding;
 use super::outcome::PairOutcome;
 use super::usage::{Declared, ValueUsage};
-use crate::diagnostics::{Fix, Location, Related, RuleId, Severity};
+use crate::diagnostics::{FindingFields, Fix, Location, Related, RuleId, Severity};
 
 /// Bumped when the shape below changes.
 const FORMAT: u32 = 2;
@@ -238,20 +238,22 @@ fn stored(f: &Finding) -> StoredFinding {
 
 /// A stored finding, when its rule is one of this build's.
 fn finding(f: StoredFinding) -> Option<Finding> {
-    Some(Finding {
-        rule: RuleId::from_id(&f.rule)?,
-        specific_rule: f.specific_rule,
-        severity: f.severity,
-        message: f.message,
-        location: f.location,
-        origin: f.origin,
-        related: f.related,
-        key_path: f.key_path,
-        library: f.library,
-        environments: f.environments,
-        detail: f.detail,
-        fix: f.fix,
-    })
+    Some(Finding::of(
+        f.severity,
+        FindingFields {
+            rule: RuleId::from_id(&f.rule)?,
+            specific_rule: f.specific_rule,
+            message: f.message,
+            location: f.location,
+            origin: f.origin,
+            related: f.related,
+            key_path: f.key_path,
+            library: f.library,
+            environments: f.environments,
+            detail: f.detail,
+            fix: f.fix,
+        },
+    ))
 }
 
 #[cfg(test)]
@@ -259,23 +261,25 @@ mod tests {
     use super::*;
 
     fn outcome() -> PairOutcome {
-        let mut f = Finding {
-            rule: RuleId::ValidationMin,
-            specific_rule: None,
-            severity: Severity::Error,
-            message: "replicas: must be a value >= 1".into(),
-            location: Location::in_file("envs/prod/web.yml", 3, 2),
-            origin: None,
-            related: vec![Related {
-                location: Location::file("schema.yml"),
-                message: "declared here".into(),
-            }],
-            key_path: Some("replicas".into()),
-            library: "web".into(),
-            environments: vec!["prod".into()],
-            detail: vec!["line".into()],
-            fix: None,
-        };
+        let mut f = Finding::of(
+            Severity::Error,
+            FindingFields {
+                rule: RuleId::ValidationMin,
+                specific_rule: None,
+                message: "replicas: must be a value >= 1".into(),
+                location: Location::in_file("envs/prod/web.yml", 3, 2),
+                origin: None,
+                related: vec![Related {
+                    location: Location::file("schema.yml"),
+                    message: "declared here".into(),
+                }],
+                key_path: Some("replicas".into()),
+                library: "web".into(),
+                environments: vec!["prod".into()],
+                detail: vec!["line".into()],
+                fix: None,
+            },
+        );
         f.fix = Some(Fix::replace(Location::file("a.yml"), "a", "b"));
         PairOutcome {
             name: "web@prod".into(),

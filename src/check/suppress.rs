@@ -178,7 +178,7 @@ pub fn apply(
         .collect();
     let mut used_ignores = BTreeSet::new();
     let mut used_inline: BTreeSet<(String, u32, String)> = BTreeSet::new();
-    let mut inline_cache: InlineCache = Default::default();
+    let mut inline_cache = inline_of_files(result, plan, sources, whole);
     // fingerprint -> the environments it was accepted in (`None`: all)
     let mut baseline_set: BTreeMap<&str, Option<BTreeSet<&str>>> = BTreeMap::new();
     for e in baseline.map(|b| b.findings.as_slice()).unwrap_or_default() {
@@ -364,6 +364,46 @@ pub fn apply(
 /// The inline suppressions of each file a finding is in, read once (a
 /// run may have thousands of findings in the same files).
 type InlineCache = foldhash::HashMap<String, Vec<(u32, Vec<String>)>>;
+
+/// The inline suppressions of every file a finding is in, and (when unused
+/// ones are news: `whole`) of every file a pair reads, looked for on every
+/// core of the pool this runs in: a run may have thousands of files.
+fn inline_of_files(
+    result: &CheckResult,
+    plan: &Plan,
+    sources: &SourceCache,
+    whole: bool,
+) -> InlineCache {
+    let mut paths: foldhash::HashSet<&str> = result
+        .findings
+        .iter()
+        .filter_map(|f| Some(f.location.as_ref()?.path.as_str()))
+        .collect();
+    if whole {
+        for lib in &plan.libraries {
+            paths.extend(lib.files.iter().map(RepoPath::as_str));
+            paths.extend(lib.extra_files.iter().map(|f| f.path.as_str()));
+        }
+        for p in &plan.pairs {
+            paths.extend(p.inputs.unsorted.iter().map(|f| f.path.as_str()));
+            paths.extend(p.inputs.files.iter().map(|f| f.path.as_str()));
+            paths.extend(p.inputs.data_values_files.iter().map(RepoPath::as_str));
+        }
+    }
+    let inline = |path: &&str| {
+        let found = RepoPath::new(path)
+            .map(|p| inline_in(sources, &p))
+            .unwrap_or_default();
+        (path.to_string(), found)
+    };
+    if rayon::current_thread_index().is_some() {
+        use rayon::prelude::*;
+        let paths: Vec<&str> = paths.into_iter().collect();
+        paths.par_iter().map(inline).collect()
+    } else {
+        paths.iter().map(inline).collect()
+    }
+}
 
 /// The severity `rules:` sets for a finding: the most specific entry wins
 /// (`policy/prod/replicas/min`, then `policy/prod/replicas`, `policy/prod`,

@@ -103,15 +103,31 @@ pub struct Related {
     pub message: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One problem: what kind, how bad, where, what decided it, and which
+/// library and environments it affects.
+///
+/// A finding is a handle. What was found ([`FindingFields`], read through
+/// the handle: `f.message`) is shared, and copied only when something
+/// changes it (`f.message = ...` copies it first if it is shared); its
+/// severity sits beside it. A long-lived process keeps every pair's
+/// findings between checks, and each check reports thousands of them:
+/// they are passed on, merged, sorted and re-graded by configuration
+/// (`rules:` sets severities) without copying a string.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Finding {
+    pub severity: Severity,
+    found: std::sync::Arc<FindingFields>,
+}
+
+/// What a [`Finding`] found, apart from its severity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FindingFields {
     /// What kind of problem it is (`schema/type-mismatch`).
     pub rule: RuleId,
     /// A finer id below `rule`, when the rule is the organisation's own (a
     /// policy's rule: `policy/prod/replicas/min`); reports, suppressions and
     /// baselines use it in place of `rule`'s id. See [`Finding::rule_id`].
     pub specific_rule: Option<String>,
-    pub severity: Severity,
     /// One line, never containing a data value (values may be secrets).
     pub message: String,
     /// The offending place (ytt's `from:`).
@@ -129,6 +145,53 @@ pub struct Finding {
     /// An edit that fixes the problem, when one is known for sure (a
     /// misspelt key with one near name, an annotation written as code).
     pub fix: Option<Fix>,
+}
+
+impl std::ops::Deref for Finding {
+    type Target = FindingFields;
+    fn deref(&self) -> &FindingFields {
+        &self.found
+    }
+}
+
+/// Changing what a finding found copies it first when it is shared (with
+/// a kept pair outcome, say): whoever else holds it sees no change.
+impl std::ops::DerefMut for Finding {
+    fn deref_mut(&mut self) -> &mut FindingFields {
+        std::sync::Arc::make_mut(&mut self.found)
+    }
+}
+
+impl std::fmt::Debug for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let FindingFields {
+            rule,
+            specific_rule,
+            message,
+            location,
+            origin,
+            related,
+            key_path,
+            library,
+            environments,
+            detail,
+            fix,
+        } = &*self.found;
+        f.debug_struct("Finding")
+            .field("rule", rule)
+            .field("specific_rule", specific_rule)
+            .field("severity", &self.severity)
+            .field("message", message)
+            .field("location", location)
+            .field("origin", origin)
+            .field("related", related)
+            .field("key_path", key_path)
+            .field("library", library)
+            .field("environments", environments)
+            .field("detail", detail)
+            .field("fix", fix)
+            .finish()
+    }
 }
 
 /// An edit that fixes a finding: on `location`'s line, the first `old` at or
@@ -326,19 +389,35 @@ impl Finding {
 
     /// A finding of `rule` with its default severity.
     pub fn new(rule: RuleId, message: String, location: Option<Location>) -> Finding {
+        Finding::of(
+            rule.default_severity(),
+            FindingFields {
+                rule,
+                specific_rule: None,
+                message,
+                location,
+                origin: None,
+                related: Vec::new(),
+                key_path: None,
+                library: String::new(),
+                environments: Vec::new(),
+                detail: Vec::new(),
+                fix: None,
+            },
+        )
+    }
+
+    /// A finding of what `found` holds, as bad as `severity`.
+    pub fn of(severity: Severity, found: FindingFields) -> Finding {
         Finding {
-            rule,
-            specific_rule: None,
-            severity: rule.default_severity(),
-            message,
-            location,
-            origin: None,
-            related: Vec::new(),
-            key_path: None,
-            library: String::new(),
-            environments: Vec::new(),
-            detail: Vec::new(),
-            fix: None,
+            severity,
+            found: std::sync::Arc::new(found),
         }
+    }
+
+    /// Whether `self` and `other` share what they found (a copy of one
+    /// finding, not two findings that happen to be equal).
+    pub fn shares_fields_with(&self, other: &Finding) -> bool {
+        std::sync::Arc::ptr_eq(&self.found, &other.found)
     }
 }

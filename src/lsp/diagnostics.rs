@@ -101,27 +101,29 @@ fn diagnostic(root: &Path, f: &Finding) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::{Location as Loc, Related};
+    use crate::diagnostics::{FindingFields, Location as Loc, Related};
 
     #[test]
     fn findings_become_diagnostics_of_their_files() {
-        let f = Finding {
-            rule: RuleId::SchemaUnusedValue,
-            specific_rule: None,
-            severity: Severity::Warning,
-            message: "data value 'x' is declared, but no template reads it".into(),
-            location: Loc::in_file("libs/web/schema.yml", 3, 1),
-            origin: None,
-            related: vec![Related {
-                location: Loc::file("libs/web/deploy.yml"),
-                message: "read here".into(),
-            }],
-            key_path: None,
-            library: "web".into(),
-            environments: vec!["dev".into(), "prod".into()],
-            detail: vec![],
-            fix: None,
-        };
+        let f = Finding::of(
+            Severity::Warning,
+            FindingFields {
+                rule: RuleId::SchemaUnusedValue,
+                specific_rule: None,
+                message: "data value 'x' is declared, but no template reads it".into(),
+                location: Loc::in_file("libs/web/schema.yml", 3, 1),
+                origin: None,
+                related: vec![Related {
+                    location: Loc::file("libs/web/deploy.yml"),
+                    message: "read here".into(),
+                }],
+                key_path: None,
+                library: "web".into(),
+                environments: vec!["dev".into(), "prod".into()],
+                detail: vec![],
+                fix: None,
+            },
+        );
         let mut no_place = f.clone();
         no_place.location = None;
         let all = by_file(Path::new("/repo"), &[f, no_place]);

@@ -56,8 +56,9 @@ pub struct ReportInput<'a> {
     pub result: &'a CheckResult,
     pub plan: &'a Plan,
     pub fail_on: Severity,
-    /// A file's text, for code frames.
-    pub source: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    /// A file, for code frames (shared, with its line index: a report of
+    /// thousands of findings takes a line of the same files again and again).
+    pub source: &'a (dyn Fn(&str) -> Option<std::sync::Arc<crate::yaml::SourceFile>> + Sync),
     /// ANSI colours (text only).
     pub color: bool,
     /// Where the checked folder is in its git repository (`deploy/` when

@@ -12,6 +12,9 @@ use super::{decode_text, ContentId, RepoPath, Snapshot, SourceError, MAX_FILE_SI
 pub struct SourceCache<'a> {
     snap: &'a dyn Snapshot,
     files: Mutex<HashMap<RepoPath, Result<Arc<SourceFile>, SourceError>>>,
+    /// Each file's content id, looked up once (a daemon's check asks for
+    /// every file's twice: for its plan, then for its text).
+    content_ids: Mutex<HashMap<RepoPath, Option<ContentId>>>,
     store: Option<&'a FileStore>,
 }
 
@@ -80,6 +83,7 @@ impl<'a> SourceCache<'a> {
         SourceCache {
             snap,
             files: Mutex::default(),
+            content_ids: Mutex::default(),
             store: None,
         }
     }
@@ -96,6 +100,20 @@ impl<'a> SourceCache<'a> {
         self.snap
     }
 
+    /// The snapshot's content id of a file ([`Snapshot::content_id`]), as
+    /// it was when this cache first asked.
+    pub fn content_id(&self, path: &RepoPath) -> Option<ContentId> {
+        if let Some(id) = self.content_ids.lock().expect("source cache").get(path) {
+            return *id;
+        }
+        let id = self.snap.content_id(path.as_str());
+        self.content_ids
+            .lock()
+            .expect("source cache")
+            .insert(path.clone(), id);
+        id
+    }
+
     /// A file as text (UTF-8, at most 16 MiB, not binary), read once.
     pub fn get(&self, path: &RepoPath) -> Result<Arc<SourceFile>, SourceError> {
         if let Some(r) = self.files.lock().expect("source cache").get(path) {
@@ -103,7 +121,7 @@ impl<'a> SourceCache<'a> {
         }
         let key = self
             .store
-            .and_then(|_| self.snap.content_id(path.as_str()))
+            .and_then(|_| self.content_id(path))
             .map(|id| (path.clone(), id));
         let stored = match (&key, self.store) {
             (Some(k), Some(store)) => store.get(k),

@@ -101,9 +101,17 @@ fn key(sources: &SourceCache, cache: &PlanCache) -> Option<u64> {
     for e in errors {
         (&e.path, &e.message).hash(&mut h);
     }
-    for f in files {
-        let id = snap.content_id(f.as_str())?;
-        (f, cache.fact(sources, f, id)).hash(&mut h);
+    // each file's id and fact: thousands of stats, made on every core of
+    // the pool this runs in (they are kept for the check that follows)
+    let fact = |f: &RepoPath| Some(cache.fact(sources, f, sources.content_id(f)?));
+    let facts: Option<Vec<u64>> = if rayon::current_thread_index().is_some() {
+        use rayon::prelude::*;
+        files.par_iter().map(fact).collect()
+    } else {
+        files.iter().map(fact).collect()
+    };
+    for (f, fact) in files.iter().zip(facts?) {
+        (f, fact).hash(&mut h);
     }
     Some(h.finish())
 }

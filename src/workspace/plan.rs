@@ -5,7 +5,7 @@ use crate::source::RepoPath;
 
 /// A file given to ytt with `-f`, and its path as ytt sees it (relative to
 /// the folder the `-f` named: `sub/x.star` for `-f shared/helpers`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FileArg {
     pub path: RepoPath,
     pub rel: String,
@@ -20,7 +20,7 @@ impl FileArg {
 }
 
 /// A ytt library: a folder given to ytt with `-f`, with its own schema.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub struct Library {
     pub name: String,
     /// The folder (`-f <root>`); its files' ytt paths are relative to it.
@@ -39,7 +39,7 @@ pub struct Library {
 }
 
 /// What an environment gives one library: ytt's inputs after `-f <library>`.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Hash)]
 pub struct EnvInputs {
     /// Environment files not sorted yet into `files` and
     /// `data_values_files`: sorting reads each file, so it is done for the
@@ -105,7 +105,7 @@ impl EnvInputs {
 pub const DEFAULTS_ENV: &str = "defaults";
 
 /// One library checked with one environment.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub struct Pair {
     /// Index into [`Plan::libraries`].
     pub library: usize,
@@ -119,7 +119,7 @@ pub struct Pair {
 }
 
 /// One policy file of `.yttcheck.yml`'s `policies:`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub struct Policy {
     /// Its name in findings (`prod`, `pack/replicas`).
     pub name: String,
@@ -136,7 +136,7 @@ pub struct Policy {
 }
 
 /// A policy pack's manifest, as `explain` shows it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Hash)]
 pub struct PackInfo {
     pub name: String,
     pub version: Option<String>,

@@ -268,8 +268,8 @@ fn present(
 ) -> Result<i32, UsageError> {
     let (report_dir, sarif_path) = (out_files.report_dir, out_files.sarif_path);
     let result = checked.result;
-    let text_of = |path: &str| checked.text_of(path);
-    let input = checked.report_input(false, &text_of);
+    let file_of = |path: &str| checked.file_of(path);
+    let input = checked.report_input(false, &file_of);
     let nothing_to_check = checked.nothing_to_check();
 
     // the log: the full text report, folded and guarded (no line of it is
