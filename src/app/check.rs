@@ -282,12 +282,10 @@ pub fn run<R: Send>(
             &*fresh_memo
         }
     };
-    // on the check's threads: a kept plan is checked against a stat of
-    // every file, made on each of them
+    // (on this thread: handing the plan to the check's threads cost a
+    // hook's check more than statting on both of them saved)
     let plan = LeftToExit::new(
-        memo.install(req.jobs, || {
-            load_plan_with(&cache, &source, &selection, warm.plans)
-        })?,
+        load_plan_with(&cache, &source, &selection, warm.plans)?,
         leave,
     );
     let threshold = match req.fail_on {

@@ -12,7 +12,7 @@ pub mod repo_path;
 pub mod worktree;
 
 pub use cache::SourceCache;
-pub use repo_path::{confine, walk, RepoPath};
+pub use repo_path::{confine, walk, walk_noting_folders, RepoPath};
 
 use std::fmt;
 use std::sync::Arc;
@@ -93,6 +93,13 @@ pub trait Snapshot: Send + Sync {
     /// snapshot knows one without reading the file. Lets a long-lived
     /// process (the daemon) reuse what it read and parsed before.
     fn content_id(&self, _path: &str) -> Option<ContentId> {
+        None
+    }
+    /// An id of a folder's listing (its names, and what each is) and when
+    /// the folder last changed, when the snapshot knows them without
+    /// listing it (a watched work tree: the folder's stat). A listing made
+    /// well after that time stays the folder's while its id stays the same.
+    fn folder_id(&self, _dir: &str) -> Option<(ContentId, std::time::SystemTime)> {
         None
     }
     /// A hash of every path (and where each link leads), when the snapshot

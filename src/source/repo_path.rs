@@ -168,12 +168,21 @@ pub fn walk(snap: &dyn Snapshot, dir: &RepoPath) -> Walk {
 }
 
 fn walk_uncached(snap: &dyn Snapshot, dir: &RepoPath) -> Walk {
+    walk_noting_folders(snap, dir).0
+}
+
+/// [`walk`] (never a kept one), with the folders it listed (their real
+/// paths) and whether it met a symlink.
+pub fn walk_noting_folders(snap: &dyn Snapshot, dir: &RepoPath) -> (Walk, Vec<RepoPath>, bool) {
+    let mut listed = Vec::new();
+    let mut linked = false;
     let skipped = |name: &str| name.starts_with('.') || SKIPPED_DIRS.contains(&name);
     let mut files = Vec::new();
     let mut errors = Vec::new();
     // (path as shown, folder to list, how many links were followed)
     let mut stack = vec![(dir.clone(), dir.clone(), 0usize)];
     while let Some((shown, real, links)) = stack.pop() {
+        listed.push(real.clone());
         let entries = match snap.list_kinds(real.as_str()) {
             Ok(n) => n,
             Err(e) => {
@@ -191,6 +200,7 @@ fn walk_uncached(snap: &dyn Snapshot, dir: &RepoPath) -> Walk {
                     }
                 }
                 Ok(EntryKind::Symlink) => {
+                    linked = true;
                     // a link out of the repository is never read, and never
                     // dropped without a word either
                     let outside = || {
@@ -231,7 +241,7 @@ fn walk_uncached(snap: &dyn Snapshot, dir: &RepoPath) -> Walk {
         }
     }
     files.sort();
-    (files, errors)
+    ((files, errors), listed, linked)
 }
 
 #[cfg(test)]

@@ -199,6 +199,35 @@ impl Snapshot for WorkTree {
         Some(id)
     }
 
+    fn folder_id(&self, dir: &str) -> Option<(super::ContentId, std::time::SystemTime)> {
+        use std::hash::{Hash, Hasher};
+        use std::os::unix::fs::MetadataExt;
+        // (only where files have stat ids: a watched work tree)
+        let count = self.change_count.as_ref()?;
+        self.outside(dir).ok()?;
+        let full = self.full(dir);
+        let md = fs::metadata(&full).ok()?;
+        if !md.is_dir() {
+            return None;
+        }
+        // a name added, removed or renamed sets the folder's modification
+        // and change times; a folder replaced has another inode
+        let mut id = [0u8; 20];
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (md.dev(), md.ino(), md.mode()).hash(&mut h);
+        id[..8].copy_from_slice(&h.finish().to_le_bytes());
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (md.mtime(), md.mtime_nsec(), md.ctime(), md.ctime_nsec()).hash(&mut h);
+        id[8..16].copy_from_slice(&h.finish().to_le_bytes());
+        id[16..].copy_from_slice(&(count(&full.to_string_lossy()) as u32).to_le_bytes());
+        let changed = std::time::UNIX_EPOCH
+            + std::time::Duration::new(
+                u64::try_from(md.ctime()).ok()?,
+                u32::try_from(md.ctime_nsec()).ok()?,
+            );
+        Some((id, changed.max(md.modified().ok()?)))
+    }
+
     fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
         self.outside(path)?;
         let md = fs::symlink_metadata(self.full(path)).map_err(|e| SourceError {

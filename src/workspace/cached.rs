@@ -24,10 +24,24 @@ const FACTS_KEPT: usize = 200_000;
 /// A walk of a snapshot: its files, and what could not be walked.
 type Walk = Arc<(Vec<RepoPath>, Vec<crate::source::SourceError>)>;
 
+/// A walk, and the id of each folder it listed.
+struct FolderWalk {
+    folders: Vec<(RepoPath, ContentId)>,
+    walk: Walk,
+}
+
+/// How long before a walk a folder must have last changed for the walk to
+/// be kept: a change within the clock's tick of the listing may leave the
+/// folder's times as they were (git's "racily clean" entries).
+const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
+
 #[derive(Default)]
 pub struct PlanCache {
     facts: Mutex<HashMap<(RepoPath, ContentId), u64>>,
     walks: Mutex<Vec<(u64, Walk)>>,
+    /// A walk of a watched work tree, with the id of every folder it
+    /// listed (see [`PlanCache::walk_by_folders`]).
+    folder_walk: Mutex<Option<Arc<FolderWalk>>>,
     plans: Mutex<Vec<(u64, Arc<Plan>)>>,
     hits: AtomicU64,
     misses: AtomicU64,
@@ -47,7 +61,7 @@ impl PlanCache {
     fn walk(&self, sources: &SourceCache) -> Walk {
         let snap = sources.snapshot();
         let Some(fp) = snap.paths_fingerprint() else {
-            return Arc::new(walk(snap, &RepoPath::root()));
+            return self.walk_by_folders(snap);
         };
         if let Some((_, w)) = self
             .walks
@@ -65,6 +79,46 @@ impl PlanCache {
         }
         walks.push((fp, w.clone()));
         w
+    }
+
+    /// The walk of a snapshot whose folders have ids (a watched work
+    /// tree), kept while every folder it listed has the same id: a stat
+    /// of each folder instead of a listing (listing a thousand unchanged
+    /// folders was a third of a daemon's plan). A walk that met a symlink
+    /// or an error, or listed a folder changed just before it, is not
+    /// kept.
+    fn walk_by_folders(&self, snap: &dyn crate::source::Snapshot) -> Walk {
+        let kept = self.folder_walk.lock().expect("plan cache").clone();
+        if let Some(kept) = kept {
+            let same = |(dir, id): &(RepoPath, ContentId)| {
+                snap.folder_id(dir.as_str()).map(|(now, _)| now) == Some(*id)
+            };
+            if kept.folders.iter().all(same) {
+                return kept.walk.clone();
+            }
+        }
+        let started = std::time::SystemTime::now();
+        let (walked, listed, linked) = crate::source::walk_noting_folders(snap, &RepoPath::root());
+        let walked: Walk = Arc::new(walked);
+        let settled = started.checked_sub(SETTLED);
+        let folders: Option<Vec<(RepoPath, ContentId)>> = (!linked && walked.1.is_empty())
+            .then(|| {
+                listed
+                    .into_iter()
+                    .map(|dir| {
+                        let (id, changed) = snap.folder_id(dir.as_str())?;
+                        (Some(changed) < settled).then_some((dir, id))
+                    })
+                    .collect()
+            })
+            .flatten();
+        *self.folder_walk.lock().expect("plan cache") = folders.map(|folders| {
+            Arc::new(FolderWalk {
+                folders,
+                walk: walked.clone(),
+            })
+        });
+        walked
     }
 
     fn fact(&self, sources: &SourceCache, path: &RepoPath, id: ContentId) -> u64 {
@@ -101,15 +155,12 @@ fn key(sources: &SourceCache, cache: &PlanCache) -> Option<u64> {
     for e in errors {
         (&e.path, &e.message).hash(&mut h);
     }
-    // each file's id and fact: thousands of stats, made on every core of
-    // the pool this runs in (they are kept for the check that follows)
-    let fact = |f: &RepoPath| Some(cache.fact(sources, f, sources.content_id(f)?));
-    let facts: Option<Vec<u64>> = if rayon::current_thread_index().is_some() {
-        use rayon::prelude::*;
-        files.par_iter().map(fact).collect()
-    } else {
-        files.iter().map(fact).collect()
-    };
+    // each file's id (a stat in a watched work tree, kept for the check
+    // that follows) and fact
+    let facts: Option<Vec<u64>> = files
+        .iter()
+        .map(|f| Some(cache.fact(sources, f, sources.content_id(f)?)))
+        .collect();
     for (f, fact) in files.iter().zip(facts?) {
         (f, fact).hash(&mut h);
     }
@@ -142,4 +193,102 @@ pub fn load_with(sources: &SourceCache, cache: Option<&PlanCache>) -> Result<Pla
     }
     plans.push((key, Arc::new(plan.clone())));
     Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::worktree::WorkTree;
+    use crate::source::{walk_noting_folders, EntryKind, EntryKindResult, Snapshot, SourceError};
+    use std::sync::atomic::AtomicUsize;
+
+    /// A work tree that counts its listings.
+    struct Counted(WorkTree, AtomicUsize);
+
+    impl Snapshot for Counted {
+        fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
+            self.0.kind(path)
+        }
+        fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
+            self.1.fetch_add(1, Relaxed);
+            self.0.list(dir)
+        }
+        fn list_kinds(&self, dir: &str) -> Result<Vec<(String, EntryKindResult)>, SourceError> {
+            self.1.fetch_add(1, Relaxed);
+            self.0.list_kinds(dir)
+        }
+        fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+            self.0.read(path)
+        }
+        fn resolve_symlink(&self, path: &str) -> Option<String> {
+            self.0.resolve_symlink(path)
+        }
+        fn describe(&self) -> String {
+            self.0.describe()
+        }
+        fn folder_id(&self, dir: &str) -> Option<(ContentId, std::time::SystemTime)> {
+            self.0.folder_id(dir)
+        }
+    }
+
+    /// A walk is kept while its folders are unchanged (and then lists
+    /// nothing), and every change of a folder's names or their kinds gives
+    /// the walk a fresh one would.
+    #[test]
+    fn a_kept_walk_is_the_walk_of_the_folders_as_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for f in [
+            "libs/web/schema.yml",
+            "envs/dev/web.yml",
+            "envs/prod/web.yml",
+        ] {
+            std::fs::create_dir_all(root.join(f).parent().unwrap()).unwrap();
+            std::fs::write(root.join(f), "a: 1\n").unwrap();
+        }
+        // folders changed just before a walk are not trusted to keep it
+        let tree = Counted(
+            WorkTree::with_stat_ids(root, Arc::new(|_: &str| 0)),
+            AtomicUsize::new(0),
+        );
+        let cache = PlanCache::new();
+        let fresh = |tree: &Counted| walk_noting_folders(&tree.0, &RepoPath::root()).0 .0;
+        let first = cache.walk_by_folders(&tree);
+        assert_eq!(first.0, fresh(&tree));
+        let listed = tree.1.load(Relaxed);
+        cache.walk_by_folders(&tree);
+        assert!(
+            tree.1.load(Relaxed) > listed,
+            "a walk of folders changed just now was kept"
+        );
+
+        std::thread::sleep(SETTLED + std::time::Duration::from_millis(200));
+        cache.walk_by_folders(&tree);
+        let listed = tree.1.load(Relaxed);
+        let kept = cache.walk_by_folders(&tree);
+        assert_eq!(
+            tree.1.load(Relaxed),
+            listed,
+            "an unchanged tree was listed again"
+        );
+        assert_eq!(kept.0, fresh(&tree));
+
+        // each change is seen, in any folder
+        let changes: Vec<Box<dyn Fn()>> = vec![
+            Box::new(|| std::fs::write(root.join("envs/qa.yml"), "a: 2\n").unwrap()),
+            Box::new(|| std::fs::remove_file(root.join("envs/prod/web.yml")).unwrap()),
+            Box::new(|| std::fs::rename(root.join("envs/dev"), root.join("envs/stage")).unwrap()),
+            Box::new(|| std::fs::create_dir_all(root.join("libs/web/deep/er")).unwrap()),
+            Box::new(|| std::fs::write(root.join("libs/web/deep/er/x.yml"), "").unwrap()),
+            Box::new(|| {
+                std::fs::remove_file(root.join("envs/qa.yml")).unwrap();
+                std::fs::create_dir(root.join("envs/qa.yml")).unwrap();
+                std::fs::write(root.join("envs/qa.yml/in.yml"), "").unwrap();
+            }),
+        ];
+        for (i, change) in changes.iter().enumerate() {
+            change();
+            assert_eq!(cache.walk_by_folders(&tree).0, fresh(&tree), "change {i}");
+        }
+    }
 }
