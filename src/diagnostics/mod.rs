@@ -421,3 +421,30 @@ impl Finding {
         std::sync::Arc::ptr_eq(&self.found, &other.found)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A copy of a finding shares what it found until one of them changes
+    /// it; re-grading (the severity) shares on.
+    #[test]
+    fn a_finding_changed_leaves_its_copies_as_they_were() {
+        let mut kept = Finding::new(RuleId::ValidationMin, "must be >= 1".into(), None);
+        kept.environments.push("dev".into());
+        let mut copy = kept.clone();
+        assert!(copy.shares_fields_with(&kept));
+        copy.severity = Severity::Warning;
+        assert!(copy.shares_fields_with(&kept));
+        assert_eq!(kept.severity, Severity::Error);
+        copy.environments.push("prod".into());
+        assert!(!copy.shares_fields_with(&kept));
+        assert_eq!(kept.environments, ["dev"]);
+        assert_eq!(copy.environments, ["dev", "prod"]);
+        // equality is by content, whoever holds it
+        let twin = Finding::of(kept.severity, (*kept).clone());
+        assert!(!twin.shares_fields_with(&kept));
+        assert_eq!(twin, kept);
+        assert_eq!(format!("{twin:?}"), format!("{kept:?}"));
+    }
+}
