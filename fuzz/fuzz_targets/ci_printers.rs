@@ -70,33 +70,43 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let mut parts = text.split('\u{1}').map(str::to_string);
     let mut next = || parts.next().unwrap_or_default();
-    let (library, env, path, key, message, detail, origin, line_text) =
-        (next(), next(), next(), next(), next(), next(), next(), next());
+    let (library, env, path, key, message, detail, origin, line_text) = (
+        next(),
+        next(),
+        next(),
+        next(),
+        next(),
+        next(),
+        next(),
+        next(),
+    );
     let finding = Finding::of(
-Severity::Error, FindingFields {
-        rule: RuleId::ALL[data.len() % RuleId::ALL.len()],
-        specific_rule: None,
-        message: message.clone(),
-        location: Some(Location {
-            path: path.clone(),
-            line: 1,
-            column: 2,
-        }),
-        origin: Some(origin),
-        related: vec![Related {
-            location: Location {
-                path: key.clone(),
-                line: 3,
-                column: 0,
-            },
-            message: detail.clone(),
-        }],
-        key_path: Some(key.clone()),
-        library: library.clone(),
-        environments: vec![env.clone()],
-        detail: vec![detail.clone(), format!("hint: {message}")],
-        fix: None,
-    });
+        Severity::Error,
+        FindingFields {
+            rule: RuleId::ALL[data.len() % RuleId::ALL.len()],
+            specific_rule: None,
+            message: message.clone(),
+            location: Some(Location {
+                path: path.clone(),
+                line: 1,
+                column: 2,
+            }),
+            origin: Some(origin),
+            related: vec![Related {
+                location: Location {
+                    path: key.clone(),
+                    line: 3,
+                    column: 0,
+                },
+                message: detail.clone(),
+            }],
+            key_path: Some(key.clone()),
+            library: library.clone(),
+            environments: vec![env.clone()],
+            detail: vec![detail.clone(), format!("hint: {message}")],
+            fix: None,
+        },
+    );
     let pair = PairOutcome {
         name: format!("{library}@{env}"),
         library: library.clone(),
@@ -144,7 +154,10 @@ Severity::Error, FindingFields {
             // the human report goes through the runner's guard
             Format::Text => runner::assert_only_our_commands(
                 &what,
-                &yttcheck::escape::workflow::guard(&out, "yttcheck-0123456789abcdef0123456789abcdef"),
+                &yttcheck::escape::workflow::guard(
+                    &out,
+                    "yttcheck-0123456789abcdef0123456789abcdef",
+                ),
             ),
             Format::Github => runner::assert_only_our_commands(&what, &out),
             _ => no_commands(&what, &out),
@@ -189,7 +202,10 @@ Severity::Error, FindingFields {
         if what == "diff text" {
             runner::assert_only_our_commands(
                 what,
-                &yttcheck::escape::workflow::guard(&out, "yttcheck-0123456789abcdef0123456789abcdef"),
+                &yttcheck::escape::workflow::guard(
+                    &out,
+                    "yttcheck-0123456789abcdef0123456789abcdef",
+                ),
             );
         } else {
             no_commands(what, &out);

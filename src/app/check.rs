@@ -198,7 +198,7 @@ impl Checked<'_> {
         self.plan.pairs.is_empty() && self.plan.problems.is_empty()
     }
 
-    /// A file's text, as the check read it (for code frames).
+    /// A file's text, as the check read it.
     pub fn text_of(&self, path: &str) -> Option<String> {
         self.file_of(path).map(|s| s.text().to_string())
     }

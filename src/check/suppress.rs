@@ -366,8 +366,10 @@ pub fn apply(
 type InlineCache = foldhash::HashMap<String, Vec<(u32, Vec<String>)>>;
 
 /// The inline suppressions of every file a finding is in, and (when unused
-/// ones are news: `whole`) of every file a pair reads, looked for on every
-/// core of the pool this runs in: a run may have thousands of files.
+/// ones are news: `whole`) of the libraries' and the environments' files
+/// (most of what [`unused`] reads; it reads the others itself), looked for
+/// on every core of the pool this runs in: a run may have thousands of
+/// files.
 fn inline_of_files(
     result: &CheckResult,
     plan: &Plan,

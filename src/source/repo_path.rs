@@ -171,9 +171,13 @@ fn walk_uncached(snap: &dyn Snapshot, dir: &RepoPath) -> Walk {
     walk_noting_folders(snap, dir).0
 }
 
-/// [`walk`] (never a kept one), with the folders it listed (their real
-/// paths) and whether it met a symlink.
-pub fn walk_noting_folders(snap: &dyn Snapshot, dir: &RepoPath) -> (Walk, Vec<RepoPath>, bool) {
+/// A folder a walk listed (its real path), with its id just before the
+/// listing ([`Snapshot::folder_id`]).
+pub type ListedFolder = (RepoPath, Option<(super::ContentId, std::time::SystemTime)>);
+
+/// [`walk`] (never a kept one), with the folders it listed and whether it
+/// met a symlink.
+pub fn walk_noting_folders(snap: &dyn Snapshot, dir: &RepoPath) -> (Walk, Vec<ListedFolder>, bool) {
     let mut listed = Vec::new();
     let mut linked = false;
     let skipped = |name: &str| name.starts_with('.') || SKIPPED_DIRS.contains(&name);
@@ -182,7 +186,7 @@ pub fn walk_noting_folders(snap: &dyn Snapshot, dir: &RepoPath) -> (Walk, Vec<Re
     // (path as shown, folder to list, how many links were followed)
     let mut stack = vec![(dir.clone(), dir.clone(), 0usize)];
     while let Some((shown, real, links)) = stack.pop() {
-        listed.push(real.clone());
+        listed.push((real.clone(), snap.folder_id(real.as_str())));
         let entries = match snap.list_kinds(real.as_str()) {
             Ok(n) => n,
             Err(e) => {

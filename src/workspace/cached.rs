@@ -84,10 +84,26 @@ impl PlanCache {
     /// The walk of a snapshot whose folders have ids (a watched work
     /// tree), kept while every folder it listed has the same id: a stat
     /// of each folder instead of a listing (listing a thousand unchanged
-    /// folders was a third of a daemon's plan). A walk that met a symlink
-    /// or an error, or listed a folder changed just before it, is not
-    /// kept.
+    /// folders was a third of a daemon's plan). The snapshot's own walk
+    /// (discovery and `--changed-since` walk it too) is this one.
     fn walk_by_folders(&self, snap: &dyn crate::source::Snapshot) -> Walk {
+        let Some(shared) = snap.kept_walk() else {
+            return self.kept_or_fresh_walk(snap);
+        };
+        let mut mine = None;
+        let walked = shared.get_or_init(|| {
+            let w = self.kept_or_fresh_walk(snap);
+            let copy = (*w).clone();
+            mine = Some(w);
+            copy
+        });
+        mine.unwrap_or_else(|| Arc::new(walked.clone()))
+    }
+
+    /// The kept walk when every folder it listed has the same id, else a
+    /// fresh walk, kept unless it met a symlink or an error, or listed a
+    /// folder that changed while it did or just before.
+    fn kept_or_fresh_walk(&self, snap: &dyn crate::source::Snapshot) -> Walk {
         let kept = self.folder_walk.lock().expect("plan cache").clone();
         if let Some(kept) = kept {
             let same = |(dir, id): &(RepoPath, ContentId)| {
@@ -103,11 +119,14 @@ impl PlanCache {
         let settled = started.checked_sub(SETTLED);
         let folders: Option<Vec<(RepoPath, ContentId)>> = (!linked && walked.1.is_empty())
             .then(|| {
+                // the same id before its listing and after the walk, and
+                // last changed well before the walk began
                 listed
                     .into_iter()
-                    .map(|dir| {
+                    .map(|(dir, before)| {
                         let (id, changed) = snap.folder_id(dir.as_str())?;
-                        (Some(changed) < settled).then_some((dir, id))
+                        let same = before.is_some_and(|(was, _)| was == id);
+                        (same && Some(changed) < settled).then_some((dir, id))
                     })
                     .collect()
             })
@@ -229,6 +248,82 @@ mod tests {
         fn folder_id(&self, dir: &str) -> Option<(ContentId, std::time::SystemTime)> {
             self.0.folder_id(dir)
         }
+    }
+
+    /// An in-memory tree whose folder `envs` gains a file right after its
+    /// first listing, with a change time long past (a file system whose
+    /// clock is behind this machine's, as a network share's may be).
+    struct ChangedWhileListed {
+        envs: Mutex<Vec<String>>,
+        listings: AtomicUsize,
+    }
+
+    impl Snapshot for ChangedWhileListed {
+        fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
+            Ok(if matches!(path, "" | "envs") {
+                EntryKind::Dir
+            } else {
+                EntryKind::File
+            })
+        }
+        fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
+            Ok(self.list_kinds(dir)?.into_iter().map(|(n, _)| n).collect())
+        }
+        fn list_kinds(&self, dir: &str) -> Result<Vec<(String, EntryKindResult)>, SourceError> {
+            if dir.is_empty() {
+                return Ok(vec![("envs".to_string(), Ok(EntryKind::Dir))]);
+            }
+            let mut envs = self.envs.lock().unwrap();
+            let listed = envs
+                .iter()
+                .map(|n| (n.clone(), Ok(EntryKind::File)))
+                .collect();
+            if self.listings.fetch_add(1, Relaxed) == 0 {
+                envs.push("new.yml".into());
+            }
+            Ok(listed)
+        }
+        fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+            Err(SourceError::new(path, "not read here"))
+        }
+        fn resolve_symlink(&self, _path: &str) -> Option<String> {
+            None
+        }
+        fn describe(&self) -> String {
+            "memory".into()
+        }
+        fn folder_id(&self, dir: &str) -> Option<(ContentId, std::time::SystemTime)> {
+            let mut id = [0u8; 20];
+            id[0] = dir.len() as u8;
+            id[1] = self.envs.lock().unwrap().len() as u8;
+            let long_ago = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+            Some((id, long_ago))
+        }
+    }
+
+    /// A folder that changed while the walk listed the tree does not let
+    /// the walk be kept, whatever its change time says.
+    #[test]
+    fn a_walk_during_which_a_folder_changed_is_not_kept() {
+        let tree = ChangedWhileListed {
+            envs: Mutex::new(vec!["dev.yml".into()]),
+            listings: AtomicUsize::new(0),
+        };
+        let cache = PlanCache::new();
+        let first = cache.kept_or_fresh_walk(&tree);
+        assert_eq!(first.0, [RepoPath::new("envs/dev.yml").unwrap()]);
+        let second = cache.kept_or_fresh_walk(&tree);
+        assert_eq!(
+            second.0,
+            [
+                RepoPath::new("envs/dev.yml").unwrap(),
+                RepoPath::new("envs/new.yml").unwrap()
+            ]
+        );
+        // now settled: kept, and not listed again
+        let listed = tree.listings.load(Relaxed);
+        assert_eq!(cache.kept_or_fresh_walk(&tree).0, second.0);
+        assert_eq!(tree.listings.load(Relaxed), listed);
     }
 
     /// A walk is kept while its folders are unchanged (and then lists
