@@ -82,6 +82,42 @@ impl WorkTree {
         }
     }
 
+    /// The id of what stat says of `path` (device, inode, mode, size,
+    /// modification and change times, in nanoseconds, as git's index trusts
+    /// them) and of the watcher's count, with the stat; only in a watched
+    /// work tree, and only for what `wanted` accepts (a file, a folder).
+    fn stat_id(
+        &self,
+        path: &str,
+        wanted: fn(&fs::Metadata) -> bool,
+    ) -> Option<(super::ContentId, fs::Metadata)> {
+        use std::hash::{Hash, Hasher};
+        use std::os::unix::fs::MetadataExt;
+        let count = self.change_count.as_ref()?;
+        self.outside(path).ok()?;
+        let full = self.full(path);
+        let md = fs::metadata(&full).ok()?;
+        if !wanted(&md) {
+            return None;
+        }
+        let mut id = [0u8; 20];
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (md.dev(), md.ino(), md.mode()).hash(&mut h);
+        id[..8].copy_from_slice(&h.finish().to_le_bytes());
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (
+            md.size(),
+            md.mtime(),
+            md.mtime_nsec(),
+            md.ctime(),
+            md.ctime_nsec(),
+        )
+            .hash(&mut h);
+        id[8..16].copy_from_slice(&h.finish().to_le_bytes());
+        id[16..].copy_from_slice(&(count(&full.to_string_lossy()) as u32).to_le_bytes());
+        Some((id, md))
+    }
+
     /// Whether a relative `path` leads out of the root through a symlink
     /// (of the file or of a folder on the way): such a file is never read,
     /// whoever asks (discovery, the check, a code frame of a report).
@@ -172,54 +208,14 @@ pub fn go_io_error(op: &str, path: &str, e: &io::Error) -> String {
 
 impl Snapshot for WorkTree {
     fn content_id(&self, path: &str) -> Option<super::ContentId> {
-        use std::hash::{Hash, Hasher};
-        use std::os::unix::fs::MetadataExt;
-        let count = self.change_count.as_ref()?;
-        self.outside(path).ok()?;
-        let full = self.full(path);
-        let md = fs::metadata(&full).ok()?;
-        if !md.is_file() {
-            return None;
-        }
-        let mut id = [0u8; 20];
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (md.dev(), md.ino(), md.mode()).hash(&mut h);
-        id[..8].copy_from_slice(&h.finish().to_le_bytes());
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (
-            md.size(),
-            md.mtime(),
-            md.mtime_nsec(),
-            md.ctime(),
-            md.ctime_nsec(),
-        )
-            .hash(&mut h);
-        id[8..16].copy_from_slice(&h.finish().to_le_bytes());
-        id[16..].copy_from_slice(&(count(&full.to_string_lossy()) as u32).to_le_bytes());
-        Some(id)
+        self.stat_id(path, fs::Metadata::is_file).map(|(id, _)| id)
     }
 
     fn folder_id(&self, dir: &str) -> Option<(super::ContentId, std::time::SystemTime)> {
-        use std::hash::{Hash, Hasher};
         use std::os::unix::fs::MetadataExt;
-        // (only where files have stat ids: a watched work tree)
-        let count = self.change_count.as_ref()?;
-        self.outside(dir).ok()?;
-        let full = self.full(dir);
-        let md = fs::metadata(&full).ok()?;
-        if !md.is_dir() {
-            return None;
-        }
         // a name added, removed or renamed sets the folder's modification
         // and change times; a folder replaced has another inode
-        let mut id = [0u8; 20];
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (md.dev(), md.ino(), md.mode()).hash(&mut h);
-        id[..8].copy_from_slice(&h.finish().to_le_bytes());
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (md.mtime(), md.mtime_nsec(), md.ctime(), md.ctime_nsec()).hash(&mut h);
-        id[8..16].copy_from_slice(&h.finish().to_le_bytes());
-        id[16..].copy_from_slice(&(count(&full.to_string_lossy()) as u32).to_le_bytes());
+        let (id, md) = self.stat_id(dir, fs::Metadata::is_dir)?;
         let changed = std::time::UNIX_EPOCH
             + std::time::Duration::new(
                 u64::try_from(md.ctime()).ok()?,
