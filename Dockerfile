@@ -10,8 +10,9 @@
 
 FROM rust:1.88-slim-bookworm AS build
 WORKDIR /src
-COPY Cargo.toml Cargo.lock ./
+COPY Cargo.toml Cargo.lock build.rs ./
 COPY src ./src
+COPY vendor ./vendor
 COPY benches ./benches
 COPY hooks ./hooks
 RUN cargo build --locked --release \

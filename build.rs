@@ -1,4 +1,5 @@
-//! Names this build: a hash of the sources, the manifest and the lock file,
+//! Names this build: a hash of the sources (ours and the vendored
+//! starlark-rust), the manifest and the lock file,
 //! as `YTTCHECK_BUILD_ID`. The persistent result cache keys entries by it,
 //! so a result is never trusted by a binary built from other code (the
 //! version number alone does not change between development builds).
@@ -24,6 +25,8 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     walk(&root.join("src"), &mut files);
+    // the patched starlark-rust the build compiles (Cargo.toml's [patch])
+    walk(&root.join("vendor"), &mut files);
     files.sort();
     for f in ["Cargo.toml", "Cargo.lock", "build.rs"] {
         files.push(root.join(f));
@@ -40,6 +43,7 @@ fn main() {
     std::env::var("PROFILE").unwrap_or_default().hash(&mut h);
     println!("cargo:rustc-env=YTTCHECK_BUILD_ID={:016x}", h.finish());
     println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=vendor");
     println!("cargo:rerun-if-changed=Cargo.toml");
     println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-changed=build.rs");

@@ -478,6 +478,7 @@ fn the_image_holds_everything_the_binary_needs() {
         field("version")
     )));
     // everything the build stage copies exists
+    let mut copied = BTreeSet::new();
     for line in dockerfile
         .lines()
         .filter(|l| l.starts_with("COPY ") && !l.contains("--from"))
@@ -485,8 +486,63 @@ fn the_image_holds_everything_the_binary_needs() {
         let parts: Vec<&str> = line.split_whitespace().collect();
         for src in &parts[1..parts.len() - 1] {
             assert!(root().join(src).exists(), "{line}");
+            copied.insert(src.trim_end_matches('/').to_string());
         }
     }
+    // and everything `cargo build` reads is copied: the manifest, the lock
+    // file, the build script, the sources, the benches the manifest declares,
+    // every path it names (the vendored starlark-rust) and every file the
+    // sources include from outside src/
+    let mut read = BTreeSet::from(["Cargo.toml", "Cargo.lock", "src"].map(String::from));
+    if root().join("build.rs").exists() {
+        read.insert("build.rs".into());
+    }
+    if cargo.contains("[[bench]]") {
+        read.insert("benches".into());
+    }
+    let top = |p: &Path| {
+        let rel = p.strip_prefix(root()).unwrap_or(p);
+        rel.components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .into_owned()
+    };
+    for path in cargo.split("path = \"").skip(1) {
+        read.insert(top(Path::new(path.split('"').next().unwrap())));
+    }
+    let mut dirs = vec![root().join("src")];
+    while let Some(dir) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            for macro_call in ["include_str!(\"", "include_bytes!(\""] {
+                for rest in text.split(macro_call).skip(1) {
+                    let included = dir.join(rest.split('"').next().unwrap());
+                    let normal: PathBuf =
+                        included.components().fold(PathBuf::new(), |mut acc, c| {
+                            if c == std::path::Component::ParentDir {
+                                acc.pop();
+                            } else {
+                                acc.push(c);
+                            }
+                            acc
+                        });
+                    read.insert(top(&normal));
+                }
+            }
+        }
+    }
+    let missing: Vec<&String> = read.iter().filter(|r| !copied.contains(*r)).collect();
+    assert!(
+        missing.is_empty(),
+        "the Dockerfile's build stage does not copy {missing:?}, which the build reads"
+    );
 
     // the shared libraries distroless/cc-debian12 provides (glibc and libgcc)
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_yttcheck"));

@@ -1,0 +1,31 @@
+/*
+ * Copyright 2019 The Starlark in Rust Authors.
+ * Copyright (c) Facebook, Inc. and its affiliates.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+//! Convenience supertrait bundling [`StarlarkSerialize`] and [`StarlarkDeserialize`].
+
+use crate::pagable::StarlarkDeserialize;
+use crate::pagable::StarlarkSerialize;
+
+/// Marker trait automatically implemented for every type that implements both
+/// [`StarlarkSerialize`] and [`StarlarkDeserialize`].
+///
+/// Use as a bound when a type must participate in Starlark pagable round-trips
+/// in both directions — it reads more naturally than spelling out both traits
+/// separately.
+pub trait StarlarkPagable: StarlarkSerialize + StarlarkDeserialize {}
+
+impl<T: StarlarkSerialize + StarlarkDeserialize> StarlarkPagable for T {}

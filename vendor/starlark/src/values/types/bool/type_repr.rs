@@ -1,0 +1,29 @@
+/*
+ * Copyright 2019 The Starlark in Rust Authors.
+ * Copyright (c) Facebook, Inc. and its affiliates.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at
+ *
+ *     https://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+use crate::typing::Ty;
+use crate::values::StarlarkValue;
+use crate::values::bool::StarlarkBool;
+use crate::values::type_repr::StarlarkTypeRepr;
+
+impl StarlarkTypeRepr for bool {
+    type Canonical = <StarlarkBool as StarlarkTypeRepr>::Canonical;
+
+    fn starlark_type_repr() -> Ty {
+        StarlarkBool::get_type_starlark_repr()
+    }
+}
