@@ -136,6 +136,7 @@ fuzz_target!(|data: &[u8]| {
         fail_on: Severity::Error,
         source: &source,
         color: false,
+        frames: None,
         repo_prefix: String::new(),
     };
     for format in [

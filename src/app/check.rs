@@ -124,6 +124,8 @@ pub struct Warm<'a> {
     pub kubernetes: Option<&'a super::kubernetes::KubernetesCache>,
     /// The host's schema fetcher (none: Kubernetes schemas cannot be read).
     pub schema_fetch: Option<&'a super::kubernetes::MakeFetch>,
+    /// The text report's frames of the last checks.
+    pub frames: Option<&'a crate::report::text::FrameCache>,
 }
 
 impl Warm<'_> {
@@ -138,6 +140,7 @@ impl Warm<'_> {
             exits_after: true,
             kubernetes: None,
             schema_fetch: None,
+            frames: None,
         }
     }
 }
@@ -190,6 +193,8 @@ pub struct Checked<'a> {
     pub root: &'a Path,
     /// Every pair of the repository was checked, as it is.
     pub whole: bool,
+    /// The text report's frames of the last checks (a long-lived process).
+    pub frames: Option<&'a crate::report::text::FrameCache>,
 }
 
 impl Checked<'_> {
@@ -220,6 +225,7 @@ impl Checked<'_> {
             fail_on: self.threshold,
             source: file_of,
             color,
+            frames: self.frames,
             repo_prefix: repo_prefix(self.root),
         }
     }
@@ -348,6 +354,7 @@ pub fn run<R: Send>(
         threshold,
         root: &selection.root,
         whole,
+        frames: warm.frames,
     };
     let presented = memo.install(req.jobs, || present(&checked));
     // a long-lived process answers first: freeing a result of thousands

@@ -12,7 +12,9 @@
 //! stable across processes (SHA-256 of the contents, the options and the
 //! build of yttcheck that computed them).
 
-use std::collections::HashMap;
+// seeded per process, and several times faster than SipHash on paths and
+// keys: a warm daemon looks up thousands per check
+use foldhash::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -334,13 +336,14 @@ impl Memo {
 }
 
 /// A hasher over SHA-256 (`std::hash::Hash` feeds it): the same bytes give
-/// the same key in every process of a build.
-struct Stable(sha2::Sha256);
+/// the same key in every process of a build. What `Hash` writes, piece by
+/// piece (a pair's key is hundreds of small writes), is gathered first and
+/// digested in one go.
+struct Stable(Vec<u8>);
 
 impl Stable {
     fn new() -> Stable {
-        use sha2::Digest;
-        let mut h = Stable(sha2::Sha256::new());
+        let mut h = Stable(Vec::with_capacity(512));
         // a build's keys are its own: another build (other code, another
         // machine word) never reads them
         (
@@ -355,7 +358,7 @@ impl Stable {
 
     fn key(self) -> Key {
         use sha2::Digest;
-        let digest = self.0.finalize();
+        let digest = sha2::Sha256::digest(&self.0);
         let mut first = [0u8; 16];
         first.copy_from_slice(&digest[..16]);
         u128::from_le_bytes(first)
@@ -364,8 +367,7 @@ impl Stable {
 
 impl Hasher for Stable {
     fn write(&mut self, bytes: &[u8]) {
-        use sha2::Digest;
-        self.0.update(bytes);
+        self.0.extend_from_slice(bytes);
     }
     fn finish(&self) -> u64 {
         unreachable!("a stable hash is read with Stable::key")

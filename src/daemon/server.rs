@@ -35,6 +35,8 @@ pub struct Warm {
     pub kubernetes: crate::app::kubernetes::KubernetesCache,
     /// The host's schema fetcher.
     pub make_fetch: Option<Arc<crate::app::kubernetes::MakeFetch>>,
+    /// The text report's frames of the last checks.
+    pub frames: crate::report::text::FrameCache,
 }
 
 pub struct ServeOptions {
@@ -209,6 +211,7 @@ pub fn serve(mut opts: ServeOptions) -> Result<Exit, String> {
                 watcher,
                 kubernetes: Default::default(),
                 make_fetch: opts.make_fetch.take(),
+                frames: Default::default(),
             }),
             opts,
             started: now_unix(),
@@ -358,6 +361,7 @@ fn check(call: &CheckCall, state: &State) -> Result<Answer, String> {
         exits_after: false,
         kubernetes: Some(&warm.kubernetes),
         schema_fetch: warm.make_fetch.as_deref(),
+        frames: Some(&warm.frames),
     };
     Ok(crate::app::check::execute(&request, &w))
 }

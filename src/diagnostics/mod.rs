@@ -420,6 +420,13 @@ impl Finding {
     pub fn shares_fields_with(&self, other: &Finding) -> bool {
         std::sync::Arc::ptr_eq(&self.found, &other.found)
     }
+
+    /// What it found, shared. Whoever keeps a clone (a cache of what was
+    /// made from it) keeps it as it is: a change to a shared finding copies
+    /// its fields first.
+    pub fn fields(&self) -> &std::sync::Arc<FindingFields> {
+        &self.found
+    }
 }
 
 #[cfg(test)]

@@ -650,6 +650,8 @@ fn check(
         exits_after: false,
         kubernetes: Some(kubernetes),
         schema_fetch: Some(fetch),
+        // no text report
+        frames: None,
     };
     app::check::run(&request, &warm, |checked| checked.result.findings.clone())
 }

@@ -61,6 +61,9 @@ pub struct ReportInput<'a> {
     pub source: &'a (dyn Fn(&str) -> Option<std::sync::Arc<crate::yaml::SourceFile>> + Sync),
     /// ANSI colours (text only).
     pub color: bool,
+    /// The text report's frames kept from the previous checks of a
+    /// long-lived process (the daemon); none for a process that reports once.
+    pub frames: Option<&'a text::FrameCache>,
     /// Where the checked folder is in its git repository (`deploy/` when
     /// `check` ran in a subfolder; empty at the root): annotations, SARIF
     /// and GitLab name files from the repository's root, as the platforms

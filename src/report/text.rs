@@ -8,6 +8,9 @@ use std::borrow::Cow;
 use crate::escape::control;
 
 use super::ReportInput;
+use crate::diagnostics::FindingFields;
+use crate::yaml::SourceFile;
+use std::sync::{Arc, Mutex, PoisonError};
 
 struct Style {
     on: bool,
@@ -242,15 +245,19 @@ fn push_pairs(out: &mut String, f: &Finding) {
 /// findings takes one line of a file for each).
 #[derive(Default)]
 struct SourceCache {
-    files: std::collections::HashMap<String, Option<std::sync::Arc<crate::yaml::SourceFile>>>,
+    files: std::collections::HashMap<String, Option<Arc<SourceFile>>>,
 }
 
 impl SourceCache {
-    fn line(&mut self, input: &ReportInput, path: &str, line: u32) -> Option<&str> {
+    fn file(&mut self, input: &ReportInput, path: &str) -> Option<&Arc<SourceFile>> {
         if !self.files.contains_key(path) {
             self.files.insert(path.to_string(), (input.source)(path));
         }
-        let file = self.files.get(path)?.as_ref()?;
+        self.files.get(path)?.as_ref()
+    }
+
+    fn line(&mut self, input: &ReportInput, path: &str, line: u32) -> Option<&str> {
+        let file = self.file(input, path)?;
         // as `str::lines`: no line starts at the end of the text (after
         // its last line break), and a line is without its `\r\n` or `\n`
         let text = file.text();
@@ -263,6 +270,124 @@ impl SourceCache {
     }
 }
 
+/// Each finding's text, kept between the checks of a long-lived process
+/// (the daemon). Most of a check's findings are passed on from the last
+/// check unchanged (the same shared fields), and framing thousands of them
+/// again was a fifth of a warm check's time.
+///
+/// A frame is used again only for the very fields it was made from (the
+/// entry holds them, so their address is theirs and they cannot change), the
+/// same severity and colours, and the same file for its code line (the
+/// daemon's file store gives an unchanged file's one copy; a changed file is
+/// another). An entry goes when nothing but this cache holds its finding.
+#[derive(Default)]
+pub struct FrameCache {
+    frames: Mutex<FrameMap>,
+}
+
+/// By the address of the fields framed.
+type FrameMap = foldhash::HashMap<usize, Kept>;
+
+/// The frames of one finding's fields: without colours and with.
+struct Kept {
+    fields: Arc<FindingFields>,
+    frames: [Option<Frame>; 2],
+}
+
+struct Frame {
+    severity: Severity,
+    file: Option<Arc<SourceFile>>,
+    text: String,
+}
+
+impl FrameCache {
+    /// How many findings' frames are kept.
+    pub fn len(&self) -> usize {
+        self.frames
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Whether no frame is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A frame made by [`frame_all`], to keep.
+struct Made {
+    fields: Arc<FindingFields>,
+    color: bool,
+    frame: Frame,
+}
+
+/// The frames of `chunk` appended to `out`, each taken from `kept` when it
+/// holds the finding's frame, else made; the frames made are returned.
+fn frame_all(
+    out: &mut String,
+    chunk: &[Finding],
+    input: &ReportInput,
+    st: &Style,
+    secrets: &crate::secrets::Secrets,
+    kept: Option<&FrameMap>,
+) -> Vec<Made> {
+    let mut cache = SourceCache::default();
+    let mut made = Vec::new();
+    for f in chunk {
+        let Some(kept) = kept else {
+            finding(out, f, input, st, &mut cache, secrets);
+            continue;
+        };
+        let file = f
+            .location
+            .as_ref()
+            .and_then(|loc| cache.file(input, &loc.path))
+            .cloned();
+        let same_file = |other: &Option<Arc<SourceFile>>| match (other, &file) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        let found = kept
+            .get(&(Arc::as_ptr(f.fields()) as usize))
+            .and_then(|k| k.frames[usize::from(st.on)].as_ref())
+            .filter(|frame| frame.severity == f.severity && same_file(&frame.file));
+        match found {
+            Some(frame) => out.push_str(&frame.text),
+            None => {
+                let start = out.len();
+                finding(out, f, input, st, &mut cache, secrets);
+                made.push(Made {
+                    fields: f.fields().clone(),
+                    color: st.on,
+                    frame: Frame {
+                        severity: f.severity,
+                        file,
+                        text: out[start..].to_string(),
+                    },
+                });
+            }
+        }
+    }
+    made
+}
+
+/// Keeps the frames made, and lets go of those of findings that nothing
+/// but the cache holds any more (the memo let them go).
+fn keep(kept: &mut FrameMap, made: Vec<Made>) {
+    for m in made {
+        let k = kept
+            .entry(Arc::as_ptr(&m.fields) as usize)
+            .or_insert_with(|| Kept {
+                fields: m.fields,
+                frames: [None, None],
+            });
+        k.frames[usize::from(m.color)] = Some(m.frame);
+    }
+    kept.retain(|_, k| Arc::strong_count(&k.fields) > 1);
+}
+
 /// Findings framed on one thread below this many (a thread pool's start
 /// costs more than a few hundred frames).
 const PARALLEL_FROM: usize = 1024;
@@ -273,30 +398,35 @@ pub fn render(input: &ReportInput) -> String {
     let st = Style { on: input.color };
     let secrets = crate::secrets::Secrets::default();
     let findings = &input.result.findings;
+    let mut kept = input
+        .frames
+        .map(|c| c.frames.lock().unwrap_or_else(PoisonError::into_inner));
     let frames = |chunk: &[Finding]| {
         let mut out = String::new();
-        let mut cache = SourceCache::default();
-        for f in chunk {
-            finding(&mut out, f, input, &st, &mut cache, &secrets);
-        }
-        out
+        let made = frame_all(&mut out, chunk, input, &st, &secrets, kept.as_deref());
+        (out, made)
     };
     // thousands of findings are framed on every core, in runs of
     // consecutive findings (which mostly share their files), and joined
     // in order
     // (in the pool the check ran in: no other is started for this)
     let parallel = findings.len() >= PARALLEL_FROM && rayon::current_thread_index().is_some();
-    let mut out = if parallel {
+    let parts: Vec<(String, Vec<_>)> = if parallel {
         use rayon::prelude::*;
-        let parts: Vec<String> = findings.par_chunks(CHUNK).map(frames).collect();
-        let mut out = String::with_capacity(parts.iter().map(String::len).sum::<usize>() + 256);
-        for p in &parts {
-            out.push_str(p);
-        }
-        out
+        findings.par_chunks(CHUNK).map(frames).collect()
     } else {
-        frames(findings)
+        vec![frames(findings)]
     };
+    let mut out = String::with_capacity(parts.iter().map(|p| p.0.len()).sum::<usize>() + 256);
+    let mut made = Vec::new();
+    for (text, m) in parts {
+        out.push_str(&text);
+        made.extend(m);
+    }
+    if let Some(kept) = kept.as_mut() {
+        keep(kept, made);
+    }
+    drop(kept);
     let libraries = {
         let mut l: Vec<&str> = input
             .result
@@ -335,6 +465,85 @@ pub fn render(input: &ReportInput) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kept frame is used only for the very finding it was made from, with
+    /// the same severity, colours and file (the daemon's file store gives an
+    /// unchanged file's one copy); anything else is framed again, and a
+    /// report from kept frames is the report made afresh.
+    #[test]
+    fn a_kept_frame_is_only_used_for_what_it_was_made_from() {
+        use crate::check::CheckResult;
+        use crate::diagnostics::Location;
+        let warning = |message: &str| {
+            let mut f = Finding::new(
+                RuleId::SchemaUnusedValue,
+                message.into(),
+                Some(Location {
+                    path: "values.yml".into(),
+                    line: 2,
+                    column: 3,
+                }),
+            );
+            f.severity = Severity::Warning;
+            f.library = "app".into();
+            f.environments = vec!["prod".into()];
+            f
+        };
+        let files = Mutex::new(SourceFile::new("values.yml", "a: 1\nb: 2\n"));
+        let source = |_: &str| Some(files.lock().unwrap().clone());
+        let plan = crate::workspace::Plan::default();
+        let cache = FrameCache::default();
+        let report = |findings: &[Finding], color: bool, frames: Option<&FrameCache>| {
+            let result = CheckResult {
+                findings: findings.to_vec(),
+                ..Default::default()
+            };
+            render(&ReportInput {
+                result: &result,
+                plan: &plan,
+                fail_on: Severity::Error,
+                source: &source,
+                color,
+                frames,
+                repo_prefix: String::new(),
+            })
+        };
+        let same = |findings: &[Finding], color: bool| {
+            let kept = report(findings, color, Some(&cache));
+            assert_eq!(kept, report(findings, color, None));
+            kept
+        };
+        let (b, c) = (warning("b is unused"), warning("c is unused"));
+        let first = same(&[b.clone(), c.clone()], false);
+        assert!(first.contains("2 | b: 2"), "{first}");
+        assert_eq!(cache.len(), 2);
+        // the same findings: their kept frames
+        assert_eq!(same(&[b.clone(), c.clone()], false), first);
+        // another severity, other colours
+        let mut graded = b.clone();
+        graded.severity = Severity::Error;
+        assert!(same(&[graded, c.clone()], false).starts_with("error"));
+        assert!(same(std::slice::from_ref(&b), true).contains("\x1b["));
+        // the file changed: the code line is the new one
+        *files.lock().unwrap() = SourceFile::new("values.yml", "a: 1\nb: 3\n");
+        let changed = same(&[b.clone(), c.clone()], false);
+        assert!(
+            changed.contains("2 | b: 3") && !changed.contains("b: 2"),
+            "{changed}"
+        );
+        // an equal finding that is not the same one is framed, and kept
+        let again = warning("b is unused");
+        assert!(!again.shares_fields_with(&b));
+        same(std::slice::from_ref(&again), false);
+        // frames of findings no one holds any more go
+        drop((b, c));
+        same(&[again], false);
+        assert_eq!(
+            cache.len(),
+            1,
+            "only the frame of `again` (without colours) is left"
+        );
+    }
 
     #[test]
     fn numbers_are_written_in_decimal() {

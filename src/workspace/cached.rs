@@ -6,7 +6,8 @@
 //! case, leaves the plan as it was: the key below stays the same, and the
 //! plan is reused instead of discovered again.
 
-use std::collections::HashMap;
+// seeded per process, and several times faster than SipHash on paths
+use foldhash::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
