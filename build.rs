@@ -14,6 +14,10 @@ fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
+            // (a build made inside the vendored crate is not its source)
+            if p.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
             walk(&p, files);
         } else {
             files.push(p);

@@ -12,8 +12,9 @@
 //! stable across processes (SHA-256 of the contents, the options and the
 //! build of yttcheck that computed them).
 
-// seeded per process, and several times faster than SipHash on paths and
-// keys: a warm daemon looks up thousands per check
+// several times faster than SipHash on paths and keys (a warm daemon looks up
+// thousands a check); seeded per process, which is all the defence against
+// colliding paths it has: at worst a slower check
 use foldhash::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -279,7 +279,9 @@ impl SourceCache {
 /// entry holds them, so their address is theirs and they cannot change), the
 /// same severity and colours, and the same file for its code line (the
 /// daemon's file store gives an unchanged file's one copy; a changed file is
-/// another). An entry goes when nothing but this cache holds its finding.
+/// another). An entry goes at the first text report after nothing but this
+/// cache holds its finding (until then it keeps the finding, and the copy of
+/// the file its frame was made from, alive).
 #[derive(Default)]
 pub struct FrameCache {
     frames: Mutex<FrameMap>,
@@ -301,12 +303,15 @@ struct Frame {
 }
 
 impl FrameCache {
+    /// The map, even if a report panicked while holding it (it is only
+    /// ever replaced whole).
+    fn lock(&self) -> std::sync::MutexGuard<'_, FrameMap> {
+        self.frames.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// How many findings' frames are kept.
     pub fn len(&self) -> usize {
-        self.frames
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.lock().len()
     }
 
     /// Whether no frame is kept.
@@ -398,12 +403,15 @@ pub fn render(input: &ReportInput) -> String {
     let st = Style { on: input.color };
     let secrets = crate::secrets::Secrets::default();
     let findings = &input.result.findings;
-    let mut kept = input
-        .frames
-        .map(|c| c.frames.lock().unwrap_or_else(PoisonError::into_inner));
+    // the kept frames are taken out for the report, and the lock let go:
+    // a thread of the pool that waits in the parallel framing below may
+    // take up another check's report (rayon runs queued work while it
+    // waits), which must not wait for a lock its own thread holds. A check
+    // reporting meanwhile finds nothing kept, and frames everything.
+    let mut kept: Option<FrameMap> = input.frames.map(|c| std::mem::take(&mut *c.lock()));
     let frames = |chunk: &[Finding]| {
         let mut out = String::new();
-        let made = frame_all(&mut out, chunk, input, &st, &secrets, kept.as_deref());
+        let made = frame_all(&mut out, chunk, input, &st, &secrets, kept.as_ref());
         (out, made)
     };
     // thousands of findings are framed on every core, in runs of
@@ -423,10 +431,17 @@ pub fn render(input: &ReportInput) -> String {
         out.push_str(&text);
         made.extend(m);
     }
-    if let Some(kept) = kept.as_mut() {
-        keep(kept, made);
+    if let (Some(cache), Some(mut kept)) = (input.frames, kept.take()) {
+        keep(&mut kept, made);
+        let mut now = cache.lock();
+        // (what a check that reported meanwhile kept is kept too)
+        if now.is_empty() {
+            *now = kept;
+        } else {
+            now.extend(kept);
+            now.retain(|_, k| Arc::strong_count(&k.fields) > 1);
+        }
     }
-    drop(kept);
     let libraries = {
         let mut l: Vec<&str> = input
             .result
@@ -490,9 +505,15 @@ mod tests {
             f
         };
         let files = Mutex::new(SourceFile::new("values.yml", "a: 1\nb: 2\n"));
-        let source = |_: &str| Some(files.lock().unwrap().clone());
-        let plan = crate::workspace::Plan::default();
         let cache = FrameCache::default();
+        let source = |_: &str| {
+            // the kept frames are not locked while findings are framed (a
+            // thread of the pool that waits there may take up another
+            // check's report, which would wait for its own lock)
+            assert!(cache.frames.try_lock().is_ok(), "locked while framing");
+            Some(files.lock().unwrap().clone())
+        };
+        let plan = crate::workspace::Plan::default();
         let report = |findings: &[Finding], color: bool, frames: Option<&FrameCache>| {
             let result = CheckResult {
                 findings: findings.to_vec(),

@@ -1,8 +1,9 @@
 //! Reading each file of a snapshot once: discovery and the check share what
 //! they read.
 
-// seeded per process, and several times faster than SipHash on paths: a
-// warm daemon looks up each of thousands of files a few times per check
+// several times faster than SipHash on paths (a warm daemon looks up each of
+// thousands of files a few times a check); seeded per process, which is all
+// the defence against colliding paths it has: at worst a slower check
 use foldhash::HashMap;
 use std::sync::{Arc, Mutex};
 

@@ -6,7 +6,8 @@
 //! case, leaves the plan as it was: the key below stays the same, and the
 //! plan is reused instead of discovered again.
 
-// seeded per process, and several times faster than SipHash on paths
+// several times faster than SipHash on paths; seeded per process, which is
+// all the defence against colliding paths it has: at worst a slower check
 use foldhash::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

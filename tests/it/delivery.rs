@@ -543,6 +543,15 @@ fn the_image_holds_everything_the_binary_needs() {
         missing.is_empty(),
         "the Dockerfile's build stage does not copy {missing:?}, which the build reads"
     );
+    // and the context keeps them (.dockerignore drops none of them)
+    let ignored = std::fs::read_to_string(root().join(".dockerignore")).unwrap_or_default();
+    for line in ignored.lines().map(str::trim) {
+        let pattern = line.trim_start_matches('/').trim_end_matches('/');
+        assert!(
+            line.starts_with('#') || !read.contains(pattern),
+            ".dockerignore drops {pattern}, which the build reads"
+        );
+    }
 
     // the shared libraries distroless/cc-debian12 provides (glibc and libgcc)
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_yttcheck"));
