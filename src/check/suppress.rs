@@ -178,7 +178,8 @@ pub fn apply(
         .collect();
     let mut used_ignores = BTreeSet::new();
     let mut used_inline: BTreeSet<(String, u32, String)> = BTreeSet::new();
-    let mut inline_cache = inline_of_files(result, plan, sources, whole);
+    // (every file a finding is in: looked up below, never read there)
+    let inline_cache = inline_of_files(result, plan, sources, whole);
     // fingerprint -> the environments it was accepted in (`None`: all)
     let mut baseline_set: BTreeMap<&str, Option<BTreeSet<&str>>> = BTreeMap::new();
     for e in baseline.map(|b| b.findings.as_slice()).unwrap_or_default() {
@@ -202,7 +203,7 @@ pub fn apply(
     let mut suppressed = |f: &mut Finding,
                           used_ignores: &mut BTreeSet<usize>,
                           used_inline: &mut BTreeSet<(String, u32, String)>,
-                          inline_cache: &mut InlineCache,
+                          inline_cache: &InlineCache,
                           used_baseline: &mut BTreeSet<String>|
      -> bool {
         // 1. severity (decided once per rule id: thousands of findings
@@ -235,14 +236,8 @@ pub fn apply(
                 return true;
             }
         }
-        // 3. inline, on the line or the line above (each file read once:
-        // a run may have thousands of findings in the same files)
-        if !inline_cache.contains_key(loc.path.as_str()) {
-            let found = RepoPath::new(&loc.path)
-                .map(|path| inline_in(sources, &path))
-                .unwrap_or_default();
-            inline_cache.insert(loc.path.clone(), found);
-        }
+        // 3. inline, on the line or the line above (each file read once,
+        // before: a run may have thousands of findings in the same files)
         if let Some(found) = inline_cache.get(loc.path.as_str()) {
             for (line, rules) in found.iter() {
                 if (*line == loc.line || *line + 1 == loc.line)
@@ -291,7 +286,7 @@ pub fn apply(
                 f,
                 &mut used_ignores,
                 &mut used_inline,
-                &mut inline_cache,
+                &inline_cache,
                 &mut used_baseline,
             )
         })

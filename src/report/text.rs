@@ -431,16 +431,15 @@ pub fn render(input: &ReportInput) -> String {
         out.push_str(&text);
         made.extend(m);
     }
-    if let (Some(cache), Some(mut kept)) = (input.frames, kept.take()) {
-        keep(&mut kept, made);
+    if let (Some(cache), Some(kept)) = (input.frames, kept.take()) {
         let mut now = cache.lock();
-        // (what a check that reported meanwhile kept is kept too)
+        // (with what a check that reported meanwhile kept)
         if now.is_empty() {
             *now = kept;
         } else {
             now.extend(kept);
-            now.retain(|_, k| Arc::strong_count(&k.fields) > 1);
         }
+        keep(&mut now, made);
     }
     let libraries = {
         let mut l: Vec<&str> = input
