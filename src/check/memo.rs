@@ -92,6 +92,10 @@ pub struct Memo {
     library_misses: AtomicU64,
     pair_hits: AtomicU64,
     pair_misses: AtomicU64,
+    /// The keys of the last checks (a memo that remembers).
+    pub(super) digests: Option<Digests>,
+    /// The order of the last check's findings (a memo that remembers).
+    pub(super) order: Option<super::finding::OrderHint>,
 }
 
 impl Default for Memo {
@@ -118,6 +122,8 @@ impl Memo {
             declared: Mutex::default(),
             stored_hits: AtomicU64::new(0),
             stored_misses: AtomicU64::new(0),
+            digests: None,
+            order: None,
         }
     }
 
@@ -132,12 +138,17 @@ impl Memo {
     pub fn persistent() -> Memo {
         Memo {
             remember: true,
+            digests: Some(Digests::default()),
+            order: Some(Default::default()),
             ..Memo::new()
         }
     }
 
     /// Keeps the compile cache bounded between runs.
     pub(super) fn bound(&self) {
+        if let Some(d) = &self.digests {
+            d.next_check();
+        }
         if self.remember && self.compile.len() > 4 * LIMIT {
             self.compile.clear();
         }
@@ -358,11 +369,82 @@ impl Stable {
     }
 
     fn key(self) -> Key {
-        use sha2::Digest;
-        let digest = sha2::Sha256::digest(&self.0);
-        let mut first = [0u8; 16];
-        first.copy_from_slice(&digest[..16]);
-        u128::from_le_bytes(first)
+        sha256_key(&self.0)
+    }
+
+    /// [`Stable::key`], looked up in `digests` first.
+    fn key_in(self, digests: Option<&Digests>) -> Key {
+        match digests {
+            Some(d) => d.key(&self.0),
+            None => self.key(),
+        }
+    }
+}
+
+fn sha256_key(bytes: &[u8]) -> Key {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(bytes);
+    let mut first = [0u8; 16];
+    first.copy_from_slice(&digest[..16]);
+    u128::from_le_bytes(first)
+}
+
+/// The keys of the last two checks, by their exact input: a daemon's check
+/// asks for thousands of keys (every file, library and pair), nearly all
+/// the same as the check before, and SHA-256 in software costs a tenth of
+/// such a check where a lookup costs a fast hash and a comparison.
+///
+/// An entry is found by the fast hash of its input and used only when its
+/// input is the same, byte for byte: a key never differs from the digest
+/// of what it is asked for. Two generations: what the last check and this
+/// one asked for; [`Digests::next_check`] lets the older go.
+#[derive(Default)]
+pub(super) struct Digests {
+    generations: Mutex<[Generation; 2]>,
+    /// Seeded per process, as the other maps.
+    state: foldhash::fast::RandomState,
+}
+
+/// Keys by the fast hash of their input, with the input.
+type Generation = HashMap<u64, (Box<[u8]>, Key)>;
+
+impl Digests {
+    fn key(&self, input: &[u8]) -> Key {
+        use std::hash::BuildHasher;
+        let h = self.state.hash_one(input);
+        {
+            let mut g = self.generations.lock().expect("digests");
+            if let Some((kept, key)) = g[0].get(&h) {
+                if **kept == *input {
+                    return *key;
+                }
+            }
+            // asked for by the last check: kept for the next one too
+            if let Some((kept, key)) = g[1].remove(&h) {
+                if *kept == *input {
+                    g[0].insert(h, (kept, key));
+                    return key;
+                }
+            }
+        }
+        let key = sha256_key(input);
+        // (another input of the same fast hash, rare, is replaced)
+        self.generations.lock().expect("digests")[0].insert(h, (input.into(), key));
+        key
+    }
+
+    /// A check begins: what the check before the last asked for, and the
+    /// last did not, goes.
+    pub(super) fn next_check(&self) {
+        let mut g = self.generations.lock().expect("digests");
+        let now = std::mem::take(&mut g[0]);
+        g[1] = now;
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        let g = self.generations.lock().expect("digests");
+        g[0].len() + g[1].len()
     }
 }
 
@@ -378,12 +460,18 @@ impl Hasher for Stable {
 /// Content hashes of the files a check reads, each computed once per run.
 pub(super) struct Keys<'a> {
     sources: &'a SourceCache<'a>,
+    digests: Option<&'a Digests>,
     files: Mutex<HashMap<RepoPath, Key>>,
     options: Key,
 }
 
 impl<'a> Keys<'a> {
-    pub(super) fn new(sources: &'a SourceCache<'a>, plan: &Plan, opts: &CheckOptions) -> Keys<'a> {
+    pub(super) fn new(
+        sources: &'a SourceCache<'a>,
+        plan: &Plan,
+        opts: &CheckOptions,
+        digests: Option<&'a Digests>,
+    ) -> Keys<'a> {
         let mut h = Stable::new();
         // everything but the progress bar and the thread count changes results
         (
@@ -397,8 +485,9 @@ impl<'a> Keys<'a> {
             .hash(&mut h);
         Keys {
             sources,
+            digests,
             files: Mutex::default(),
-            options: h.key(),
+            options: h.key_in(digests),
         }
     }
 
@@ -439,7 +528,7 @@ impl<'a> Keys<'a> {
                 Err(_) => (2u8, e.message).hash(&mut h),
             },
         }
-        let k = h.key();
+        let k = h.key_in(self.digests);
         self.files.lock().expect("keys").insert(path.clone(), k);
         k
     }
@@ -466,14 +555,14 @@ impl<'a> Keys<'a> {
         {
             self.file(f).hash(&mut h);
         }
-        h.key()
+        h.key_in(self.digests)
     }
 
     /// A key of `what` computed from other keys alone.
     pub(super) fn derived(&self, what: &str, parts: &[Key]) -> Key {
         let mut h = Stable::new();
         (self.options, what, parts).hash(&mut h);
-        h.key()
+        h.key_in(self.digests)
     }
 
     /// A pair's outcome depends on its library's start and its own inputs.
@@ -492,6 +581,41 @@ impl<'a> Keys<'a> {
                 }
             }
         }
-        h.key()
+        h.key_in(self.digests)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kept key is the digest of what it is asked for, whatever was
+    /// asked before; what two checks in a row did not ask for goes.
+    #[test]
+    fn a_kept_key_is_the_digest_of_its_input() {
+        let d = Digests::default();
+        let inputs: Vec<Vec<u8>> = (0..500u32)
+            .map(|i| format!("file-{i}").repeat(1 + i as usize % 7).into_bytes())
+            .collect();
+        for round in 0..3 {
+            for input in &inputs {
+                assert_eq!(d.key(input), sha256_key(input), "round {round}");
+            }
+            d.next_check();
+        }
+        // asked for in the last check: kept (one generation)
+        assert_eq!(d.len(), inputs.len());
+        // prefixes and extensions of a kept input are other inputs
+        for input in &inputs[..20] {
+            let longer = [input.as_slice(), b"x"].concat();
+            assert_eq!(d.key(&longer), sha256_key(&longer));
+            assert_eq!(
+                d.key(&input[..input.len() - 1]),
+                sha256_key(&input[..input.len() - 1])
+            );
+        }
+        d.next_check();
+        d.next_check();
+        assert_eq!(d.len(), 0, "two checks that asked for nothing keep nothing");
     }
 }

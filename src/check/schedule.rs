@@ -128,7 +128,7 @@ pub fn run_with(
     let progress = super::progress::Progress::new(opts.progress, plan.pairs.len());
     let keys = memo
         .remembers()
-        .then(|| super::memo::Keys::new(sources, plan, opts));
+        .then(|| super::memo::Keys::new(sources, plan, opts, memo.digests.as_ref()));
 
     let (policies, policy_problems) = super::policy::load(sources, plan, cache, &opts.eval);
     let (bases, outcomes, unused_keys, unused_known) = pool.install(|| {
@@ -391,7 +391,7 @@ pub fn run_with(
             Some(Location::file(f.as_str())),
         ));
     }
-    let (findings, went) = pool.install(|| dedupe_mapped(all));
+    let (findings, went) = pool.install(|| dedupe_mapped(all, memo.order.as_ref()));
     // each pair's findings, as the merged findings they became
     let mut went = went[..from_pairs].iter().copied();
     let reported = outcomes
