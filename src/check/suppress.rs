@@ -178,8 +178,16 @@ pub fn apply(
         .collect();
     let mut used_ignores = BTreeSet::new();
     let mut used_inline: BTreeSet<(String, u32, String)> = BTreeSet::new();
+    // every file a pair reads (when unused suppressions are news), sorted
+    let data_value_files;
+    let read_by_pairs: Vec<&str> = if whole {
+        data_value_files = data_value_files_read(plan);
+        files_read_by_pairs(plan, &data_value_files)
+    } else {
+        Vec::new()
+    };
     // (every file a finding is in: looked up below, never read there)
-    let inline_cache = inline_of_files(result, plan, sources, whole);
+    let inline_cache = inline_of_files(result, &read_by_pairs, sources);
     // fingerprint -> the environments it was accepted in (`None`: all)
     let mut baseline_set: BTreeMap<&str, Option<BTreeSet<&str>>> = BTreeMap::new();
     for e in baseline.map(|b| b.findings.as_slice()).unwrap_or_default() {
@@ -331,6 +339,7 @@ pub fn apply(
         kept.extend(dedupe(unused(
             plan,
             sources,
+            &read_by_pairs,
             &used_ignores,
             &used_inline,
             &inline_cache,
@@ -360,33 +369,16 @@ pub fn apply(
 /// run may have thousands of findings in the same files).
 type InlineCache = foldhash::HashMap<String, Vec<(u32, Vec<String>)>>;
 
-/// The inline suppressions of every file a finding is in, and (when unused
-/// ones are news: `whole`) of the libraries' and the environments' files
-/// (most of what [`unused`] reads; it reads the others itself), looked for
-/// on every core of the pool this runs in: a run may have thousands of
-/// files.
-fn inline_of_files(
-    result: &CheckResult,
-    plan: &Plan,
-    sources: &SourceCache,
-    whole: bool,
-) -> InlineCache {
+/// The inline suppressions of every file a finding is in and of the files
+/// `also` names, looked for on every core of the pool this runs in: a run
+/// may have thousands of files.
+fn inline_of_files(result: &CheckResult, also: &[&str], sources: &SourceCache) -> InlineCache {
     let mut paths: foldhash::HashSet<&str> = result
         .findings
         .iter()
         .filter_map(|f| Some(f.location.as_ref()?.path.as_str()))
         .collect();
-    if whole {
-        for lib in &plan.libraries {
-            paths.extend(lib.files.iter().map(RepoPath::as_str));
-            paths.extend(lib.extra_files.iter().map(|f| f.path.as_str()));
-        }
-        for p in &plan.pairs {
-            paths.extend(p.inputs.unsorted.iter().map(|f| f.path.as_str()));
-            paths.extend(p.inputs.files.iter().map(|f| f.path.as_str()));
-            paths.extend(p.inputs.data_values_files.iter().map(RepoPath::as_str));
-        }
-    }
+    paths.extend(also.iter().copied());
     let inline = |path: &&str| {
         let found = RepoPath::new(path)
             .map(|p| inline_in(sources, &p))
@@ -400,6 +392,63 @@ fn inline_of_files(
     } else {
         paths.iter().map(inline).collect()
     }
+}
+
+/// Every file some pair of `plan` reads ([`Plan::files_read`] of each pair),
+/// sorted, once: a library's files are gathered once, not once per pair
+/// (a thousand pairs read the same few hundred library files).
+/// `data_value_files` is [`data_value_files_read`] of the plan.
+fn files_read_by_pairs<'p>(plan: &'p Plan, data_value_files: &'p [RepoPath]) -> Vec<&'p str> {
+    let mut seen: foldhash::HashSet<&str> = Default::default();
+    let mut libraries = vec![false; plan.libraries.len()];
+    let mut policies = vec![false; plan.policies.len()];
+    for p in &plan.pairs {
+        if let Some(l) = libraries.get_mut(p.library) {
+            *l = true;
+        }
+        for &i in &p.policies {
+            if let Some(taken) = policies.get_mut(i) {
+                *taken = true;
+            }
+        }
+        let inputs = &p.inputs;
+        seen.extend(inputs.unsorted.iter().map(|f| f.path.as_str()));
+        seen.extend(inputs.files.iter().map(|f| f.path.as_str()));
+        seen.extend(inputs.data_values_files.iter().map(RepoPath::as_str));
+    }
+    for (lib, _) in plan
+        .libraries
+        .iter()
+        .zip(&libraries)
+        .filter(|(_, &read)| read)
+    {
+        seen.extend(lib.files.iter().map(RepoPath::as_str));
+        seen.extend(lib.extra_files.iter().map(|f| f.path.as_str()));
+    }
+    for (p, _) in plan
+        .policies
+        .iter()
+        .zip(&policies)
+        .filter(|(_, &taken)| taken)
+    {
+        seen.insert(p.file.as_str());
+        seen.extend(p.helpers.iter().map(RepoPath::as_str));
+        seen.extend(p.pack.iter().map(|k| k.manifest.as_str()));
+    }
+    seen.extend(data_value_files.iter().map(RepoPath::as_str));
+    let mut files: Vec<&str> = seen.into_iter().collect();
+    files.sort_unstable();
+    files
+}
+
+/// The files of the pairs' `--data-value-file key=PATH` (paths made of
+/// the flag's text: not borrowed from the plan).
+fn data_value_files_read(plan: &Plan) -> Vec<RepoPath> {
+    plan.pairs
+        .iter()
+        .flat_map(|p| &p.inputs.data_value_files)
+        .filter_map(|kv| RepoPath::new(kv.rsplit_once('=')?.1))
+        .collect()
 }
 
 /// The severity `rules:` sets for a finding: the most specific entry wins
@@ -425,6 +474,7 @@ fn severity_override<'p>(plan: &'p Plan, f: &Finding) -> Option<&'p str> {
 fn unused(
     plan: &Plan,
     sources: &SourceCache,
+    read_by_pairs: &[&str],
     used_ignores: &BTreeSet<usize>,
     used_inline: &BTreeSet<(String, u32, String)>,
     inline_cache: &InlineCache,
@@ -438,33 +488,25 @@ fn unused(
     let note = |message: String, location: Option<Location>| {
         Finding::new(RuleId::SuppressionUnused, message, location)
     };
-    // inline comments in every file a pair reads
-    let mut files: Vec<RepoPath> = {
-        // (most files are read by several pairs: a set of thousands first)
-        let mut seen: foldhash::HashSet<RepoPath> = Default::default();
-        for p in &plan.pairs {
-            seen.extend(plan.files_read(p));
-        }
-        seen.into_iter().collect()
-    };
-    files.sort();
-    for path in &files {
-        let found = match inline_cache.get(path.as_str()) {
-            Some(f) => f.clone(),
-            None => inline_in(sources, path),
-        };
+    // inline comments in every file a pair reads (all looked for before)
+    for &path in read_by_pairs {
+        let found = inline_cache
+            .get(path)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         for (line, rules) in found {
+            let line = *line;
             for rule in rules {
-                if !knowable(&rule) {
+                if !knowable(rule) {
                     continue;
                 }
-                let used = used_inline.iter().any(|(p, l, r)| {
-                    p == path.as_str() && *l == line && (r == &rule || rule == "*")
-                });
+                let used = used_inline
+                    .iter()
+                    .any(|(p, l, r)| p == path && *l == line && (r == rule || rule == "*"));
                 if !used {
-                    let mut loc = Location::file(path.as_str());
+                    let mut loc = Location::file(path);
                     loc.line = line;
-                    let what = if crate::diagnostics::rules::is_rule_pattern(&rule) {
+                    let what = if crate::diagnostics::rules::is_rule_pattern(rule) {
                         format!("`#! yttcheck: ignore[{rule}]` silences no finding here")
                     } else {
                         format!("`#! yttcheck: ignore[{rule}]` names no rule (`yttcheck explain` lists them)")

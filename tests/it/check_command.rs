@@ -1123,3 +1123,80 @@ fn shards_add_up_to_the_whole_run() {
     union.sort();
     assert_eq!(union, whole);
 }
+
+/// An inline suppression that silences nothing is news in every file a
+/// pair reads, whoever reads it: the library's own files and the files it
+/// is given, the environment's values, a `--data-value-file`, a policy;
+/// once each, however many pairs read the file (a library without
+/// environments is checked with its defaults: its files are read too).
+#[test]
+fn unused_inline_suppressions_are_found_in_every_file_a_pair_reads() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    let unused = "#! yttcheck: ignore[validation/min] nothing to silence\n";
+    write(
+        p,
+        "lib/schema.yml",
+        format!("#@data/values-schema\n---\n{unused}replicas: 1\nnote: \"\"\n"),
+    );
+    write(
+        p,
+        "lib/config.yml",
+        format!(
+            "#@ load(\"@ytt:data\", \"data\")\n---\n{unused}replicas: #@ data.values.replicas\n"
+        ),
+    );
+    write(p, "shared/extra.yml", format!("---\n{unused}extra: 1\n"));
+    write(
+        p,
+        "idle/schema.yml",
+        format!("#@data/values-schema\n---\n{unused}size: 1\n"),
+    );
+    for env in ["dev", "prod"] {
+        write(
+            p,
+            &format!("vals/{env}.yml"),
+            format!("{unused}replicas: 2\n"),
+        );
+    }
+    write(p, "notes/n.txt", unused);
+    write(
+        p,
+        "policies/p.yml",
+        format!("---\n{unused}#@assert/validate min=1\nreplicas: 0\n"),
+    );
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n- path: lib\n  files: [shared/extra.yml]\n- path: idle\nenvironments:\n- name: dev\n  data_values_files: [vals/dev.yml]\n  data_value_files: [note=notes/n.txt]\n- name: prod\n  data_values_files: [vals/prod.yml]\nmatrix:\n  idle: []\npolicies:\n- path: policies/p.yml\n",
+    );
+    let (code, json) = crate::common::check_json(p, &[]);
+    let mut unused_at: Vec<String> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "suppression/unused")
+        .map(|f| {
+            format!(
+                "{}:{}",
+                f["location"]["path"].as_str().unwrap(),
+                f["location"]["line"]
+            )
+        })
+        .collect();
+    unused_at.sort();
+    assert_eq!(
+        unused_at,
+        [
+            "idle/schema.yml:3",
+            "lib/config.yml:3",
+            "lib/schema.yml:3",
+            "notes/n.txt:1",
+            "policies/p.yml:2",
+            "shared/extra.yml:2",
+            "vals/dev.yml:1",
+            "vals/prod.yml:1",
+        ],
+        "{code} {json:#}"
+    );
+}
