@@ -434,7 +434,12 @@ fn answer(req: &CheckRequest, checked: &Checked) -> Answer {
             None if silent => {}
             None => {
                 answer.human = out.format == Format::Text;
-                answer.stdout.push_str(&text);
+                // (the one report to stdout, as a rule: moved, not copied)
+                if answer.stdout.is_empty() {
+                    answer.stdout = text;
+                } else {
+                    answer.stdout.push_str(&text);
+                }
             }
         }
     }

@@ -91,20 +91,27 @@ pub struct Status {
 /// A reply as the daemon sends it: its JSON line; for an answer, the line
 /// carries an empty `stdout`, and a line with the stdout's length in bytes
 /// and the bytes themselves follow.
-pub fn encode_reply(mut reply: Reply) -> Option<Vec<u8>> {
+pub fn encode_reply(reply: Reply) -> Option<Vec<u8>> {
+    let (mut head, stdout) = encode_reply_parts(reply)?;
+    head.extend_from_slice(stdout.as_bytes());
+    Some(head)
+}
+
+/// [`encode_reply`] in two parts, the second the answer's stdout, to be
+/// written one after the other: a report of megabytes is not copied again
+/// behind its head.
+pub fn encode_reply_parts(mut reply: Reply) -> Option<(Vec<u8>, String)> {
     let stdout = match &mut reply {
         Reply::Answer(answer) => Some(std::mem::take(&mut answer.stdout)),
         _ => None,
     };
     let mut out = serde_json::to_vec(&reply).ok()?;
     out.push(b'\n');
-    if let Some(stdout) = stdout {
-        out.reserve(stdout.len() + 24);
+    if let Some(stdout) = &stdout {
         out.extend_from_slice(stdout.len().to_string().as_bytes());
         out.push(b'\n');
-        out.extend_from_slice(stdout.as_bytes());
     }
-    Some(out)
+    Some((out, stdout.unwrap_or_default()))
 }
 
 /// Reads what [`encode_reply`] wrote, at most [`MAX_ANSWER`] bytes in all;

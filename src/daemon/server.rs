@@ -302,8 +302,10 @@ async fn connection(state: &Arc<State>, mut stream: UnixStream) {
             message: format!("refused: cannot tell who the client is ({e})"),
         },
     };
-    if let Some(bytes) = super::protocol::encode_reply(reply) {
-        let _ = stream.write_all(&bytes).await;
+    if let Some((head, stdout)) = super::protocol::encode_reply_parts(reply) {
+        if stream.write_all(&head).await.is_ok() {
+            let _ = stream.write_all(stdout.as_bytes()).await;
+        }
         let _ = stream.shutdown().await;
     }
 }
