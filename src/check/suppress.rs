@@ -179,10 +179,8 @@ pub fn apply(
     let mut used_ignores = BTreeSet::new();
     let mut used_inline: BTreeSet<(String, u32, String)> = BTreeSet::new();
     // every file a pair reads (when unused suppressions are news), sorted
-    let data_value_files;
-    let read_by_pairs: Vec<&str> = if whole {
-        data_value_files = data_value_files_read(plan);
-        files_read_by_pairs(plan, &data_value_files)
+    let read_by_pairs: Vec<RepoPath> = if whole {
+        plan.files_read_by_pairs()
     } else {
         Vec::new()
     };
@@ -372,13 +370,13 @@ type InlineCache = foldhash::HashMap<String, Vec<(u32, Vec<String>)>>;
 /// The inline suppressions of every file a finding is in and of the files
 /// `also` names, looked for on every core of the pool this runs in: a run
 /// may have thousands of files.
-fn inline_of_files(result: &CheckResult, also: &[&str], sources: &SourceCache) -> InlineCache {
+fn inline_of_files(result: &CheckResult, also: &[RepoPath], sources: &SourceCache) -> InlineCache {
     let mut paths: foldhash::HashSet<&str> = result
         .findings
         .iter()
         .filter_map(|f| Some(f.location.as_ref()?.path.as_str()))
         .collect();
-    paths.extend(also.iter().copied());
+    paths.extend(also.iter().map(RepoPath::as_str));
     let inline = |path: &&str| {
         let found = RepoPath::new(path)
             .map(|p| inline_in(sources, &p))
@@ -392,63 +390,6 @@ fn inline_of_files(result: &CheckResult, also: &[&str], sources: &SourceCache) -
     } else {
         paths.iter().map(inline).collect()
     }
-}
-
-/// Every file some pair of `plan` reads ([`Plan::files_read`] of each pair),
-/// sorted, once: a library's files are gathered once, not once per pair
-/// (a thousand pairs read the same few hundred library files).
-/// `data_value_files` is [`data_value_files_read`] of the plan.
-fn files_read_by_pairs<'p>(plan: &'p Plan, data_value_files: &'p [RepoPath]) -> Vec<&'p str> {
-    let mut seen: foldhash::HashSet<&str> = Default::default();
-    let mut libraries = vec![false; plan.libraries.len()];
-    let mut policies = vec![false; plan.policies.len()];
-    for p in &plan.pairs {
-        if let Some(l) = libraries.get_mut(p.library) {
-            *l = true;
-        }
-        for &i in &p.policies {
-            if let Some(taken) = policies.get_mut(i) {
-                *taken = true;
-            }
-        }
-        let inputs = &p.inputs;
-        seen.extend(inputs.unsorted.iter().map(|f| f.path.as_str()));
-        seen.extend(inputs.files.iter().map(|f| f.path.as_str()));
-        seen.extend(inputs.data_values_files.iter().map(RepoPath::as_str));
-    }
-    for (lib, _) in plan
-        .libraries
-        .iter()
-        .zip(&libraries)
-        .filter(|(_, &read)| read)
-    {
-        seen.extend(lib.files.iter().map(RepoPath::as_str));
-        seen.extend(lib.extra_files.iter().map(|f| f.path.as_str()));
-    }
-    for (p, _) in plan
-        .policies
-        .iter()
-        .zip(&policies)
-        .filter(|(_, &taken)| taken)
-    {
-        seen.insert(p.file.as_str());
-        seen.extend(p.helpers.iter().map(RepoPath::as_str));
-        seen.extend(p.pack.iter().map(|k| k.manifest.as_str()));
-    }
-    seen.extend(data_value_files.iter().map(RepoPath::as_str));
-    let mut files: Vec<&str> = seen.into_iter().collect();
-    files.sort_unstable();
-    files
-}
-
-/// The files of the pairs' `--data-value-file key=PATH` (paths made of
-/// the flag's text: not borrowed from the plan).
-fn data_value_files_read(plan: &Plan) -> Vec<RepoPath> {
-    plan.pairs
-        .iter()
-        .flat_map(|p| &p.inputs.data_value_files)
-        .filter_map(|kv| RepoPath::new(kv.rsplit_once('=')?.1))
-        .collect()
 }
 
 /// The severity `rules:` sets for a finding: the most specific entry wins
@@ -474,7 +415,7 @@ fn severity_override<'p>(plan: &'p Plan, f: &Finding) -> Option<&'p str> {
 fn unused(
     plan: &Plan,
     sources: &SourceCache,
-    read_by_pairs: &[&str],
+    read_by_pairs: &[RepoPath],
     used_ignores: &BTreeSet<usize>,
     used_inline: &BTreeSet<(String, u32, String)>,
     inline_cache: &InlineCache,
@@ -489,7 +430,7 @@ fn unused(
         Finding::new(RuleId::SuppressionUnused, message, location)
     };
     // inline comments in every file a pair reads (all looked for before)
-    for &path in read_by_pairs {
+    for path in read_by_pairs.iter().map(RepoPath::as_str) {
         let found = inline_cache
             .get(path)
             .map(Vec::as_slice)

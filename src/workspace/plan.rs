@@ -220,18 +220,57 @@ impl Shard {
 impl Plan {
     /// Every file a pair reads: its library's and its environment's.
     pub fn files_read(&self, pair: &Pair) -> Vec<RepoPath> {
-        let lib = &self.libraries[pair.library];
-        let mut out = lib.files.clone();
-        out.extend(lib.extra_files.iter().map(|f| f.path.clone()));
+        let mut out: Vec<RepoPath> = self.library_files(pair.library).cloned().collect();
         out.extend(pair.inputs.files_read());
         for &i in &pair.policies {
-            if let Some(p) = self.policies.get(i) {
-                out.push(p.file.clone());
-                out.extend(p.helpers.iter().cloned());
-                out.extend(p.pack.iter().map(|k| k.manifest.clone()));
-            }
+            out.extend(self.policy_files(i).cloned());
         }
         out
+    }
+
+    /// Every file some pair reads ([`Plan::files_read`] of every pair),
+    /// sorted, each once: a library's and a policy's files are taken once,
+    /// not once per pair (a thousand pairs read the same few hundred).
+    pub fn files_read_by_pairs(&self) -> Vec<RepoPath> {
+        let mut libraries = vec![false; self.libraries.len()];
+        let mut policies = vec![false; self.policies.len()];
+        let mut seen: foldhash::HashSet<RepoPath> = Default::default();
+        for pair in &self.pairs {
+            libraries[pair.library] = true;
+            for &i in &pair.policies {
+                if let Some(taken) = policies.get_mut(i) {
+                    *taken = true;
+                }
+            }
+            seen.extend(pair.inputs.files_read());
+        }
+        for (i, _) in libraries.iter().enumerate().filter(|(_, &read)| read) {
+            seen.extend(self.library_files(i).cloned());
+        }
+        for (i, _) in policies.iter().enumerate().filter(|(_, &taken)| taken) {
+            seen.extend(self.policy_files(i).cloned());
+        }
+        let mut files: Vec<RepoPath> = seen.into_iter().collect();
+        files.sort_unstable();
+        files
+    }
+
+    /// A library's own files and the files it is given.
+    fn library_files(&self, library: usize) -> impl Iterator<Item = &RepoPath> {
+        let lib = &self.libraries[library];
+        lib.files
+            .iter()
+            .chain(lib.extra_files.iter().map(|f| &f.path))
+    }
+
+    /// A policy's file, its helpers and its pack's manifest (none for an
+    /// index out of range).
+    fn policy_files(&self, policy: usize) -> impl Iterator<Item = &RepoPath> {
+        self.policies.get(policy).into_iter().flat_map(|p| {
+            std::iter::once(&p.file)
+                .chain(&p.helpers)
+                .chain(p.pack.iter().map(|k| &k.manifest))
+        })
     }
 
     /// Keeps the pairs that `keep` accepts (libraries stay, so that pair
