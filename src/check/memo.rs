@@ -568,8 +568,11 @@ impl<'a> Keys<'a> {
     /// A pair's outcome depends on its library's start and its own inputs.
     pub(super) fn pair(&self, library_key: Key, plan: &Plan, pair: &Pair) -> Key {
         let mut h = Stable::new();
-        (library_key, pair.name(plan), pair).hash(&mut h);
-        for f in pair.inputs.files_read() {
+        // (the pair's name, `<library>@<environment>`, as its two parts:
+        // not formatted a thousand times a check)
+        let library = plan.libraries[pair.library].name.as_str();
+        (library_key, library, pair.environment.as_str(), pair).hash(&mut h);
+        for f in pair.inputs.paths_read() {
             self.file(&f).hash(&mut h);
         }
         // the policies applied to it, by name, severity and content

@@ -245,15 +245,23 @@ fn push_pairs(out: &mut String, f: &Finding) {
 /// findings takes one line of a file for each).
 #[derive(Default)]
 struct SourceCache {
-    files: std::collections::HashMap<String, Option<Arc<SourceFile>>>,
+    files: foldhash::HashMap<String, Option<Arc<SourceFile>>>,
+    /// The file asked for last: runs of findings are mostly in one file,
+    /// and a report of thousands of findings asks for each one's.
+    last: Option<(String, Option<Arc<SourceFile>>)>,
 }
 
 impl SourceCache {
     fn file(&mut self, input: &ReportInput, path: &str) -> Option<&Arc<SourceFile>> {
-        if !self.files.contains_key(path) {
-            self.files.insert(path.to_string(), (input.source)(path));
+        if self.last.as_ref().is_none_or(|(last, _)| last != path) {
+            let file = self
+                .files
+                .entry(path.to_string())
+                .or_insert_with(|| (input.source)(path))
+                .clone();
+            self.last = Some((path.to_string(), file));
         }
-        self.files.get(path)?.as_ref()
+        self.last.as_ref()?.1.as_ref()
     }
 
     fn line(&mut self, input: &ReportInput, path: &str, line: u32) -> Option<&str> {
@@ -398,6 +406,9 @@ fn keep(kept: &mut FrameMap, made: Vec<Made>) {
 const PARALLEL_FROM: usize = 1024;
 /// Findings framed in one piece of work.
 const CHUNK: usize = 256;
+/// Room made for each finding's frame before framing (most are shorter;
+/// a longer one grows the piece).
+const FRAME_BYTES: usize = 320;
 
 pub fn render(input: &ReportInput) -> String {
     let st = Style { on: input.color };
@@ -410,7 +421,9 @@ pub fn render(input: &ReportInput) -> String {
     // reporting meanwhile finds nothing kept, and frames everything.
     let mut kept: Option<FrameMap> = input.frames.map(|c| std::mem::take(&mut *c.lock()));
     let frames = |chunk: &[Finding]| {
-        let mut out = String::new();
+        // (a frame is a few hundred bytes: a piece grown from empty was
+        // copied a dozen times over, a tenth of a large report's making)
+        let mut out = String::with_capacity(chunk.len() * FRAME_BYTES);
         let made = frame_all(&mut out, chunk, input, &st, &secrets, kept.as_ref());
         (out, made)
     };

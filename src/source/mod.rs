@@ -12,7 +12,7 @@ pub mod repo_path;
 pub mod worktree;
 
 pub use cache::SourceCache;
-pub use repo_path::{confine, walk, walk_noting_folders, RepoPath};
+pub use repo_path::{confine, is_confined, walk, walk_noting_folders, RepoPath};
 
 use std::fmt;
 use std::sync::Arc;

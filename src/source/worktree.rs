@@ -57,7 +57,7 @@ impl WorkTree {
     /// The refusal of a path that is not the repository's own (absolute,
     /// or climbing out of the root), in a confined work tree.
     fn outside(&self, path: &str) -> Result<(), SourceError> {
-        if !self.confined || super::confine(path).is_ok() {
+        if !self.confined || super::is_confined(path) {
             return Ok(());
         }
         Err(SourceError {
@@ -91,7 +91,6 @@ impl WorkTree {
         path: &str,
         wanted: fn(&fs::Metadata) -> bool,
     ) -> Option<(super::ContentId, fs::Metadata)> {
-        use std::hash::{Hash, Hasher};
         use std::os::unix::fs::MetadataExt;
         let count = self.change_count.as_ref()?;
         self.outside(path).ok()?;
@@ -100,20 +99,23 @@ impl WorkTree {
         if !wanted(&md) {
             return None;
         }
+        // (ids are compared only within the process that made them; a
+        // fixed-seed foldhash is several times cheaper than SipHash, and a
+        // check stats every file of the repository)
+        use std::hash::BuildHasher;
+        const IDENTITY: foldhash::quality::FixedState = foldhash::quality::FixedState::with_seed(1);
+        const TIMES: foldhash::quality::FixedState = foldhash::quality::FixedState::with_seed(2);
         let mut id = [0u8; 20];
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (md.dev(), md.ino(), md.mode()).hash(&mut h);
-        id[..8].copy_from_slice(&h.finish().to_le_bytes());
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        (
+        let identity = IDENTITY.hash_one((md.dev(), md.ino(), md.mode()));
+        id[..8].copy_from_slice(&identity.to_le_bytes());
+        let times = TIMES.hash_one((
             md.size(),
             md.mtime(),
             md.mtime_nsec(),
             md.ctime(),
             md.ctime_nsec(),
-        )
-            .hash(&mut h);
-        id[8..16].copy_from_slice(&h.finish().to_le_bytes());
+        ));
+        id[8..16].copy_from_slice(&times.to_le_bytes());
         id[16..].copy_from_slice(&(count(&full.to_string_lossy()) as u32).to_le_bytes());
         Some((id, md))
     }
@@ -183,10 +185,18 @@ impl WorkTree {
     fn full(&self, path: &str) -> PathBuf {
         let p = Path::new(path);
         if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            self.root.join(p)
+            return p.to_path_buf();
         }
+        // what `Path::join` gives, by concatenation: it parses both paths,
+        // and a daemon's check stats every file of the repository
+        let root = self.root.as_os_str();
+        let mut full = std::ffi::OsString::with_capacity(root.len() + 1 + path.len());
+        full.push(root);
+        if !root.is_empty() && !root.as_encoded_bytes().ends_with(b"/") {
+            full.push("/");
+        }
+        full.push(path);
+        PathBuf::from(full)
     }
 }
 
@@ -406,6 +416,22 @@ fn read_known_size(mut file: fs::File, size: usize) -> io::Result<Vec<u8>> {
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    /// A file's full path is the root joined with it, as `Path::join`
+    /// makes it, whatever the root looks like.
+    #[test]
+    fn a_full_path_is_the_joined_path() {
+        for root in ["", "/", "r", "r/", "/abs/root", "/abs/root/", "./rel//x"] {
+            let tree = WorkTree::new(root);
+            for path in ["", "a", "a/b.yml", "a/./b", "a//b", "a/", "/abs/x", "../up"] {
+                assert_eq!(
+                    tree.full(path),
+                    Path::new(root).join(path),
+                    "{root:?} {path:?}"
+                );
+            }
+        }
+    }
 
     /// A file is refused when any folder on its way is a link out of the
     /// root, however deep below that folder it is, and read when the links

@@ -20,6 +20,10 @@ use super::{load, ConfigError, Plan, CONFIG_FILE};
 /// Plans kept, by key (the work tree's and the index's, say).
 const PLANS_KEPT: usize = 4;
 
+/// Content ids a file's facts are kept for: its work tree's and its
+/// index's (a hook's check reads the index, the editor's the work tree).
+const IDS_KEPT: usize = 2;
+
 /// Files' facts kept before starting afresh.
 const FACTS_KEPT: usize = 200_000;
 
@@ -39,7 +43,8 @@ const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
 
 #[derive(Default)]
 pub struct PlanCache {
-    facts: Mutex<HashMap<(RepoPath, ContentId), u64>>,
+    /// Each file's facts, with the content id each was found for.
+    facts: Mutex<HashMap<RepoPath, Vec<(ContentId, u64)>>>,
     walks: Mutex<Vec<(u64, Walk)>>,
     /// A walk of a watched work tree, with the id of every folder it
     /// listed (see [`PlanCache::walk_by_folders`]).
@@ -143,9 +148,11 @@ impl PlanCache {
     }
 
     fn fact(&self, sources: &SourceCache, path: &RepoPath, id: ContentId) -> u64 {
-        let key = (path.clone(), id);
-        if let Some(f) = self.facts.lock().expect("plan cache").get(&key) {
-            return *f;
+        // (looked up by the path's text: no copy of thousands of paths a check)
+        if let Some(found) = self.facts.lock().expect("plan cache").get(path.as_str()) {
+            if let Some((_, f)) = found.iter().find(|(was, _)| *was == id) {
+                return *f;
+            }
         }
         let mut h = std::collections::hash_map::DefaultHasher::new();
         match sources.get(path) {
@@ -157,7 +164,11 @@ impl PlanCache {
         if facts.len() >= FACTS_KEPT {
             facts.clear();
         }
-        facts.insert(key, f);
+        let kept = facts.entry(path.clone()).or_default();
+        if kept.len() >= IDS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((id, f));
         f
     }
 }
@@ -165,8 +176,11 @@ impl PlanCache {
 /// What the plan of `sources` depends on, or `None` when a file has no
 /// content id (a plain work tree: nothing tells it did not change).
 fn key(sources: &SourceCache, cache: &PlanCache) -> Option<u64> {
+    use std::hash::BuildHasher;
     let snap = sources.snapshot();
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    // (compared only within this process: a fixed-seed foldhash, several
+    // times cheaper than SipHash over thousands of paths)
+    let mut h = foldhash::quality::FixedState::with_seed(0).build_hasher();
     match snap.read(CONFIG_FILE) {
         Ok(bytes) => (true, bytes).hash(&mut h),
         Err(e) => (false, e.message).hash(&mut h),

@@ -1,6 +1,8 @@
 //! The plan of a check: libraries, and the library x environment pairs with
 //! every file and flag each pair reads.
 
+use std::borrow::Cow;
+
 use crate::source::RepoPath;
 
 /// A file given to ytt with `-f`, and its path as ytt sees it (relative to
@@ -70,21 +72,25 @@ impl EnvInputs {
 
     /// Repository files this environment reads.
     pub fn files_read(&self) -> Vec<RepoPath> {
-        let mut out: Vec<RepoPath> = self
+        self.paths_read().map(Cow::into_owned).collect()
+    }
+
+    /// [`EnvInputs::files_read`], borrowed where the plan holds the path
+    /// (all but `--data-value-file`'s): keys and suppression walk every
+    /// pair's files on every check of a daemon.
+    pub fn paths_read(&self) -> impl Iterator<Item = Cow<'_, RepoPath>> {
+        let held = self
             .unsorted
             .iter()
             .chain(&self.files)
-            .map(|f| f.path.clone())
-            .collect();
-        out.extend(self.data_values_files.iter().cloned());
-        for kv in &self.data_value_files {
-            if let Some((_, path)) = kv.rsplit_once('=') {
-                if let Some(p) = RepoPath::new(path) {
-                    out.push(p);
-                }
-            }
-        }
-        out
+            .map(|f| &f.path)
+            .chain(&self.data_values_files)
+            .map(Cow::Borrowed);
+        let named = self.data_value_files.iter().filter_map(|kv| {
+            let (_, path) = kv.rsplit_once('=')?;
+            RepoPath::new(path).map(Cow::Owned)
+        });
+        held.chain(named)
     }
 
     /// Appends `more` (both sorted: see [`EnvInputs::unsorted`]).
@@ -234,7 +240,8 @@ impl Plan {
     pub fn files_read_by_pairs(&self) -> Vec<RepoPath> {
         let mut libraries = vec![false; self.libraries.len()];
         let mut policies = vec![false; self.policies.len()];
-        let mut seen: foldhash::HashSet<RepoPath> = Default::default();
+        // (paths borrowed while gathered, copied once each at the end)
+        let mut seen: foldhash::HashSet<Cow<'_, RepoPath>> = Default::default();
         for pair in &self.pairs {
             libraries[pair.library] = true;
             for &i in &pair.policies {
@@ -242,15 +249,15 @@ impl Plan {
                     *taken = true;
                 }
             }
-            seen.extend(pair.inputs.files_read());
+            seen.extend(pair.inputs.paths_read());
         }
         for (i, _) in libraries.iter().enumerate().filter(|(_, &read)| read) {
-            seen.extend(self.library_files(i).cloned());
+            seen.extend(self.library_files(i).map(Cow::Borrowed));
         }
         for (i, _) in policies.iter().enumerate().filter(|(_, &taken)| taken) {
-            seen.extend(self.policy_files(i).cloned());
+            seen.extend(self.policy_files(i).map(Cow::Borrowed));
         }
-        let mut files: Vec<RepoPath> = seen.into_iter().collect();
+        let mut files: Vec<RepoPath> = seen.into_iter().map(Cow::into_owned).collect();
         files.sort_unstable();
         files
     }
