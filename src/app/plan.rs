@@ -5,6 +5,7 @@ use super::source::{changed_since, known_to_git, Selection, Source};
 use super::UsageError;
 use crate::source::{RepoPath, SourceCache};
 use crate::workspace::{self, Plan};
+use std::sync::Arc;
 
 /// Loads the plan and applies the selection.
 pub fn load_plan(
@@ -12,16 +13,17 @@ pub fn load_plan(
     source: &Source,
     sel: &Selection,
 ) -> Result<Plan, UsageError> {
-    load_plan_with(cache, source, sel, None)
+    load_plan_with(cache, source, sel, None).map(Arc::unwrap_or_clone)
 }
 
-/// [`load_plan`], reusing a plan a long-lived process kept.
+/// [`load_plan`], reusing a plan a long-lived process kept: shared while
+/// the selection keeps it whole, else a narrowed copy.
 pub fn load_plan_with(
     cache: &SourceCache,
     source: &Source,
     sel: &Selection,
     plans: Option<&workspace::PlanCache>,
-) -> Result<Plan, UsageError> {
+) -> Result<Arc<Plan>, UsageError> {
     // what changed (git) and the plan (the files) are independent: on two
     // cores, one is found while the other is made; the plan then keeps the
     // pairs that read a changed file before it reads environment files
@@ -44,11 +46,11 @@ pub fn load_plan_with(
             }
         };
         let plan = match plans {
-            None => workspace::load_keeping(cache, keep),
+            None => workspace::load_keeping(cache, keep).map(Arc::new),
             // a kept plan is whole: narrowed here
             Some(_) => workspace::load_with(cache, plans).map(|mut plan| {
                 if let Some(paths) = keep() {
-                    plan.retain_reading(&paths);
+                    Arc::make_mut(&mut plan).retain_reading(&paths);
                 }
                 plan
             }),
@@ -69,7 +71,8 @@ pub fn load_plan_with(
                 )));
             }
         }
-        plan.retain_pairs(|p, pair| sel.libraries.contains(&p.libraries[pair.library].name));
+        Arc::make_mut(&mut plan)
+            .retain_pairs(|p, pair| sel.libraries.contains(&p.libraries[pair.library].name));
     }
     if !sel.environments.is_empty() {
         for e in &sel.environments {
@@ -84,7 +87,8 @@ pub fn load_plan_with(
                 )));
             }
         }
-        plan.retain_pairs(|_, pair| sel.environments.contains(&pair.environment));
+        Arc::make_mut(&mut plan)
+            .retain_pairs(|_, pair| sel.environments.contains(&pair.environment));
     }
     if !sel.paths.is_empty() {
         let mut paths = Vec::new();
@@ -105,7 +109,7 @@ pub fn load_plan_with(
             }
             paths.push(path);
         }
-        plan.retain_reading(&paths);
+        Arc::make_mut(&mut plan).retain_reading(&paths);
     }
     if let Some(s) = &sel.shard {
         let (i, n) = parse_shard(s).ok_or_else(|| {
@@ -113,7 +117,7 @@ pub fn load_plan_with(
                 "--shard expects I/N with 1 <= I <= N (like 2/4), got '{s}'"
             ))
         })?;
-        plan.shard(i, n);
+        Arc::make_mut(&mut plan).shard(i, n);
     }
     Ok(plan)
 }

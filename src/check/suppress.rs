@@ -179,10 +179,10 @@ pub fn apply(
     let mut used_ignores = BTreeSet::new();
     let mut used_inline: BTreeSet<(String, u32, String)> = BTreeSet::new();
     // every file a pair reads (when unused suppressions are news), sorted
-    let read_by_pairs: Vec<RepoPath> = if whole {
+    let read_by_pairs: std::sync::Arc<[RepoPath]> = if whole {
         plan.files_read_by_pairs()
     } else {
-        Vec::new()
+        std::sync::Arc::from([])
     };
     // (every file a finding is in: looked up below, never read there)
     let inline_cache = inline_of_files(result, &read_by_pairs, sources);

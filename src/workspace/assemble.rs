@@ -123,6 +123,7 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         policies,
         kubernetes: cfg.kubernetes.clone(),
         shard: None,
+        read_by_pairs: Default::default(),
     }
 }
 

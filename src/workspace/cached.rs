@@ -202,13 +202,19 @@ fn key(sources: &SourceCache, cache: &PlanCache) -> Option<u64> {
     Some(h.finish())
 }
 
-/// [`load`], reusing a plan `cache` holds when nothing it depends on changed.
-pub fn load_with(sources: &SourceCache, cache: Option<&PlanCache>) -> Result<Plan, ConfigError> {
+/// [`load`], reusing a plan `cache` holds when nothing it depends on
+/// changed: the kept plan itself, shared (a copy of a thousand pairs' plan
+/// was a thirtieth of a daemon's check); whoever narrows it narrows a copy
+/// (`Arc::make_mut`).
+pub fn load_with(
+    sources: &SourceCache,
+    cache: Option<&PlanCache>,
+) -> Result<Arc<Plan>, ConfigError> {
     let Some(cache) = cache else {
-        return load(sources);
+        return load(sources).map(Arc::new);
     };
     let Some(key) = key(sources, cache) else {
-        return load(sources);
+        return load(sources).map(Arc::new);
     };
     if let Some((_, plan)) = cache
         .plans
@@ -218,15 +224,15 @@ pub fn load_with(sources: &SourceCache, cache: Option<&PlanCache>) -> Result<Pla
         .find(|(k, _)| *k == key)
     {
         cache.hits.fetch_add(1, Relaxed);
-        return Ok((**plan).clone());
+        return Ok(plan.clone());
     }
     cache.misses.fetch_add(1, Relaxed);
-    let plan = load(sources)?;
+    let plan = Arc::new(load(sources)?);
     let mut plans = cache.plans.lock().expect("plan cache");
     if plans.len() >= PLANS_KEPT {
         plans.remove(0);
     }
-    plans.push((key, Arc::new(plan.clone())));
+    plans.push((key, plan.clone()));
     Ok(plan)
 }
 

@@ -204,7 +204,17 @@ pub struct Plan {
     /// policy that selects nothing), so that the shards' reports add up to
     /// the whole run's.
     pub shard: Option<Shard>,
+    /// [`Plan::files_read_by_pairs`], gathered once for these pairs and
+    /// shared by the plan's copies (a daemon copies its kept plan for every
+    /// check, and gathering a thousand pairs' files was a twentieth of
+    /// one). Narrowing the pairs ([`Plan::retain_pairs`],
+    /// [`Plan::retain_reading`]) starts it afresh; discovery makes the
+    /// pairs before anything asks.
+    pub(super) read_by_pairs: ReadByPairs,
 }
+
+/// See [`Plan::read_by_pairs`].
+pub(super) type ReadByPairs = std::sync::Arc<std::sync::OnceLock<std::sync::Arc<[RepoPath]>>>;
 
 /// See [`Plan::shard`].
 #[derive(Debug, Clone)]
@@ -237,7 +247,13 @@ impl Plan {
     /// Every file some pair reads ([`Plan::files_read`] of every pair),
     /// sorted, each once: a library's and a policy's files are taken once,
     /// not once per pair (a thousand pairs read the same few hundred).
-    pub fn files_read_by_pairs(&self) -> Vec<RepoPath> {
+    pub fn files_read_by_pairs(&self) -> std::sync::Arc<[RepoPath]> {
+        self.read_by_pairs
+            .get_or_init(|| self.gather_files_read_by_pairs().into())
+            .clone()
+    }
+
+    fn gather_files_read_by_pairs(&self) -> Vec<RepoPath> {
         let mut libraries = vec![false; self.libraries.len()];
         let mut policies = vec![false; self.policies.len()];
         // (paths borrowed while gathered, copied once each at the end)
@@ -285,6 +301,7 @@ impl Plan {
     pub fn retain_pairs(&mut self, mut keep: impl FnMut(&Plan, &Pair) -> bool) {
         // files no pair reads are news of a whole-repository check only
         self.unused_files.clear();
+        self.read_by_pairs = ReadByPairs::default();
         let pairs = std::mem::take(&mut self.pairs);
         let kept: Vec<Pair> = pairs.into_iter().filter(|p| keep(self, p)).collect();
         self.pairs = kept;
@@ -296,6 +313,7 @@ impl Plan {
     /// change to the config file keeps everything.
     pub fn retain_reading(&mut self, paths: &[RepoPath]) {
         self.unused_files.clear();
+        self.read_by_pairs = ReadByPairs::default();
         if let Some(c) = &self.config {
             if paths.iter().any(|p| c.starts_with(p)) {
                 return;
@@ -388,5 +406,62 @@ impl Plan {
         used.sort_unstable();
         used.dedup();
         used.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::source::{worktree::WorkTree, RepoPath, SourceCache};
+
+    /// The files every pair reads are gathered once and shared by the
+    /// plan's copies; narrowing the pairs gathers them again, for the pairs
+    /// left.
+    #[test]
+    fn the_files_pairs_read_follow_the_pairs() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let full = dir.path().join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        };
+        for lib in ["a", "b"] {
+            write(
+                &format!("libs/{lib}/schema.yml"),
+                "#@data/values-schema\n---\nn: 1\n",
+            );
+            write(&format!("libs/{lib}/t.yml"), "x: 1\n");
+        }
+        write("envs/dev/values.yml", "#@data/values\n---\nn: 2\n");
+        let tree = WorkTree::new(dir.path());
+        let plan = crate::workspace::load(&SourceCache::new(&tree)).unwrap();
+        let gathered = |plan: &super::Plan| {
+            let mut all: Vec<RepoPath> =
+                plan.pairs.iter().flat_map(|p| plan.files_read(p)).collect();
+            all.sort();
+            all.dedup();
+            all
+        };
+        let whole = plan.files_read_by_pairs();
+        assert_eq!(*whole, *gathered(&plan));
+        assert!(whole.iter().any(|p| p.as_str() == "libs/b/t.yml"));
+        let copy = plan.clone();
+        assert!(std::sync::Arc::ptr_eq(&whole, &copy.files_read_by_pairs()));
+        let mut narrowed = plan.clone();
+        narrowed.retain_pairs(|p, pair| p.libraries[pair.library].name.ends_with('a'));
+        assert!(!narrowed.pairs.is_empty() && narrowed.pairs.len() < plan.pairs.len());
+        assert_eq!(*narrowed.files_read_by_pairs(), *gathered(&narrowed));
+        assert!(!narrowed
+            .files_read_by_pairs()
+            .iter()
+            .any(|p| p.as_str() == "libs/b/t.yml"));
+        let mut reading = plan.clone();
+        reading.retain_reading(&[RepoPath::new("libs/b/t.yml").unwrap()]);
+        assert_eq!(*reading.files_read_by_pairs(), *gathered(&reading));
+        assert!(!reading
+            .files_read_by_pairs()
+            .iter()
+            .any(|p| p.as_str() == "libs/a/t.yml"));
+        // the plan narrowed from is as it was
+        assert!(std::sync::Arc::ptr_eq(&whole, &plan.files_read_by_pairs()));
     }
 }

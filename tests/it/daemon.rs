@@ -27,6 +27,7 @@ fn yttcheck(dir: &Path, args: &[&str]) -> Out {
         .env_remove("GIT_INDEX_FILE")
         .env_remove("GIT_DIR")
         .env_remove("NO_COLOR")
+        .env_remove("MIMALLOC_PURGE_DELAY")
         .output()
         .unwrap();
     Out {
@@ -755,5 +756,48 @@ fn an_answer_naming_files_not_asked_for_is_not_delivered() {
     assert!(
         p.join("out.sarif").is_file(),
         "the report asked for is written"
+    );
+}
+
+/// The environment of a running process, as `NAME=value` entries.
+fn environment_of(pid: u64) -> Vec<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    raw.split(|&b| b == 0)
+        .map(|e| String::from_utf8_lossy(e).into_owned())
+        .collect()
+}
+
+/// A daemon keeps the memory it freed for a minute (asked every few
+/// seconds, it took it all back page by page at every check), unless the
+/// person set the allocator's delay themselves.
+#[test]
+fn the_daemon_keeps_freed_memory_for_a_minute_unless_told_otherwise() {
+    let d = repository();
+    let p = d.path();
+    let (stopper, pid) = start(p, &[]);
+    assert!(
+        environment_of(pid).contains(&"MIMALLOC_PURGE_DELAY=60000".to_string()),
+        "{:?}",
+        environment_of(pid)
+    );
+    drop(stopper);
+    let out = Process::new(env!("CARGO_BIN_EXE_yttcheck"))
+        .current_dir(p)
+        .args(["daemon", "start"])
+        .env_remove("CI")
+        .env("MIMALLOC_PURGE_DELAY", "250")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let _stopper = DaemonStopper(p.to_path_buf());
+    let pid = status(p).expect("running")["pid"].as_u64().unwrap();
+    let env = environment_of(pid);
+    assert!(
+        env.contains(&"MIMALLOC_PURGE_DELAY=250".to_string()),
+        "{env:?}"
+    );
+    assert!(
+        !env.contains(&"MIMALLOC_PURGE_DELAY=60000".to_string()),
+        "{env:?}"
     );
 }
