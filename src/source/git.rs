@@ -125,12 +125,25 @@ pub type Listing = BTreeMap<RepoPath, ObjectId>;
 impl Git {
     /// The repository holding `dir`.
     pub fn discover(dir: &Path) -> Result<Git, GitError> {
-        let repo = gix::discover(dir).map_err(|e| {
+        let mut repo = gix::discover(dir).map_err(|e| {
             GitError(format!(
                 "{} is not inside a git repository ({e}); --staged, --rev, --changed-since and diff need one",
                 dir.display()
             ))
         })?;
+        // the index is read as git reads it: without hashing the whole file
+        // to compare with its checksum (git does that in `fsck` only). Half
+        // a hook's time in a daemon went to SHA-1 of a 2,000-file index.
+        // (In memory only: nothing is written to the repository.)
+        {
+            let mut config = repo.config_snapshot_mut();
+            if config
+                .set_value(&gix::config::tree::Index::SKIP_HASH, "true")
+                .is_ok()
+            {
+                let _ = config.commit();
+            }
+        }
         let workdir = repo
             .workdir()
             .map(Path::to_path_buf)
@@ -315,7 +328,9 @@ impl Git {
     }
 
     fn snapshot_of_index(&self, index: &gix::index::File) -> Result<GitSnapshot, GitError> {
-        let mut entries = BTreeMap::new();
+        // (gathered in the index's order, sorted by path, and built into a
+        // map at once: inserting thousands one by one was a sixth of a hook)
+        let mut entries = Vec::new();
         let mut gitlinks = Vec::new();
         let mut conflicts = BTreeSet::new();
         for e in index.entries() {
@@ -337,15 +352,16 @@ impl Git {
             let Some(kind) = Kind::of_index_entry(e) else {
                 continue;
             };
-            entries.insert(
+            entries.push((
                 path,
                 Entry {
                     id: e.id,
                     kind,
                     repo: 0,
                 },
-            );
+            ));
         }
+        let entries: BTreeMap<RepoPath, Entry> = entries.into_iter().collect();
         if !conflicts.is_empty() {
             let list: Vec<String> = conflicts.into_iter().collect();
             return Err(GitError(format!(
@@ -647,11 +663,22 @@ impl GitSnapshot {
         } = listed;
         let mut dirs = BTreeSet::new();
         dirs.insert(RepoPath::root());
+        // the folder of the last path: listed, so a path beside it (the
+        // paths are sorted: most are) has nothing new on its way
+        let mut last = "";
         for p in entries.keys() {
             // each folder on the way, deepest first, allocated only when new
             // (a snapshot of the index is made on every request of the
             // daemon)
             let path = p.as_str();
+            let folder = path
+                .bytes()
+                .rposition(|b| b == b'/')
+                .map_or("", |i| &path[..i]);
+            if folder == last {
+                continue;
+            }
+            last = folder;
             for (i, _) in path.rmatch_indices('/') {
                 let dir = &path[..i];
                 if dirs.contains(dir) {
@@ -859,7 +886,12 @@ impl Snapshot for GitSnapshot {
     }
 
     fn content_id(&self, path: &str) -> Option<super::ContentId> {
-        let e = self.entries.get(&RepoPath::new(path)?)?;
+        // (a repository path as it is, else normalised: a check asks for
+        // every file's, thousands of times)
+        let e = match self.entries.get(path) {
+            Some(e) => e,
+            None => self.entries.get(&RepoPath::new(path)?)?,
+        };
         let mut id = [0u8; 20];
         let bytes = e.id.as_bytes();
         let n = bytes.len().min(20);
@@ -872,20 +904,75 @@ impl Snapshot for GitSnapshot {
     }
 }
 
-/// Paths that differ between two listings (added, removed or changed).
+/// Paths that differ between two listings (added, removed or changed),
+/// sorted: one walk of both in step (both are sorted), not a lookup of
+/// each path of one in the other.
 pub fn changed_paths(base: &Listing, head: &Listing) -> Vec<RepoPath> {
+    use std::cmp::Ordering;
     let mut out: Vec<RepoPath> = Vec::new();
-    for (p, id) in head {
-        if base.get(p) != Some(id) {
-            out.push(p.clone());
+    let (mut b, mut h) = (base.iter().peekable(), head.iter().peekable());
+    loop {
+        match (b.peek(), h.peek()) {
+            (None, None) => break,
+            (Some((bp, _)), None) => {
+                out.push((*bp).clone());
+                b.next();
+            }
+            (None, Some((hp, _))) => {
+                out.push((*hp).clone());
+                h.next();
+            }
+            (Some((bp, bid)), Some((hp, hid))) => match bp.cmp(hp) {
+                Ordering::Less => {
+                    out.push((*bp).clone());
+                    b.next();
+                }
+                Ordering::Greater => {
+                    out.push((*hp).clone());
+                    h.next();
+                }
+                Ordering::Equal => {
+                    if bid != hid {
+                        out.push((*hp).clone());
+                    }
+                    b.next();
+                    h.next();
+                }
+            },
         }
     }
-    for p in base.keys() {
-        if !head.contains_key(p) {
-            out.push(p.clone());
-        }
-    }
-    out.sort();
-    out.dedup();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk in step finds what a lookup of each path in the other
+    /// listing finds: added, removed and changed paths, sorted, once each.
+    #[test]
+    fn changed_paths_are_those_added_removed_or_changed() {
+        use proptest::prelude::*;
+        let id = |n: u8| ObjectId::from_bytes_or_panic(&[n; 20]);
+        let listing = prop::collection::btree_map(
+            prop::sample::select(vec!["a", "a/b", "a/c.yml", "b", "b.yml", "c/d/e", "z"]),
+            0u8..3,
+            0..7,
+        );
+        proptest!(ProptestConfig::with_cases(2000), |(base in listing.clone(), head in listing)| {
+            let to_listing = |m: &BTreeMap<&str, u8>| -> Listing {
+                m.iter().map(|(p, n)| (RepoPath::new(p).unwrap(), id(*n))).collect()
+            };
+            let (base, head) = (to_listing(&base), to_listing(&head));
+            let mut expected: Vec<RepoPath> = head
+                .iter()
+                .filter(|(p, i)| base.get(*p) != Some(*i))
+                .map(|(p, _)| p.clone())
+                .chain(base.keys().filter(|p| !head.contains_key(*p)).cloned())
+                .collect();
+            expected.sort();
+            expected.dedup();
+            prop_assert_eq!(changed_paths(&base, &head), expected);
+        });
+    }
 }

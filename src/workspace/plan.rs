@@ -319,11 +319,10 @@ impl Plan {
                 return;
             }
         }
-        let reads: Vec<Vec<RepoPath>> = self.pairs.iter().map(|p| self.files_read(p)).collect();
         let mut keep = vec![false; self.pairs.len()];
         for path in paths {
             let readers: Vec<usize> = (0..self.pairs.len())
-                .filter(|&i| reads[i].iter().any(|f| f.starts_with(path)))
+                .filter(|&i| self.reads_within(&self.pairs[i], path))
                 .collect();
             if !readers.is_empty() {
                 for i in readers {
@@ -344,6 +343,18 @@ impl Plan {
             i += 1;
             keep[i - 1]
         });
+    }
+
+    /// Whether `pair` reads `path` or a file in it ([`Plan::files_read`],
+    /// without gathering them: a hook asks this of every pair).
+    fn reads_within(&self, pair: &Pair, path: &RepoPath) -> bool {
+        self.library_files(pair.library)
+            .any(|f| f.starts_with(path))
+            || pair.inputs.paths_read().any(|f| f.starts_with(path))
+            || pair
+                .policies
+                .iter()
+                .any(|&i| self.policy_files(i).any(|f| f.starts_with(path)))
     }
 
     /// Shard `index` of `count` (1-based): whole libraries, so that a
