@@ -132,8 +132,8 @@ impl Git {
             ))
         })?;
         // the index is read as git reads it: without hashing the whole file
-        // to compare with its checksum (git does that in `fsck` only). Half
-        // a hook's time in a daemon went to SHA-1 of a 2,000-file index.
+        // to compare with its checksum (git does that in `fsck` only). An
+        // eighth of a daemon's hook went to SHA-1 of a 2,000-file index.
         // (In memory only: nothing is written to the repository.)
         {
             let mut config = repo.config_snapshot_mut();
