@@ -7,6 +7,7 @@
 
 pub mod cache;
 pub mod git;
+pub mod listing;
 pub mod overlay;
 pub mod repo_path;
 pub mod worktree;
