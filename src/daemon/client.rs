@@ -45,6 +45,8 @@ pub fn call(socket: &Path, request: &Request, timeout: Duration) -> Result<Reply
 /// mimalloc's delay, in milliseconds, before memory freed goes back to the
 /// system (read from the environment when the process starts).
 const PURGE_DELAY: &str = "MIMALLOC_PURGE_DELAY";
+/// Its older name, which mimalloc still reads.
+const PURGE_DELAY_OLD: &str = "MIMALLOC_RESET_DELAY";
 /// The daemon's: see [`spawn`].
 const DAEMON_PURGE_DELAY_MS: &str = "60000";
 
@@ -66,9 +68,11 @@ pub fn spawn(root: &Path, log: &Path, idle_seconds: Option<u64>) -> std::io::Res
     // the allocator gives memory back to the system a second after it is
     // freed, and takes it again page by page at the next check: a daemon
     // asked every few seconds (a hook, an editor) paid ~950 page faults, a
-    // tenth of a large check. A minute idle still gives it back. (A value
-    // the person set stands.)
-    if std::env::var_os(PURGE_DELAY).is_none() {
+    // tenth of a large check. With a minute, memory freed a minute before a
+    // request goes back at that request (mimalloc has no thread of its own:
+    // an idle daemon keeps it until it is asked again or exits, after 15
+    // idle minutes). A value the person set, by either name, stands.
+    if std::env::var_os(PURGE_DELAY).is_none() && std::env::var_os(PURGE_DELAY_OLD).is_none() {
         cmd.env(PURGE_DELAY, DAEMON_PURGE_DELAY_MS);
     }
     cmd.stdin(std::process::Stdio::null())

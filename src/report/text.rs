@@ -254,11 +254,14 @@ struct SourceCache {
 impl SourceCache {
     fn file(&mut self, input: &ReportInput, path: &str) -> Option<&Arc<SourceFile>> {
         if self.last.as_ref().is_none_or(|(last, _)| last != path) {
-            let file = self
-                .files
-                .entry(path.to_string())
-                .or_insert_with(|| (input.source)(path))
-                .clone();
+            let file = match self.files.get(path) {
+                Some(file) => file.clone(),
+                None => {
+                    let file = (input.source)(path);
+                    self.files.insert(path.to_string(), file.clone());
+                    file
+                }
+            };
             self.last = Some((path.to_string(), file));
         }
         self.last.as_ref()?.1.as_ref()

@@ -293,7 +293,9 @@ impl Git {
     /// FILE` gives its hooks in `GIT_INDEX_FILE`.
     pub fn index_file(&self, path: &Path) -> Result<GitSnapshot, GitError> {
         let kind = self.repo.to_thread_local().object_hash();
-        let index = gix::index::File::at(path, kind, false, Default::default())
+        // (as the repository's own index: without its checksum, which git
+        // reads for `fsck` only; a commit's hooks get `index.lock`)
+        let index = gix::index::File::at(path, kind, true, Default::default())
             .map_err(|e| GitError(format!("cannot read the index {}: {e}", path.display())))?;
         self.snapshot_of_index(&index)
     }

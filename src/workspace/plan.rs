@@ -313,12 +313,12 @@ impl Plan {
     /// change to the config file keeps everything.
     pub fn retain_reading(&mut self, paths: &[RepoPath]) {
         self.unused_files.clear();
-        self.read_by_pairs = ReadByPairs::default();
         if let Some(c) = &self.config {
             if paths.iter().any(|p| c.starts_with(p)) {
                 return;
             }
         }
+        self.read_by_pairs = ReadByPairs::default();
         let mut keep = vec![false; self.pairs.len()];
         for path in paths {
             let readers: Vec<usize> = (0..self.pairs.len())

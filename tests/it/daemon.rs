@@ -28,6 +28,7 @@ fn yttcheck(dir: &Path, args: &[&str]) -> Out {
         .env_remove("GIT_DIR")
         .env_remove("NO_COLOR")
         .env_remove("MIMALLOC_PURGE_DELAY")
+        .env_remove("MIMALLOC_RESET_DELAY")
         .output()
         .unwrap();
     Out {
@@ -781,15 +782,19 @@ fn the_daemon_keeps_freed_memory_for_a_minute_unless_told_otherwise() {
         environment_of(pid)
     );
     drop(stopper);
+    let _stopper = DaemonStopper(p.to_path_buf());
     let out = Process::new(env!("CARGO_BIN_EXE_yttcheck"))
         .current_dir(p)
         .args(["daemon", "start"])
         .env_remove("CI")
+        .env_remove("GIT_INDEX_FILE")
+        .env_remove("GIT_DIR")
+        .env_remove("NO_COLOR")
+        .env_remove("MIMALLOC_RESET_DELAY")
         .env("MIMALLOC_PURGE_DELAY", "250")
         .output()
         .unwrap();
     assert!(out.status.success(), "{out:?}");
-    let _stopper = DaemonStopper(p.to_path_buf());
     let pid = status(p).expect("running")["pid"].as_u64().unwrap();
     let env = environment_of(pid);
     assert!(
