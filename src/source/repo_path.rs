@@ -69,6 +69,22 @@ fn is_normal(path: &str) -> bool {
                 .all(|piece| !matches!(piece, "" | "." | "..")))
 }
 
+/// A relative path's pieces without empty and `.` ones, each `..` taking
+/// the piece before it, joined by `/`; `None` if a `..` has none to take.
+fn normalised(path: &str) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for piece in path.split(['/', '\\']) {
+        match piece {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            p => out.push(p),
+        }
+    }
+    Some(out.join("/"))
+}
+
 impl RepoPath {
     /// Normalises a relative path; `None` if it leaves the repository.
     pub fn new(path: &str) -> Option<RepoPath> {
@@ -80,17 +96,7 @@ impl RepoPath {
         if is_normal(path) {
             return Some(RepoPath(path.to_string()));
         }
-        let mut out: Vec<&str> = Vec::new();
-        for piece in path.split(['/', '\\']) {
-            match piece {
-                "" | "." => {}
-                ".." => {
-                    out.pop()?;
-                }
-                p => out.push(p),
-            }
-        }
-        Some(RepoPath(out.join("/")))
+        normalised(path).map(RepoPath)
     }
 
     pub fn root() -> RepoPath {
@@ -328,19 +334,7 @@ mod tests {
         }
         for path in &paths {
             assert_eq!(is_confined(path), confine(path).is_ok(), "{path:?}");
-            let slow = (!path.starts_with('/')).then(|| {
-                let mut out: Vec<&str> = Vec::new();
-                for piece in path.split(['/', '\\']) {
-                    match piece {
-                        "" | "." => {}
-                        ".." => {
-                            out.pop()?;
-                        }
-                        p => out.push(p),
-                    }
-                }
-                Some(out.join("/"))
-            });
+            let slow = (!path.starts_with('/')).then(|| normalised(path));
             let fast = RepoPath::new(path).map(|p| p.0);
             assert_eq!(fast, slow.flatten(), "{path:?}");
         }
