@@ -12,7 +12,7 @@ use super::UsageError;
 use crate::check::{CheckOptions, CheckResult, Severity};
 use crate::diagnostics::RuleId;
 use crate::report::{render, Format, ReportInput};
-use crate::source::{RepoPath, SourceCache};
+use crate::source::SourceCache;
 use crate::workspace::{self, Plan};
 
 /// A report to produce: to the answer's stdout, or to a file.
@@ -210,7 +210,7 @@ impl Checked<'_> {
 
     /// A file of the check, as it was read.
     pub fn file_of(&self, path: &str) -> Option<std::sync::Arc<crate::yaml::SourceFile>> {
-        self.cache.get(&RepoPath::new(path)?).ok()
+        self.cache.get_str(path)?.ok()
     }
 
     /// The input of every report printer.

@@ -53,9 +53,7 @@ pub fn dedupe_mapped(findings: Vec<Finding>, hint: Option<&OrderHint>) -> (Vec<F
 /// core of the pool it runs in; the findings whose hashes meet are then
 /// compared one by one.
 fn first_of_each_problem(findings: &[Finding]) -> Vec<usize> {
-    use std::hash::BuildHasher;
-    let state = foldhash::fast::RandomState::default();
-    let hash = |f: &Finding| state.hash_one(f.identity());
+    let hash = Finding::identity_hash;
     let hashes: Vec<u64> = if in_parallel(findings.len()) {
         use rayon::prelude::*;
         findings.par_iter().map(hash).collect()

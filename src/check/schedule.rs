@@ -253,6 +253,11 @@ pub fn run_with(
                 let start = start_of(pair.library);
                 let (findings, values, usage) =
                     run_pair(sources, cache, opts, plan, pair, &start, &policies);
+                // (hashed here, once: the copies every later check merges
+                // keep it)
+                for f in &findings {
+                    f.identity_hash();
+                }
                 drop(start);
                 if remaining[pair.library].fetch_sub(1, Ordering::AcqRel) == 1 && !opts.keep_values
                 {

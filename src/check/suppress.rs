@@ -15,12 +15,14 @@
 //! would hide the next one.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostics::{Finding, Location, RuleId, Severity};
 use crate::source::{RepoPath, SourceCache};
 use crate::workspace::Plan;
+use crate::yaml::SourceFile;
 
 use super::finding::dedupe;
 use super::CheckResult;
@@ -138,16 +140,12 @@ fn inline_rules(line: &str) -> Option<Vec<String>> {
 }
 
 /// Which of a file's lines hold an inline suppression, and of which rules.
-fn inline_in(sources: &SourceCache, path: &RepoPath) -> Vec<(u32, Vec<String>)> {
-    let Ok(src) = sources.get(path) else {
-        return Vec::new();
-    };
+fn inline_in(text: &str) -> Vec<(u32, Vec<String>)> {
     // most files have none: one scan of the text instead of one per line
-    if !src.text().contains(INLINE) {
+    if !text.contains(INLINE) {
         return Vec::new();
     }
-    src.text()
-        .lines()
+    text.lines()
         .enumerate()
         .filter_map(|(i, l)| inline_rules(l).map(|r| (i as u32 + 1, r)))
         .collect()
@@ -244,16 +242,14 @@ pub fn apply(
         }
         // 3. inline, on the line or the line above (each file read once,
         // before: a run may have thousands of findings in the same files)
-        if let Some(found) = inline_cache.get(loc.path.as_str()) {
-            for (line, rules) in found.iter() {
-                if (*line == loc.line || *line + 1 == loc.line)
-                    && rules.iter().any(|r| f.rule_selected_by(r))
-                {
-                    let r = rules.iter().find(|r| f.rule_selected_by(r));
-                    let r = r.map_or_else(|| f.rule_id().to_string(), String::clone);
-                    used_inline.insert((loc.path.clone(), *line, r));
-                    return true;
-                }
+        for (line, rules) in inline_cache.get(loc.path.as_str()) {
+            if (*line == loc.line || *line + 1 == loc.line)
+                && rules.iter().any(|r| f.rule_selected_by(r))
+            {
+                let r = rules.iter().find(|r| f.rule_selected_by(r));
+                let r = r.map_or_else(|| f.rule_id().to_string(), String::clone);
+                used_inline.insert((loc.path.clone(), *line, r));
+                return true;
             }
         }
         // 4. baseline: in the environments it was accepted in
@@ -363,33 +359,53 @@ pub fn apply(
     result.findings = sorted;
 }
 
-/// The inline suppressions of each file a finding is in, read once (a
-/// run may have thousands of findings in the same files).
-type InlineCache = foldhash::HashMap<String, Vec<(u32, Vec<String>)>>;
+/// The files with inline suppressions among those a finding is in and
+/// those a pair reads, by path (a run may have thousands of findings in
+/// the same files, and most files have none).
+struct InlineCache(foldhash::HashMap<String, Arc<SourceFile>>);
+
+impl InlineCache {
+    /// A file's inline suppressions (none when it has none).
+    fn get(&self, path: &str) -> &[(u32, Vec<String>)] {
+        match self.0.get(path) {
+            Some(file) => file.inline_suppressions(inline_in),
+            None => &[],
+        }
+    }
+}
 
 /// The inline suppressions of every file a finding is in and of the files
 /// `also` names, looked for on every core of the pool this runs in: a run
-/// may have thousands of files.
+/// may have thousands of files. Each file looks through its text once
+/// ([`SourceFile::inline_suppressions`]): a daemon keeps its files.
 fn inline_of_files(result: &CheckResult, also: &[RepoPath], sources: &SourceCache) -> InlineCache {
-    let mut paths: foldhash::HashSet<&str> = result
-        .findings
-        .iter()
-        .filter_map(|f| Some(f.location.as_ref()?.path.as_str()))
-        .collect();
+    let mut paths: foldhash::HashSet<&str> = foldhash::HashSet::default();
+    let mut last = None;
+    for f in &result.findings {
+        let Some(path) = f.location.as_ref().map(|l| l.path.as_str()) else {
+            continue;
+        };
+        // (findings come sorted by place: most follow one in the same file)
+        if last != Some(path) {
+            paths.insert(path);
+            last = Some(path);
+        }
+    }
     paths.extend(also.iter().map(RepoPath::as_str));
-    let inline = |path: &&str| {
-        let found = RepoPath::new(path)
-            .map(|p| inline_in(sources, &p))
-            .unwrap_or_default();
-        (path.to_string(), found)
+    let with_some = |path: &&str| {
+        let file = sources.get_str(path)?.ok()?;
+        if file.inline_suppressions(inline_in).is_empty() {
+            return None;
+        }
+        Some((path.to_string(), file))
     };
-    if rayon::current_thread_index().is_some() {
+    InlineCache(if rayon::current_thread_index().is_some() {
         use rayon::prelude::*;
         let paths: Vec<&str> = paths.into_iter().collect();
-        paths.par_iter().map(inline).collect()
+        paths.par_iter().filter_map(with_some).collect()
     } else {
-        paths.iter().map(inline).collect()
-    }
+        paths.iter().filter_map(with_some).collect()
+    })
 }
 
 /// The severity `rules:` sets for a finding: the most specific entry wins
@@ -431,11 +447,7 @@ fn unused(
     };
     // inline comments in every file a pair reads (all looked for before)
     for path in read_by_pairs.iter().map(RepoPath::as_str) {
-        let found = inline_cache
-            .get(path)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        for (line, rules) in found {
+        for (line, rules) in inline_cache.get(path) {
             let line = *line;
             for rule in rules {
                 if !knowable(rule) {

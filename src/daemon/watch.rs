@@ -9,6 +9,7 @@
 //! are read by content id).
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -19,9 +20,42 @@ use crate::source::worktree::ChangeCount;
 
 #[derive(Default)]
 struct Seen {
-    counts: Mutex<HashMap<PathBuf, u64>>,
+    counts: Mutex<Counts>,
     total: AtomicU64,
     config_changed: AtomicBool,
+}
+
+/// The changes seen, by path.
+#[derive(Default)]
+struct Counts {
+    by_path: HashMap<PathBuf, u64>,
+    /// The file names of the paths in `by_path`: a check asks the count of
+    /// every file it stats, nearly all of them never changed, and a path
+    /// whose name no changed path has is answered without hashing it
+    /// whole (a `Path` hashes component by component).
+    names: foldhash::HashSet<OsString>,
+}
+
+impl Counts {
+    fn add(&mut self, path: PathBuf) {
+        if let Some(name) = path.file_name() {
+            if !self.names.contains(name) {
+                self.names.insert(name.to_os_string());
+            }
+        }
+        *self.by_path.entry(path).or_insert(0) += 1;
+    }
+
+    fn of(&self, path: &Path) -> u64 {
+        if self.by_path.is_empty() {
+            return 0;
+        }
+        // (a path without a name, `/` or one ending in `..`, is looked up)
+        if path.file_name().is_some_and(|n| !self.names.contains(n)) {
+            return 0;
+        }
+        self.by_path.get(path).copied().unwrap_or(0)
+    }
 }
 
 /// Whether an event can change what a path holds (created, written,
@@ -68,7 +102,7 @@ impl Watcher {
                 if path == config {
                     s.config_changed.store(true, Relaxed);
                 }
-                *s.counts.lock().expect("watcher").entry(path).or_insert(0) += 1;
+                s.counts.lock().expect("watcher").add(path);
                 s.total.fetch_add(1, Relaxed);
             }
         })
@@ -106,13 +140,31 @@ impl Watcher {
     /// The count of changes to a path, for work tree content ids.
     pub fn change_count(&self) -> ChangeCount {
         let seen = self.seen.clone();
-        Arc::new(move |path: &str| {
-            seen.counts
-                .lock()
-                .expect("watcher")
-                .get(Path::new(path))
-                .copied()
-                .unwrap_or(0)
-        })
+        Arc::new(move |path: &Path| seen.counts.lock().expect("watcher").of(path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A count is found whatever way the path is spelt (`.` pieces, as the
+    /// daemon's root `/repo/.` gives), and a path whose name changed
+    /// nowhere, or changed elsewhere, counts nothing.
+    #[test]
+    fn a_change_is_counted_for_its_path_only() {
+        let mut c = Counts::default();
+        assert_eq!(c.of(Path::new("/repo/envs/a.yml")), 0);
+        c.add(PathBuf::from("/repo/envs/a.yml"));
+        c.add(PathBuf::from("/repo/envs/a.yml"));
+        c.add(PathBuf::from("/repo/lib/b.yml"));
+        assert_eq!(c.of(Path::new("/repo/envs/a.yml")), 2);
+        assert_eq!(c.of(Path::new("/repo/./envs/a.yml")), 2);
+        assert_eq!(c.of(Path::new("/repo/envs/a.yml/.")), 2);
+        assert_eq!(c.of(Path::new("/repo/./lib/b.yml")), 1);
+        // the same name in another folder, and another name
+        assert_eq!(c.of(Path::new("/repo/other/a.yml")), 0);
+        assert_eq!(c.of(Path::new("/repo/envs/c.yml")), 0);
+        assert_eq!(c.of(Path::new("/")), 0);
     }
 }

@@ -113,11 +113,35 @@ pub struct Related {
 /// findings between checks, and each check reports thousands of them:
 /// they are passed on, merged, sorted and re-graded by configuration
 /// (`rules:` sets severities) without copying a string.
-#[derive(Clone, PartialEq, Eq)]
 pub struct Finding {
     pub severity: Severity,
     found: std::sync::Arc<FindingFields>,
+    /// The hash of [`Finding::identity`] once asked (0: not yet), kept by
+    /// the copies made after: a daemon merges the same thousands of
+    /// findings at every check, and hashing their identities again was a
+    /// twentieth of it. What changes the fields forgets it.
+    identity_hash: std::sync::atomic::AtomicU64,
 }
+
+impl Clone for Finding {
+    fn clone(&self) -> Finding {
+        use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+        Finding {
+            severity: self.severity,
+            found: self.found.clone(),
+            identity_hash: AtomicU64::new(self.identity_hash.load(Relaxed)),
+        }
+    }
+}
+
+/// Findings are equal by what they say (the hash kept is not part of it).
+impl PartialEq for Finding {
+    fn eq(&self, other: &Finding) -> bool {
+        self.severity == other.severity && self.found == other.found
+    }
+}
+
+impl Eq for Finding {}
 
 /// What a [`Finding`] found, apart from its severity.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,6 +182,7 @@ impl std::ops::Deref for Finding {
 /// a kept pair outcome, say): whoever else holds it sees no change.
 impl std::ops::DerefMut for Finding {
     fn deref_mut(&mut self) -> &mut FindingFields {
+        *self.identity_hash.get_mut() = 0;
         std::sync::Arc::make_mut(&mut self.found)
     }
 }
@@ -412,6 +437,26 @@ impl Finding {
         Finding {
             severity,
             found: std::sync::Arc::new(found),
+            identity_hash: Default::default(),
+        }
+    }
+
+    /// The hash of [`Finding::identity`] in this process (its seed is the
+    /// process's, as the other maps': no input picks what collides), found
+    /// once per finding and kept by its copies.
+    pub fn identity_hash(&self) -> u64 {
+        use std::hash::BuildHasher;
+        use std::sync::atomic::Ordering::Relaxed;
+        static STATE: std::sync::LazyLock<foldhash::fast::RandomState> =
+            std::sync::LazyLock::new(Default::default);
+        match self.identity_hash.load(Relaxed) {
+            0 => {
+                // (0 says "not yet": a hash of 0 is kept as 1)
+                let h = STATE.hash_one(self.identity()).max(1);
+                self.identity_hash.store(h, Relaxed);
+                h
+            }
+            h => h,
         }
     }
 
@@ -453,5 +498,25 @@ mod tests {
         assert!(!twin.shares_fields_with(&kept));
         assert_eq!(twin, kept);
         assert_eq!(format!("{twin:?}"), format!("{kept:?}"));
+    }
+
+    /// The kept hash of a finding's identity is the hash of what it says
+    /// now: copies keep it, a change of the fields forgets it, equal
+    /// findings hash alike whether or not one was asked before, and the
+    /// kept hash is no part of equality.
+    #[test]
+    fn a_kept_identity_hash_follows_the_finding() {
+        let fresh = |message: &str| Finding::new(RuleId::ValidationMin, message.into(), None);
+        let mut f = fresh("must be >= 1");
+        let before = f.identity_hash();
+        assert_eq!(f.clone().identity_hash(), before);
+        assert_eq!(fresh("must be >= 1").identity_hash(), before);
+        assert!(f == fresh("must be >= 1"));
+        // environments are no part of the identity; the message is
+        f.environments.push("dev".into());
+        assert_eq!(f.identity_hash(), before);
+        f.message = "must be >= 2".into();
+        assert_eq!(f.identity_hash(), fresh("must be >= 2").identity_hash());
+        assert_ne!(f.identity_hash(), before);
     }
 }

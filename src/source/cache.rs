@@ -117,6 +117,16 @@ impl<'a> SourceCache<'a> {
         id
     }
 
+    /// [`SourceCache::get`] of a path given as text (a finding's): looked
+    /// up as it is first, made a [`RepoPath`] only when not read yet;
+    /// `None` when it is not a path in the repository.
+    pub fn get_str(&self, path: &str) -> Option<Result<Arc<SourceFile>, SourceError>> {
+        if let Some(r) = self.files.lock().expect("source cache").get(path) {
+            return Some(r.clone());
+        }
+        Some(self.get(&RepoPath::new(path)?))
+    }
+
     /// A file as text (UTF-8, at most 16 MiB, not binary), read once.
     pub fn get(&self, path: &RepoPath) -> Result<Arc<SourceFile>, SourceError> {
         if let Some(r) = self.files.lock().expect("source cache").get(path) {

@@ -30,7 +30,7 @@ pub struct WorkTree {
 /// How many times a file watcher saw a path (absolute) change: part of a work tree
 /// file's content id, so that a rewrite within one tick of the clock (same
 /// size, same times) still counts as a change.
-pub type ChangeCount = std::sync::Arc<dyn Fn(&str) -> u64 + Send + Sync>;
+pub type ChangeCount = std::sync::Arc<dyn Fn(&Path) -> u64 + Send + Sync>;
 
 impl WorkTree {
     /// A repository's work tree: nothing outside `root` is read.
@@ -116,7 +116,7 @@ impl WorkTree {
             md.ctime_nsec(),
         ));
         id[8..16].copy_from_slice(&times.to_le_bytes());
-        id[16..].copy_from_slice(&(count(&full.to_string_lossy()) as u32).to_le_bytes());
+        id[16..].copy_from_slice(&(count(&full) as u32).to_le_bytes());
         Some((id, md))
     }
 

@@ -365,7 +365,7 @@ mod tests {
         }
         // folders changed just before a walk are not trusted to keep it
         let tree = Counted(
-            WorkTree::with_stat_ids(root, Arc::new(|_: &str| 0)),
+            WorkTree::with_stat_ids(root, Arc::new(|_: &std::path::Path| 0)),
             AtomicUsize::new(0),
         );
         let cache = PlanCache::new();

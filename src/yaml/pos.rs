@@ -26,7 +26,15 @@ pub struct SourceFile {
     /// hash every file a pair reads, and a daemon keeps the file between
     /// checks (hashing a real monorepo's 8 MB took a seventh of a check).
     digest: std::sync::OnceLock<[u8; 32]>,
+    /// The lines of `#! yttcheck: ignore[...]` comments and the rules each
+    /// names, found once by `check::suppress` (which knows their syntax):
+    /// a daemon's check asks it of every file its pairs read, and looking
+    /// through all their text again took a tenth of a check.
+    inline_suppressions: std::sync::OnceLock<Box<[InlineSuppression]>>,
 }
+
+/// A line of a file and the rules its inline suppression names.
+pub type InlineSuppression = (u32, Vec<String>);
 
 impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Arc<SourceFile> {
@@ -36,6 +44,7 @@ impl SourceFile {
             line_starts: std::sync::OnceLock::new(),
             annotation_lines: std::sync::OnceLock::new(),
             digest: std::sync::OnceLock::new(),
+            inline_suppressions: std::sync::OnceLock::new(),
         })
     }
 
@@ -70,6 +79,16 @@ impl SourceFile {
             use sha2::Digest;
             sha2::Sha256::digest(self.text.as_bytes()).into()
         })
+    }
+
+    /// The file's inline suppressions, found by `find` the first time
+    /// (the text never changes, so neither do they).
+    pub fn inline_suppressions(
+        &self,
+        find: impl FnOnce(&str) -> Vec<InlineSuppression>,
+    ) -> &[InlineSuppression] {
+        self.inline_suppressions
+            .get_or_init(|| find(&self.text).into_boxed_slice())
     }
 
     /// The name shown in messages: a path relative to where the user ran the
