@@ -437,7 +437,14 @@ impl Digests {
     /// last did not, goes.
     pub(super) fn next_check(&self) {
         let mut g = self.generations.lock().expect("digests");
-        let now = std::mem::take(&mut g[0]);
+        // (made as big as the last check's at once: a check asks for
+        // thousands of keys, and a map grown from empty rehashes them all a
+        // dozen times)
+        let asked = g[0].len();
+        let now = std::mem::replace(
+            &mut g[0],
+            HashMap::with_capacity_and_hasher(asked, Default::default()),
+        );
         g[1] = now;
     }
 
@@ -486,7 +493,10 @@ impl<'a> Keys<'a> {
         Keys {
             sources,
             digests,
-            files: Mutex::default(),
+            files: Mutex::new(HashMap::with_capacity_and_hasher(
+                sources.expected_files(),
+                Default::default(),
+            )),
             options: h.key_in(digests),
         }
     }

@@ -348,7 +348,12 @@ fn frame_all(
     secrets: &crate::secrets::Secrets,
     kept: Option<&FrameMap>,
 ) -> Vec<Made> {
-    let mut cache = SourceCache::default();
+    // (room for a file for every few findings at once: grown from empty,
+    // the map of each of a large report's pieces was rehashed five times)
+    let mut cache = SourceCache {
+        files: foldhash::HashMap::with_capacity_and_hasher(chunk.len() / 4, Default::default()),
+        last: None,
+    };
     let mut made = Vec::new();
     for f in chunk {
         let Some(kept) = kept else {

@@ -27,6 +27,10 @@ pub struct SourceCache<'a> {
 pub struct FileStore {
     files: Mutex<HashMap<(RepoPath, ContentId), Read>>,
     limit: usize,
+    /// The most files a run has read: the next one's maps are made that
+    /// big at once (grown from empty, each of a daemon's checks rehashed
+    /// its thousands of paths a dozen times over).
+    most_read: std::sync::atomic::AtomicUsize,
     hits: std::sync::atomic::AtomicU64,
     misses: std::sync::atomic::AtomicU64,
 }
@@ -47,6 +51,7 @@ impl FileStore {
         FileStore {
             files: Mutex::default(),
             limit,
+            most_read: Default::default(),
             hits: Default::default(),
             misses: Default::default(),
         }
@@ -93,10 +98,21 @@ impl<'a> SourceCache<'a> {
 
     /// A cache that also looks in, and fills, a store kept between runs.
     pub fn with_store(snap: &'a dyn Snapshot, store: &'a FileStore) -> SourceCache<'a> {
+        let n = store.most_read.load(std::sync::atomic::Ordering::Relaxed);
         SourceCache {
+            snap,
+            files: Mutex::new(HashMap::with_capacity_and_hasher(n, Default::default())),
+            content_ids: Mutex::new(HashMap::with_capacity_and_hasher(n, Default::default())),
             store: Some(store),
-            ..SourceCache::new(snap)
         }
+    }
+
+    /// How many files a run of the process is likely to read (the most an
+    /// earlier one read), for maps made per run; 0 without a store.
+    pub fn expected_files(&self) -> usize {
+        self.store.map_or(0, |s| {
+            s.most_read.load(std::sync::atomic::Ordering::Relaxed)
+        })
     }
 
     pub fn snapshot(&self) -> &'a dyn Snapshot {
@@ -170,6 +186,19 @@ impl<'a> SourceCache<'a> {
                 )),
                 _ => Err(e),
             },
+        }
+    }
+}
+
+/// What a run read tells the store how big the next run's maps will be.
+impl Drop for SourceCache<'_> {
+    fn drop(&mut self) {
+        if let Some(store) = self.store {
+            let read = self.files.get_mut().map_or(0, |f| f.len());
+            let ids = self.content_ids.get_mut().map_or(0, |f| f.len());
+            store
+                .most_read
+                .fetch_max(read.max(ids), std::sync::atomic::Ordering::Relaxed);
         }
     }
 }
