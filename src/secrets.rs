@@ -15,6 +15,13 @@ impl Default for Secrets {
 }
 
 impl Secrets {
+    /// The default words, made once per process: each report of thousands
+    /// of findings asked for them, and built their quick look again.
+    pub fn shared() -> &'static Secrets {
+        static DEFAULT: std::sync::LazyLock<Secrets> = std::sync::LazyLock::new(Secrets::default);
+        &DEFAULT
+    }
+
     /// The default words (password, secret, token, key, cert, ...) and `more`.
     pub fn new(more: &[String]) -> Secrets {
         let mut words: Vec<String> = [

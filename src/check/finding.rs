@@ -149,10 +149,12 @@ fn sort_order(findings: &[Finding], hint: Option<&OrderHint>) -> Vec<usize> {
             .cmp(&findings[b].sort_key())
             .then(a.cmp(&b))
     };
-    let mut order = match hint {
+    // (whether the guess is the remembered order, whole)
+    let (mut order, whole) = match hint {
         Some(hint) => hint.guess(findings),
-        None => (0..findings.len()).collect(),
+        None => ((0..findings.len()).collect(), false),
     };
+    let guessed = whole.then(|| order.clone());
     if hint.is_none() && in_parallel(findings.len()) {
         use rayon::prelude::*;
         order.par_sort_unstable_by(by_key);
@@ -162,7 +164,11 @@ fn sort_order(findings: &[Finding], hint: Option<&OrderHint>) -> Vec<usize> {
         order.sort_by(by_key);
     }
     if let Some(hint) = hint {
-        hint.remember(findings, &order);
+        // the same findings in the same order: what it remembers stands
+        // (a daemon's check of nothing changed remade it, 8,000 entries)
+        if guessed.as_ref() != Some(&order) {
+            hint.remember(findings, &order);
+        }
     }
     order
 }
@@ -191,8 +197,10 @@ impl OrderHint {
     }
 
     /// The findings' indices: those remembered, in their remembered order,
-    /// then the others, as given.
-    fn guess(&self, findings: &[Finding]) -> Vec<usize> {
+    /// then the others, as given; and whether that is every place it
+    /// remembers, each taken by a finding it remembers (nothing new, none
+    /// gone).
+    fn guess(&self, findings: &[Finding]) -> (Vec<usize>, bool) {
         let places = self.places.lock().expect("order hint");
         let (places, len) = (&places.0, places.1);
         let mut at = vec![usize::MAX; len];
@@ -203,9 +211,11 @@ impl OrderHint {
                 _ => others.push(i),
             }
         }
+        let before = at.len();
         at.retain(|&i| i != usize::MAX);
+        let whole = others.is_empty() && at.len() == before;
         at.extend(others);
-        at
+        (at, whole)
     }
 
     /// Remembers `order` for the next sort.

@@ -151,7 +151,8 @@ fn inline_in(text: &str) -> Vec<(u32, Vec<String>)> {
         .collect()
 }
 
-/// Applies every suppression to `result`; `whole` says the whole repository
+/// Applies every suppression to `result` (as [`super::run`] gives it: its
+/// findings de-duplicated and sorted); `whole` says the whole repository
 /// was checked (only then is a suppression that silenced nothing news).
 pub fn apply(
     result: &mut CheckResult,
@@ -204,6 +205,8 @@ pub fn apply(
     let mut used_baseline: BTreeSet<String> = BTreeSet::new();
 
     let mut severity_memo: foldhash::HashMap<String, Option<&str>> = Default::default();
+    // whether a severity changed (the report's order puts the worst first)
+    let mut regraded = false;
     let mut suppressed = |f: &mut Finding,
                           used_ignores: &mut BTreeSet<usize>,
                           used_inline: &mut BTreeSet<(String, u32, String)>,
@@ -224,6 +227,7 @@ pub fn apply(
             Some("off") => return true,
             Some(level) => {
                 if let Some(s) = Severity::parse(level) {
+                    regraded |= f.severity != s;
                     f.severity = s;
                 }
             }
@@ -329,6 +333,7 @@ pub fn apply(
             kept.push(f);
         }
     }
+    let before_notes = kept.len();
     if whole {
         kept.extend(dedupe(unused(
             plan,
@@ -342,7 +347,16 @@ pub fn apply(
             rendered,
         )));
     }
-    let (sorted, sorted_at) = super::finding::sort_placed(kept);
+    // `findings` came sorted; what is left of them still is, unless a
+    // severity changed or notes follow them (a daemon's 8,000 findings
+    // were compared pair by pair again at every check to learn it)
+    let (sorted, sorted_at) = if regraded || kept.len() > before_notes {
+        super::finding::sort_placed(kept)
+    } else {
+        debug_assert!(kept.is_sorted_by(|a, b| a.sort_key() <= b.sort_key()));
+        let stay = (0..kept.len() as u32).collect();
+        (kept, stay)
+    };
     // (a result that says nothing of its pairs' findings keeps saying
     // nothing: each pair's own list stands)
     let says = result.reported.len() == result.pairs.len();

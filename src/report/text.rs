@@ -93,7 +93,7 @@ fn detail_line(l: &str) -> String {
     match l.split_once(" | ") {
         Some((place, src)) => control(&format!(
             "{place} | {}",
-            crate::secrets::Secrets::default().redact_line(src)
+            crate::secrets::Secrets::shared().redact_line(src)
         ))
         .into_owned(),
         None => control(l).into_owned(),
@@ -420,7 +420,7 @@ const FRAME_BYTES: usize = 320;
 
 pub fn render(input: &ReportInput) -> String {
     let st = Style { on: input.color };
-    let secrets = crate::secrets::Secrets::default();
+    let secrets = crate::secrets::Secrets::shared();
     let findings = &input.result.findings;
     // the kept frames are taken out for the report, and the lock let go:
     // a thread of the pool that waits in the parallel framing below may
@@ -432,7 +432,7 @@ pub fn render(input: &ReportInput) -> String {
         // (a frame is a few hundred bytes: a piece grown from empty was
         // copied a dozen times over, a tenth of a large report's making)
         let mut out = String::with_capacity(chunk.len() * FRAME_BYTES);
-        let made = frame_all(&mut out, chunk, input, &st, &secrets, kept.as_ref());
+        let made = frame_all(&mut out, chunk, input, &st, secrets, kept.as_ref());
         (out, made)
     };
     // thousands of findings are framed on every core, in runs of
