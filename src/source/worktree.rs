@@ -424,8 +424,8 @@ mod tests {
         for root in ["", "/", "r", "r/", "/abs/root", "/abs/root/", "./rel//x"] {
             let tree = WorkTree::new(root);
             for path in ["", "a", "a/b.yml", "a/./b", "a//b", "a/", "/abs/x", "../up"] {
-                // (as bytes: the watcher's count is looked up by them, and
-                // `PathBuf`'s equality would take `r//a` for `r/a`)
+                // (as bytes: `PathBuf`'s equality would take `r//a` for
+                // `r/a`, and the path is what is stat'ed)
                 let joined = Path::new(root).join(path);
                 assert_eq!(
                     tree.full(path).as_os_str(),
