@@ -167,4 +167,37 @@ mod tests {
         assert_eq!(c.of(Path::new("/repo/envs/c.yml")), 0);
         assert_eq!(c.of(Path::new("/")), 0);
     }
+
+    /// A check whose folder is named through a link (`-C link/repo`) finds
+    /// the changes the watcher saw: the watcher names the real paths, and
+    /// the work tree asks by them, so the count is part of the file's
+    /// content id however the folder is spelt.
+    #[test]
+    fn a_folder_named_through_a_link_finds_its_changes() {
+        use crate::source::worktree::WorkTree;
+        use crate::source::Snapshot as _;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("repo");
+        std::fs::create_dir(&real).unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+        let watcher = Watcher::start(&real).unwrap();
+        std::fs::write(real.join("a.yml"), "a: 1\n").unwrap();
+        let started = std::time::Instant::now();
+        while watcher.changes() == 0 {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(10),
+                "the watcher saw no change"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let count = |root: PathBuf| {
+            let tree = WorkTree::with_stat_ids(root, watcher.change_count());
+            let id = tree.content_id("a.yml").expect("a stat id");
+            u32::from_le_bytes(id[16..].try_into().unwrap())
+        };
+        let seen = count(real.clone());
+        assert!(seen > 0);
+        assert_eq!(count(dir.path().join("link")), seen);
+        assert_eq!(count(real.join(".")), seen);
+    }
 }

@@ -17,6 +17,9 @@ pub struct WorkTree {
     confined: bool,
     /// The root with every link resolved, once.
     real_root: std::sync::OnceLock<Option<PathBuf>>,
+    /// The root as a file watcher names it (links resolved), when that is
+    /// not how `root` is spelt: `Some` only for a root named through a link.
+    watched_root: std::sync::OnceLock<Option<PathBuf>>,
     /// With content ids from stat (see [`WorkTree::with_stat_ids`]).
     change_count: Option<ChangeCount>,
     /// Folders already resolved: whether each leads out of the root. A work
@@ -39,6 +42,7 @@ impl WorkTree {
             root: root.into(),
             confined: true,
             real_root: std::sync::OnceLock::new(),
+            watched_root: std::sync::OnceLock::new(),
             change_count: None,
             folders: Default::default(),
             walked: std::sync::OnceLock::new(),
@@ -116,8 +120,34 @@ impl WorkTree {
             md.ctime_nsec(),
         ));
         id[8..16].copy_from_slice(&times.to_le_bytes());
-        id[16..].copy_from_slice(&(count(&full) as u32).to_le_bytes());
+        let changes = match self.watched_root() {
+            Some(watched) if !Path::new(path).is_absolute() => count(&joined(watched, path)),
+            _ => count(&full),
+        };
+        id[16..].copy_from_slice(&(changes as u32).to_le_bytes());
         Some((id, md))
+    }
+
+    /// The root with every link resolved, once per work tree.
+    fn real_root(&self) -> Option<&PathBuf> {
+        self.real_root
+            .get_or_init(|| fs::canonicalize(&self.root).ok())
+            .as_ref()
+    }
+
+    /// The root as the watcher names its paths, when the root is spelt
+    /// otherwise: a watcher resolves the links of the folder it watches, so
+    /// a check of `-C link/repo` asks the counts of the real paths, or it
+    /// would never find one. (`/repo/.`, as the daemon spells its client's
+    /// folder, is the same `Path`, and costs no second path per file.)
+    fn watched_root(&self) -> Option<&PathBuf> {
+        self.watched_root
+            .get_or_init(|| {
+                self.real_root()
+                    .filter(|real| real.as_path() != self.root.as_path())
+                    .cloned()
+            })
+            .as_ref()
     }
 
     /// Whether a relative `path` leads out of the root through a symlink
@@ -130,10 +160,7 @@ impl WorkTree {
         if Path::new(path).is_absolute() || path.split('/').any(|c| c == "..") {
             return false;
         }
-        let Some(root) = self
-            .real_root
-            .get_or_init(|| fs::canonicalize(&self.root).ok())
-        else {
+        let Some(root) = self.real_root() else {
             return false;
         };
         let leaves = |p: &str| match fs::canonicalize(self.full(p)) {
@@ -187,17 +214,22 @@ impl WorkTree {
         if p.is_absolute() {
             return p.to_path_buf();
         }
-        // what `Path::join` gives, by concatenation: it parses both paths,
-        // and a daemon's check stats every file of the repository
-        let root = self.root.as_os_str();
-        let mut full = std::ffi::OsString::with_capacity(root.len() + 1 + path.len());
-        full.push(root);
-        if !root.is_empty() && !root.as_encoded_bytes().ends_with(b"/") {
-            full.push("/");
-        }
-        full.push(path);
-        PathBuf::from(full)
+        joined(&self.root, path)
     }
+}
+
+/// `root` joined with a relative `path`, as `Path::join` gives it, by
+/// concatenation: `join` parses both paths, and a daemon's check stats every
+/// file of the repository.
+fn joined(root: &Path, path: &str) -> PathBuf {
+    let root = root.as_os_str();
+    let mut full = std::ffi::OsString::with_capacity(root.len() + 1 + path.len());
+    full.push(root);
+    if !root.is_empty() && !root.as_encoded_bytes().ends_with(b"/") {
+        full.push("/");
+    }
+    full.push(path);
+    PathBuf::from(full)
 }
 
 /// Go's wording of common I/O errors (`lstat x: no such file or directory`).
