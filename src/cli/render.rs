@@ -183,7 +183,7 @@ fn write_files(r: &Rendered, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("Creating '{}': {e}", dir.display()))?;
     for f in &r.files {
         let bytes = match &f.content {
-            OutputContent::Yaml(ds) => print_docset(ds),
+            OutputContent::Yaml(docs) => crate::yaml::print::print_docs(&r.docs.docs[docs.clone()]),
             OutputContent::Text(t) => t.clone(),
         };
         let path = super::write::output_file(dir, &f.path, bytes.as_bytes())

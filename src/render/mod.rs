@@ -65,7 +65,9 @@ pub struct OutputFile {
 
 #[derive(Debug, Clone)]
 pub enum OutputContent {
-    Yaml(DocSet),
+    /// The file's documents: this range of [`Rendered::docs`] (kept once,
+    /// not copied for each view: a large package renders thousands).
+    Yaml(std::ops::Range<usize>),
     Text(String),
 }
 
@@ -287,10 +289,11 @@ impl Renderer {
             docsets.into_iter().map(|(_, p, ds)| (p, ds)).collect(),
         )?;
         for (path, ds) in docsets {
-            rendered.docs.docs.extend(ds.docs.iter().cloned());
+            let start = rendered.docs.docs.len();
+            rendered.docs.docs.extend(ds.docs);
             rendered.files.push(OutputFile {
                 path,
-                content: OutputContent::Yaml(ds),
+                content: OutputContent::Yaml(start..rendered.docs.docs.len()),
             });
         }
         Ok(rendered)

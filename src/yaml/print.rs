@@ -12,9 +12,14 @@ use super::scalar;
 
 /// Prints the non-empty documents of a set, separated by `---` (ytt's output).
 pub fn print_docset(ds: &DocSet) -> String {
+    print_docs(&ds.docs)
+}
+
+/// [`print_docset`] of a slice of documents.
+pub fn print_docs(docs: &[Document]) -> String {
     let mut out = String::new();
     let mut first = true;
-    for doc in &ds.docs {
+    for doc in docs {
         if doc.injected || doc.is_empty() {
             continue;
         }
