@@ -15,11 +15,9 @@ pub struct WorkTree {
     root: PathBuf,
     /// Paths leave the root only when a person typed them.
     confined: bool,
-    /// The root with every link resolved, once.
-    real_root: std::sync::OnceLock<Option<PathBuf>>,
-    /// The root as a file watcher names it (links resolved), when that is
-    /// not how `root` is spelt: `Some` only for a root named through a link.
-    watched_root: std::sync::OnceLock<Option<PathBuf>>,
+    /// The root with every link resolved, once, and whether that is not
+    /// the `Path` `root` is (a root named through a link).
+    real_root: std::sync::OnceLock<Option<(PathBuf, bool)>>,
     /// With content ids from stat (see [`WorkTree::with_stat_ids`]).
     change_count: Option<ChangeCount>,
     /// Folders already resolved: whether each leads out of the root. A work
@@ -42,7 +40,6 @@ impl WorkTree {
             root: root.into(),
             confined: true,
             real_root: std::sync::OnceLock::new(),
-            watched_root: std::sync::OnceLock::new(),
             change_count: None,
             folders: Default::default(),
             walked: std::sync::OnceLock::new(),
@@ -130,8 +127,16 @@ impl WorkTree {
 
     /// The root with every link resolved, once per work tree.
     fn real_root(&self) -> Option<&PathBuf> {
+        self.resolved_root().map(|(real, _)| real)
+    }
+
+    fn resolved_root(&self) -> Option<&(PathBuf, bool)> {
         self.real_root
-            .get_or_init(|| fs::canonicalize(&self.root).ok())
+            .get_or_init(|| {
+                let real = fs::canonicalize(&self.root).ok()?;
+                let differs = real.as_path() != self.root.as_path();
+                Some((real, differs))
+            })
             .as_ref()
     }
 
@@ -141,13 +146,9 @@ impl WorkTree {
     /// would never find one. (`/repo/.`, as the daemon spells its client's
     /// folder, is the same `Path`, and costs no second path per file.)
     fn watched_root(&self) -> Option<&PathBuf> {
-        self.watched_root
-            .get_or_init(|| {
-                self.real_root()
-                    .filter(|real| real.as_path() != self.root.as_path())
-                    .cloned()
-            })
-            .as_ref()
+        self.resolved_root()
+            .filter(|(_, differs)| *differs)
+            .map(|(real, _)| real)
     }
 
     /// Whether a relative `path` leads out of the root through a symlink
