@@ -195,7 +195,7 @@ impl YttInputs {
         if names.is_empty() {
             return Ok(String::new());
         }
-        let list = Value::Array(Box::new(crate::yaml::Array {
+        let list = Value::Array(crate::yaml::Shared::new(crate::yaml::Array {
             items: names
                 .into_iter()
                 .map(|value| crate::yaml::ArrayItem {

@@ -117,26 +117,18 @@ fn which_op(meta: &Meta) -> Result<&'static str, OverlayError> {
 
 /// Removes `overlay/...` annotations from a tree (what ytt does after applying).
 pub fn remove_overlay_annotations(v: &mut Value) {
-    fn meta(m: &mut Meta) {
-        m.annotations.retain(|a| !a.name.starts_with("overlay/"));
+    fn is_overlay(a: &crate::yaml::Annotation) -> bool {
+        a.name.starts_with("overlay/")
     }
-    match v {
-        Value::Map(m) => {
-            meta(&mut m.meta);
-            for i in &mut m.items {
-                meta(&mut i.meta);
-                remove_overlay_annotations(&mut i.value);
-            }
-        }
-        Value::Array(a) => {
-            meta(&mut a.meta);
-            for i in &mut a.items {
-                meta(&mut i.meta);
-                remove_overlay_annotations(&mut i.value);
-            }
-        }
-        _ => {}
-    }
+    // (only the nodes that have one are changed: the rest of the value
+    // stays shared with the documents it came from)
+    let _ = v.change_nodes(
+        &|_, m: &Meta| m.annotations.iter().any(is_overlay),
+        &mut |_, m: &mut Meta| {
+            m.annotations.retain(|a| !is_overlay(a));
+            Ok::<(), std::convert::Infallible>(())
+        },
+    );
 }
 
 impl<'v> Op<'_, 'v, '_, '_> {

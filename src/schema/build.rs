@@ -614,7 +614,7 @@ fn array_type(a: &Array) -> Result<ArrayType, SchemaError> {
             validation,
         }),
         pos: a.pos.clone(),
-        default: Value::Array(Box::new(Array {
+        default: Value::Array(crate::yaml::Shared::new(Array {
             items: Vec::new(),
             pos: a.pos.clone(),
             meta: Meta::default(),

@@ -20,7 +20,7 @@ fn item(k: &str, v: Value) -> MapItem {
 }
 
 fn map(items: Vec<MapItem>) -> Value {
-    Value::Map(Box::new(Map {
+    Value::Map(crate::yaml::Shared::new(Map {
         items,
         pos: Pos::unknown(),
         meta: Meta::default(),
@@ -187,7 +187,7 @@ fn properties(t: &Type, opts: OpenApiOpts) -> Value {
             let mut items = documentation(&n.doc);
             items.push(item("nullable", Value::Bool(true)));
             if let Value::Map(inner) = properties(&n.value_type, opts) {
-                items.extend(inner.items);
+                items.extend(crate::yaml::Shared::into_inner(inner).items);
             }
             sorted(items)
         }
@@ -284,7 +284,7 @@ fn keep_keys_unique(items: Vec<MapItem>) -> Vec<MapItem> {
                 meta: Meta::default(),
             };
             all_of.push(ArrayItem {
-                value: Value::Map(Box::new(one)),
+                value: Value::Map(crate::yaml::Shared::new(one)),
                 pos: Pos::unknown(),
                 meta: Meta::default(),
             });
@@ -298,7 +298,7 @@ fn keep_keys_unique(items: Vec<MapItem>) -> Vec<MapItem> {
             pos: Pos::unknown(),
             meta: Meta::default(),
         };
-        out.push(item("allOf", Value::Array(Box::new(a))));
+        out.push(item("allOf", Value::Array(crate::yaml::Shared::new(a))));
     }
     out
 }

@@ -179,7 +179,7 @@ impl Type {
                         meta: Meta::default(),
                     });
                 }
-                Value::Map(Box::new(map))
+                Value::Map(crate::yaml::Shared::new(map))
             }
             Type::Array(a) => a.default.clone(),
             Type::Scalar(s) => s.default.clone(),

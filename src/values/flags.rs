@@ -349,7 +349,7 @@ pub fn build_overlay(pieces: &[&str], value: Value, desc: &str, line: &str) -> D
             item.value = value.take().unwrap_or(Value::Null);
             item.meta.set_annotation(kw(crate::overlay::REPLACE, true));
         } else {
-            item.value = Value::Map(Box::new(inner.take().unwrap_or_default()));
+            item.value = Value::Map(crate::yaml::Shared::new(inner.take().unwrap_or_default()));
         }
         inner = Some(Map {
             items: vec![item],
@@ -358,7 +358,7 @@ pub fn build_overlay(pieces: &[&str], value: Value, desc: &str, line: &str) -> D
         });
     }
     Document {
-        value: Value::Map(Box::new(inner.unwrap_or_default())),
+        value: Value::Map(crate::yaml::Shared::new(inner.unwrap_or_default())),
         pos,
         meta: Meta::default(),
         injected: false,

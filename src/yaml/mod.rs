@@ -14,6 +14,6 @@ pub mod scalar;
 
 pub use node::{
     push_key_path, AnnValue, Annotation, Array, ArrayItem, Comment, DocSet, Document, Map, MapItem,
-    Meta, Value,
+    Meta, Shared, Value,
 };
 pub use pos::{Pos, SourceFile};

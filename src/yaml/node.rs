@@ -27,8 +27,66 @@ pub enum Value {
     /// Bytes that are not UTF-8 text (`--data-value-file` of a binary file):
     /// go-yaml writes them as `!!binary` base64.
     Binary(Arc<[u8]>),
-    Map(Box<Map>),
-    Array(Box<Array>),
+    Map(Shared<Map>),
+    Array(Shared<Array>),
+}
+
+/// A collection node that copies of a value share until one of them is
+/// changed: the first change through `&mut` copies the node (not what is
+/// below it, which stays shared in turn). A plain YAML file is parsed once
+/// and output by every pair of its library, and most of an output is never
+/// changed by an overlay; copying it whole for each pair was a third of a
+/// check of large vendored packages. Code that only reads should take `&`:
+/// walking with `&mut` copies every node it passes.
+#[derive(Default)]
+pub struct Shared<T>(Arc<T>);
+
+impl<T> Shared<T> {
+    pub fn new(node: T) -> Shared<T> {
+        Shared(Arc::new(node))
+    }
+
+    /// The node to change in place, when this is its only holder.
+    pub fn get_mut(&mut self) -> Option<&mut T> {
+        Arc::get_mut(&mut self.0)
+    }
+
+    /// Whether two values share this node (a copy not changed since).
+    pub fn ptr_eq(a: &Shared<T>, b: &Shared<T>) -> bool {
+        Arc::ptr_eq(&a.0, &b.0)
+    }
+}
+
+impl<T: Clone> Shared<T> {
+    /// The node, taken when this is its only holder, copied otherwise.
+    pub fn into_inner(this: Shared<T>) -> T {
+        Arc::try_unwrap(this.0).unwrap_or_else(|shared| (*shared).clone())
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<T> std::ops::Deref for Shared<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Clone> std::ops::DerefMut for Shared<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Shared<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
 }
 
 /// Appends a map item's key to a key path (`a.b`, as validations and
@@ -49,30 +107,115 @@ impl Value {
     /// Gives nodes made from plain values (no position yet) the position
     /// `pos`; nodes from YAML keep theirs (ytt's `convertToAST`).
     pub fn fill_unknown_positions(&mut self, pos: &Pos) {
+        let _ = self.change_nodes(
+            &|p: &Pos, _: &Meta| !p.is_known(),
+            &mut |p: &mut Pos, _: &mut Meta| {
+                *p = pos.clone();
+                Ok::<(), std::convert::Infallible>(())
+            },
+        );
+    }
+
+    /// Calls `change` with the position and metas of every collection and
+    /// item (this one and those below) that `wants`. A node only this value
+    /// holds is changed in place; a shared one ([`Shared`]) is copied only
+    /// when something below it changes, so a walk that changes a few nodes
+    /// leaves the rest shared with the other copies of the value. Each node
+    /// is looked at once.
+    pub fn change_nodes<E>(
+        &mut self,
+        wants: &dyn Fn(&Pos, &Meta) -> bool,
+        change: &mut dyn FnMut(&mut Pos, &mut Meta) -> Result<(), E>,
+    ) -> Result<(), E> {
         match self {
             Value::Map(m) => {
-                if !m.pos.is_known() {
-                    m.pos = pos.clone();
-                }
-                for i in &mut m.items {
-                    if !i.pos.is_known() {
-                        i.pos = pos.clone();
+                if let Some(m) = m.get_mut() {
+                    if wants(&m.pos, &m.meta) {
+                        change(&mut m.pos, &mut m.meta)?;
                     }
-                    i.value.fill_unknown_positions(pos);
+                    for i in &mut m.items {
+                        if wants(&i.pos, &i.meta) {
+                            change(&mut i.pos, &mut i.meta)?;
+                        }
+                        i.value.change_nodes(wants, change)?;
+                    }
+                    return Ok(());
                 }
             }
             Value::Array(a) => {
-                if !a.pos.is_known() {
-                    a.pos = pos.clone();
-                }
-                for i in &mut a.items {
-                    if !i.pos.is_known() {
-                        i.pos = pos.clone();
+                if let Some(a) = a.get_mut() {
+                    if wants(&a.pos, &a.meta) {
+                        change(&mut a.pos, &mut a.meta)?;
                     }
-                    i.value.fill_unknown_positions(pos);
+                    for i in &mut a.items {
+                        if wants(&i.pos, &i.meta) {
+                            change(&mut i.pos, &mut i.meta)?;
+                        }
+                        i.value.change_nodes(wants, change)?;
+                    }
+                    return Ok(());
                 }
             }
-            _ => {}
+            _ => return Ok(()),
+        }
+        if let Some(changed) = self.changed_copy(wants, change)? {
+            *self = changed;
+        }
+        Ok(())
+    }
+
+    /// [`Value::change_nodes`] of a shared value: a copy of the nodes on
+    /// the way to what changed (the rest shared), or `None` when nothing
+    /// `wants` a change.
+    fn changed_copy<E>(
+        &self,
+        wants: &dyn Fn(&Pos, &Meta) -> bool,
+        change: &mut dyn FnMut(&mut Pos, &mut Meta) -> Result<(), E>,
+    ) -> Result<Option<Value>, E> {
+        match self {
+            Value::Map(m) => {
+                let mut copy: Option<Map> = None;
+                if wants(&m.pos, &m.meta) {
+                    let c = copy.get_or_insert_with(|| (**m).clone());
+                    change(&mut c.pos, &mut c.meta)?;
+                }
+                for (n, i) in m.items.iter().enumerate() {
+                    let own = wants(&i.pos, &i.meta);
+                    let below = i.value.changed_copy(wants, change)?;
+                    if own || below.is_some() {
+                        let c = &mut copy.get_or_insert_with(|| (**m).clone()).items[n];
+                        if own {
+                            change(&mut c.pos, &mut c.meta)?;
+                        }
+                        if let Some(below) = below {
+                            c.value = below;
+                        }
+                    }
+                }
+                Ok(copy.map(|c| Value::Map(Shared::new(c))))
+            }
+            Value::Array(a) => {
+                let mut copy: Option<Array> = None;
+                if wants(&a.pos, &a.meta) {
+                    let c = copy.get_or_insert_with(|| (**a).clone());
+                    change(&mut c.pos, &mut c.meta)?;
+                }
+                for (n, i) in a.items.iter().enumerate() {
+                    let own = wants(&i.pos, &i.meta);
+                    let below = i.value.changed_copy(wants, change)?;
+                    if own || below.is_some() {
+                        let c = &mut copy.get_or_insert_with(|| (**a).clone()).items[n];
+                        if own {
+                            change(&mut c.pos, &mut c.meta)?;
+                        }
+                        if let Some(below) = below {
+                            c.value = below;
+                        }
+                    }
+                }
+                Ok(copy.map(|c| Value::Array(Shared::new(c))))
+            }
+            _ => Ok(None),
         }
     }
 
@@ -81,7 +224,7 @@ impl Value {
     }
 
     pub fn new_map(pos: Pos) -> Value {
-        Value::Map(Box::new(Map {
+        Value::Map(crate::yaml::Shared::new(Map {
             items: Vec::new(),
             pos,
             meta: Meta::default(),
@@ -89,7 +232,7 @@ impl Value {
     }
 
     pub fn new_array(pos: Pos) -> Value {
-        Value::Array(Box::new(Array {
+        Value::Array(crate::yaml::Shared::new(Array {
             items: Vec::new(),
             pos,
             meta: Meta::default(),
@@ -465,5 +608,118 @@ impl fmt::Debug for AnnValue {
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.scalar_display())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(key: &str, value: Value, meta: Meta) -> MapItem {
+        MapItem {
+            key: Value::str(key),
+            value,
+            pos: Pos::unknown(),
+            meta,
+        }
+    }
+
+    fn map(items: Vec<MapItem>) -> Value {
+        Value::Map(Shared::new(Map {
+            items,
+            ..Map::default()
+        }))
+    }
+
+    fn child(v: &Value, i: usize) -> &Value {
+        &v.as_map().expect("a map").items[i].value
+    }
+
+    /// A copy shares its nodes until it is changed; a change copies the
+    /// nodes on the way to what changed, never the original, and leaves
+    /// the untouched branches shared.
+    #[test]
+    fn a_change_copies_only_the_path_to_what_changed() {
+        let marked = Meta {
+            annotations: vec![Annotation::new("overlay/match", Pos::unknown())],
+            ..Meta::default()
+        };
+        let original = map(vec![
+            item(
+                "left",
+                map(vec![item("a", Value::Int(1), Meta::default())]),
+                Meta::default(),
+            ),
+            item(
+                "right",
+                map(vec![item("b", Value::Int(2), marked)]),
+                Meta::default(),
+            ),
+        ]);
+        let mut copy = original.clone();
+        let (Value::Map(o), Value::Map(c)) = (&original, &copy) else {
+            unreachable!()
+        };
+        assert!(Shared::ptr_eq(o, c));
+
+        // nothing wanted: nothing copied
+        copy.change_nodes(&|_, _| false, &mut |_, _| Ok::<(), ()>(()))
+            .unwrap();
+        let (Value::Map(o), Value::Map(c)) = (&original, &copy) else {
+            unreachable!()
+        };
+        assert!(Shared::ptr_eq(o, c));
+
+        crate::overlay::remove_overlay_annotations(&mut copy);
+        // the copy lost the annotation; the original keeps it
+        let ann = |v: &Value| {
+            child(v, 1).as_map().unwrap().items[0]
+                .meta
+                .annotations
+                .len()
+        };
+        assert_eq!(ann(&copy), 0);
+        assert_eq!(ann(&original), 1);
+        // the root and the changed branch were copied, the other branch not
+        let (Value::Map(o), Value::Map(c)) = (&original, &copy) else {
+            unreachable!()
+        };
+        assert!(!Shared::ptr_eq(o, c));
+        let branch = |v: &Value, i| match child(v, i) {
+            Value::Map(m) => m.clone(),
+            _ => unreachable!(),
+        };
+        assert!(Shared::ptr_eq(&branch(&original, 0), &branch(&copy, 0)));
+        assert!(!Shared::ptr_eq(&branch(&original, 1), &branch(&copy, 1)));
+
+        // a change through `&mut` of a shared node copies it first
+        let mut third = original.clone();
+        third.as_map_mut().unwrap().items.pop();
+        assert_eq!(original.as_map().unwrap().items.len(), 2);
+        assert_eq!(third.as_map().unwrap().items.len(), 1);
+    }
+
+    /// Positions are filled where unknown only, as before sharing.
+    #[test]
+    fn unknown_positions_are_filled_and_known_ones_kept() {
+        let src = crate::yaml::SourceFile::new("f.yml", "a: 1\nb: 2\n");
+        let known = Pos::new(&src, 1, 1);
+        let mut v = map(vec![MapItem {
+            pos: known.clone(),
+            ..item(
+                "a",
+                map(vec![item("b", Value::Int(1), Meta::default())]),
+                Meta::default(),
+            )
+        }]);
+        let here = Pos::new(&src, 2, 1);
+        v.fill_unknown_positions(&here);
+        let m = v.as_map().unwrap();
+        assert_eq!(m.pos.compact(), here.compact());
+        assert_eq!(m.items[0].pos.compact(), known.compact());
+        assert_eq!(
+            child(&v, 0).as_map().unwrap().items[0].pos.compact(),
+            here.compact()
+        );
     }
 }

@@ -297,7 +297,7 @@ impl Builder<'_> {
                         meta: Meta::default(),
                     });
                 }
-                Ok(Value::Array(Box::new(arr)))
+                Ok(Value::Array(crate::yaml::Shared::new(arr)))
             }
             RawKind::Map { entries } => {
                 let mut map = Map {
@@ -338,7 +338,7 @@ impl Builder<'_> {
                         meta: Meta::default(),
                     });
                 }
-                Ok(Value::Map(Box::new(map)))
+                Ok(Value::Map(crate::yaml::Shared::new(map)))
             }
         }
     }
@@ -404,7 +404,7 @@ impl Builder<'_> {
             let pos = map.pos.clone();
             let merged = self.build(t, &pos, depth + 1, expanding)?;
             match merged {
-                Value::Map(m) => map.items.extend(m.items),
+                Value::Map(m) => map.items.extend(super::Shared::into_inner(m).items),
                 _ => {
                     return Err(self.err(
                         &self.raw.nodes[t],

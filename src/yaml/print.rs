@@ -808,7 +808,7 @@ mod tests {
                     value: Value::str(&text),
                     ..Default::default()
                 });
-                let out = print_value(&Value::Map(Box::new(m)));
+                let out = print_value(&Value::Map(crate::yaml::Shared::new(m)));
                 assert_eq!(out, format!("k: {expected}\n"), "map value of {len} chars");
             }
         }
@@ -826,7 +826,7 @@ mod tests {
                 value: Value::Int(1),
                 ..Default::default()
             });
-            let out = print_value(&Value::Map(Box::new(m)));
+            let out = print_value(&Value::Map(crate::yaml::Shared::new(m)));
             let expected = if key.len() <= 128 {
                 format!("{key}: 1\n")
             } else {

@@ -189,7 +189,7 @@ fn json_to_yaml(v: &serde_json::Value) -> YValue {
                     ..Default::default()
                 });
             }
-            YValue::Array(Box::new(arr))
+            YValue::Array(crate::yaml::Shared::new(arr))
         }
         serde_json::Value::Object(o) => {
             let mut keys: Vec<&String> = o.keys().collect();
@@ -202,7 +202,7 @@ fn json_to_yaml(v: &serde_json::Value) -> YValue {
                     ..Default::default()
                 });
             }
-            YValue::Map(Box::new(map))
+            YValue::Map(crate::yaml::Shared::new(map))
         }
     }
 }

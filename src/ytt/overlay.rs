@@ -148,8 +148,8 @@ fn overlay_members(builder: &mut GlobalsBuilder) {
             Side::Value(mut v) => {
                 remove_overlay_annotations(&mut v);
                 match v {
-                    YValue::Map(m) => FragmentTree::Map(*m),
-                    YValue::Array(a) => FragmentTree::Array(*a),
+                    YValue::Map(m) => FragmentTree::Map(crate::yaml::Shared::into_inner(m)),
+                    YValue::Array(a) => FragmentTree::Array(crate::yaml::Shared::into_inner(a)),
                     YValue::Null => FragmentTree::Null,
                     other => {
                         return Err(err(format!(

@@ -457,7 +457,7 @@ impl Compiler<'_> {
                 .unwrap_or_default(),
         };
         match v {
-            Value::Map(m) => Value::Map(Box::new(crate::yaml::Map {
+            Value::Map(m) => Value::Map(crate::yaml::Shared::new(crate::yaml::Map {
                 items: m
                     .items
                     .iter()
@@ -471,7 +471,7 @@ impl Compiler<'_> {
                 pos: m.pos.clone(),
                 meta: meta(&m.meta),
             })),
-            Value::Array(a) => Value::Array(Box::new(crate::yaml::Array {
+            Value::Array(a) => Value::Array(crate::yaml::Shared::new(crate::yaml::Array {
                 items: a
                     .items
                     .iter()

@@ -114,7 +114,7 @@ fn to_yaml_depth<'v>(
             let value = to_yaml_depth(val, store, depth + 1)?;
             set_key(&mut map, key, value);
         }
-        return Ok(YValue::Map(Box::new(map)));
+        return Ok(YValue::Map(crate::yaml::Shared::new(map)));
     }
     if let Some(s) = YttStruct::from_value(v) {
         s.tracked.whole();
@@ -132,7 +132,7 @@ fn to_yaml_depth<'v>(
                 meta: Meta::default(),
             });
         }
-        return Ok(YValue::Map(Box::new(map)));
+        return Ok(YValue::Map(crate::yaml::Shared::new(map)));
     }
     if let Some(f) = YamlFragment::from_value(v) {
         return match &*f.tree {
@@ -140,12 +140,12 @@ fn to_yaml_depth<'v>(
             FragmentTree::Map(m) => {
                 let mut m = m.clone();
                 rehome_map(&mut m, f, store)?;
-                Ok(YValue::Map(Box::new(m)))
+                Ok(YValue::Map(crate::yaml::Shared::new(m)))
             }
             FragmentTree::Array(a) => {
                 let mut a = a.clone();
                 rehome_array(&mut a, f, store)?;
-                Ok(YValue::Array(Box::new(a)))
+                Ok(YValue::Array(crate::yaml::Shared::new(a)))
             }
             FragmentTree::DocSet(_) => Err(err(
                 "map items can only contain arrays, maps, or scalars; this is a document set",
@@ -181,7 +181,7 @@ fn array_of<'v>(
             meta: Meta::default(),
         });
     }
-    Ok(YValue::Array(Box::new(arr)))
+    Ok(YValue::Array(crate::yaml::Shared::new(arr)))
 }
 
 /// Adds or overwrites a key (dict/orderedmap semantics: first position, last value).
@@ -257,12 +257,12 @@ fn rehome_map<'v, V: ValueLike<'v>>(
     frag: &YamlFragmentGen<V>,
     store: Option<Value<'v>>,
 ) -> starlark::Result<()> {
-    rehome_meta(&mut m.meta, frag, store)?;
-    for item in &mut m.items {
-        rehome_meta(&mut item.meta, frag, store)?;
-        rehome_value(&mut item.value, frag, store)?;
+    let mut v = YValue::Map(crate::yaml::Shared::new(std::mem::take(m)));
+    let r = rehome_value(&mut v, frag, store);
+    if let YValue::Map(back) = v {
+        *m = crate::yaml::Shared::into_inner(back);
     }
-    Ok(())
+    r
 }
 
 fn rehome_array<'v, V: ValueLike<'v>>(
@@ -270,24 +270,36 @@ fn rehome_array<'v, V: ValueLike<'v>>(
     frag: &YamlFragmentGen<V>,
     store: Option<Value<'v>>,
 ) -> starlark::Result<()> {
-    rehome_meta(&mut a.meta, frag, store)?;
-    for item in &mut a.items {
-        rehome_meta(&mut item.meta, frag, store)?;
-        rehome_value(&mut item.value, frag, store)?;
+    let mut v = YValue::Array(crate::yaml::Shared::new(std::mem::take(a)));
+    let r = rehome_value(&mut v, frag, store);
+    if let YValue::Array(back) = v {
+        *a = crate::yaml::Shared::into_inner(back);
     }
-    Ok(())
+    r
 }
 
+/// Whether a meta holds annotation values of an evaluation's store.
+fn has_live(m: &Meta) -> bool {
+    m.annotations.iter().any(|a| {
+        a.args.iter().any(|v| matches!(v, AnnValue::Live(_)))
+            || a.kwargs.iter().any(|(_, v)| matches!(v, AnnValue::Live(_)))
+    })
+}
+
+/// Moves a fragment's live annotation values to the current evaluation's
+/// store, changing (and so copying) only the nodes that have one; nothing
+/// when the fragment was made in this evaluation.
 fn rehome_value<'v, V: ValueLike<'v>>(
     v: &mut YValue,
     frag: &YamlFragmentGen<V>,
     store: Option<Value<'v>>,
 ) -> starlark::Result<()> {
-    match v {
-        YValue::Map(m) => rehome_map(m, frag, store),
-        YValue::Array(a) => rehome_array(a, frag, store),
-        _ => Ok(()),
+    if store.is_some_and(|cur| cur.ptr_eq(frag.store.to_value())) {
+        return Ok(());
     }
+    v.change_nodes(&|_, m: &Meta| has_live(m), &mut |_, m: &mut Meta| {
+        rehome_meta(m, frag, store)
+    })
 }
 
 // ------------------------------------------------------------------ yaml -> starlark

@@ -358,12 +358,16 @@ fn attach(parent: &mut BNode, child: Open) -> starlark::Result<()> {
     let child_name = child.node.type_name();
     match (parent, child.node) {
         (BNode::DocSet(ds), BNode::Doc(d)) => ds.docs.push(d),
-        (BNode::Doc(d), BNode::Map(m)) => d.value = YValue::Map(Box::new(m)),
-        (BNode::Doc(d), BNode::Array(a)) => d.value = YValue::Array(Box::new(a)),
-        (BNode::MapItem(i), BNode::Map(m)) => i.value = YValue::Map(Box::new(m)),
-        (BNode::MapItem(i), BNode::Array(a)) => i.value = YValue::Array(Box::new(a)),
-        (BNode::ArrayItem(i), BNode::Map(m)) => i.value = YValue::Map(Box::new(m)),
-        (BNode::ArrayItem(i), BNode::Array(a)) => i.value = YValue::Array(Box::new(a)),
+        (BNode::Doc(d), BNode::Map(m)) => d.value = YValue::Map(crate::yaml::Shared::new(m)),
+        (BNode::Doc(d), BNode::Array(a)) => d.value = YValue::Array(crate::yaml::Shared::new(a)),
+        (BNode::MapItem(i), BNode::Map(m)) => i.value = YValue::Map(crate::yaml::Shared::new(m)),
+        (BNode::MapItem(i), BNode::Array(a)) => {
+            i.value = YValue::Array(crate::yaml::Shared::new(a))
+        }
+        (BNode::ArrayItem(i), BNode::Map(m)) => i.value = YValue::Map(crate::yaml::Shared::new(m)),
+        (BNode::ArrayItem(i), BNode::Array(a)) => {
+            i.value = YValue::Array(crate::yaml::Shared::new(a))
+        }
         (BNode::Map(m), BNode::MapItem(i)) => m.items.push(i),
         (BNode::Array(a), BNode::ArrayItem(i)) => a.items.push(i),
         (BNode::Map(_), _) => {
@@ -488,7 +492,8 @@ pub fn replace_current<'v>(
         let rep = match (&top.node, converted) {
             (BNode::Doc(_), NodeValue::DocSet(ds)) => Replacement::Docs(ds.docs),
             (BNode::Doc(_), NodeValue::Value(YValue::Array(a))) => Replacement::Docs(
-                a.items
+                crate::yaml::Shared::into_inner(a)
+                    .items
                     .into_iter()
                     .map(|i| Document {
                         value: i.value,
@@ -506,10 +511,11 @@ pub fn replace_current<'v>(
             }
             (BNode::MapItem(_), NodeValue::Value(YValue::Map(m))) => {
                 let from_fragment = YamlFragment::from_value(value).is_some();
+                let items = crate::yaml::Shared::into_inner(m).items;
                 let items = if from_fragment {
-                    m.items
+                    items
                 } else {
-                    m.items
+                    items
                         .into_iter()
                         .map(|mut i| {
                             i.pos = pos.clone();
@@ -528,10 +534,11 @@ pub fn replace_current<'v>(
             }
             (BNode::ArrayItem(_), NodeValue::Value(YValue::Array(a))) => {
                 let from_fragment = YamlFragment::from_value(value).is_some();
+                let items = crate::yaml::Shared::into_inner(a).items;
                 let items = if from_fragment {
-                    a.items
+                    items
                 } else {
-                    a.items
+                    items
                         .into_iter()
                         .map(|mut i| {
                             i.pos = pos.clone();
