@@ -8,6 +8,12 @@
 //! `YTTCHECK_BENCH_KEEP=DIR` also writes the repository to DIR. Then two
 //! repositories of 10,000 pairs (2,000 x 5 and 100 x 100) are checked once
 //! each, to show that time and memory grow linearly.
+//!
+//! The real packages of `../shared/realworld` are checked as a monorepo
+//! too, beside the ytt loop when `YTT=/path/to/ytt` is set;
+//! `YTTCHECK_BENCH_CASES=DIR` adds a monorepo of another corpus folder in
+//! the same layout (`docs/performance.md` says how the held-out one was
+//! made).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -482,19 +488,31 @@ fn cache_reruns(root: &Path, edited: &str, ok: &[i32], cold: Duration) {
 /// files as environments): `check` against the loop people run today, one
 /// `ytt` per pair two at a time, from the `ytt-commands.txt` it writes.
 fn real_packages(ytt: Option<&str>) {
+    real_packages_of(None, ytt);
+    if let Some(cases) = std::env::var_os("YTTCHECK_BENCH_CASES") {
+        real_packages_of(Some(Path::new(&cases)), ytt);
+    }
+}
+
+/// The monorepo of a corpus folder (`../shared/realworld`'s own cases by
+/// default), checked, cached and beside the ytt loop.
+fn real_packages_of(cases: Option<&Path>, ytt: Option<&str>) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/monorepo.py");
     if !script.exists() {
         println!("real packages: ../shared/realworld/monorepo.py not found, skipped");
         return;
     }
+    if let Some(cases) = cases {
+        println!("real packages of {}:", cases.display());
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path().join("realmono");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg("--out")
-        .arg(&root)
-        .output()
-        .expect("run monorepo.py");
+    let mut command = Command::new("python3");
+    command.arg(&script).arg("--out").arg(&root);
+    if let Some(cases) = cases {
+        command.arg("--cases").arg(cases);
+    }
+    let out = command.output().expect("run monorepo.py");
     assert!(
         out.status.success(),
         "{}",
