@@ -3,6 +3,7 @@
 //! once. The `@ytt:` standard library a cache's templates load is supplied by
 //! the host ([`StdLib`]).
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -63,8 +64,13 @@ type ByFile<T> = Mutex<HashMap<usize, (Arc<InputFile>, Arc<Result<T, TemplateErr
 pub struct CompileCache {
     entries: ByFile<Compiled>,
     raw: ByFile<DocSet>,
+    facts: Facts,
     stdlib: Arc<dyn StdLib>,
 }
+
+/// What a caller found in a file (by the file's identity and the name of
+/// the finding), for [`CompileCache::fact`].
+type Facts = Mutex<HashMap<(usize, &'static str), (Arc<InputFile>, Arc<dyn Any + Send + Sync>)>>;
 
 /// The `@ytt:` standard library, supplied by the host (as starlark-rust's
 /// `FileLoader` lets a host supply loads): the template language knows how
@@ -87,6 +93,7 @@ impl CompileCache {
         CompileCache {
             entries: Default::default(),
             raw: Default::default(),
+            facts: Default::default(),
             stdlib,
         }
     }
@@ -126,14 +133,43 @@ impl CompileCache {
         }
     }
 
-    /// Forgets one file altogether: its program and its parsed text (a
-    /// library whose every pair has run, in a one-off check).
+    /// Forgets one file altogether: its program, its parsed text and what
+    /// was found in it (a library whose every pair has run, in a one-off
+    /// check).
     pub fn forget_all(&self, file: &Arc<InputFile>) {
         self.forget(file);
         let key = Arc::as_ptr(file) as usize;
         if let Ok(mut r) = self.raw.lock() {
             r.remove(&key);
         }
+        if let Ok(mut f) = self.facts.lock() {
+            f.retain(|(k, _), _| *k != key);
+        }
+    }
+
+    /// What `find` finds in a file, found once per cache: a layer above
+    /// asks the same question of the same parsed file for every pair (does
+    /// it hold data values documents, are they annotated where ytt allows),
+    /// and the answer depends on the file alone. `name` tells the questions
+    /// apart; one name always gives the same type.
+    pub fn fact<T: Clone + Send + Sync + 'static>(
+        &self,
+        file: &Arc<InputFile>,
+        name: &'static str,
+        find: impl FnOnce() -> T,
+    ) -> T {
+        let key = (Arc::as_ptr(file) as usize, name);
+        if let Some((_, known)) = self.facts.lock().expect("cache lock").get(&key) {
+            if let Some(t) = known.downcast_ref::<T>() {
+                return t.clone();
+            }
+        }
+        let found = find();
+        self.facts
+            .lock()
+            .expect("cache lock")
+            .insert(key, (file.clone(), Arc::new(found.clone())));
+        found
     }
 
     /// Forgets everything (a long-lived process bounding its memory; what
@@ -144,6 +180,9 @@ impl CompileCache {
         }
         if let Ok(mut r) = self.raw.lock() {
             r.clear();
+        }
+        if let Ok(mut f) = self.facts.lock() {
+            f.clear();
         }
     }
 
@@ -457,5 +496,62 @@ impl SharedModule {
         if self.pure {
             let _ = self.module.set(module.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No `@ytt:` module: these tests load none.
+    struct NoStdLib;
+
+    impl StdLib for NoStdLib {
+        fn module(&self, name: &str, _: &EvalSession) -> Result<FrozenModule, TemplateError> {
+            panic!("no module expected, asked for @ytt:{name}")
+        }
+        fn data_module(
+            &self,
+            _: &Value,
+            _: Option<&Arc<super::super::runtime::values::ReadLog>>,
+        ) -> Result<FrozenModule, String> {
+            Err("no data module".into())
+        }
+    }
+
+    fn file(path: &str) -> Arc<InputFile> {
+        Arc::new(InputFile {
+            rel_path: path.to_string(),
+            implied: true,
+            src: crate::yaml::SourceFile::new(path, "a: 1\n"),
+            order: 0,
+            marks: Default::default(),
+        })
+    }
+
+    /// A fact is found once per file and name, kept apart by both, and
+    /// found again once the file is forgotten.
+    #[test]
+    fn a_fact_is_found_once_per_file_and_name() {
+        let cache = CompileCache::new(Arc::new(NoStdLib));
+        let (a, b) = (file("a.yml"), file("b.yml"));
+        let found = std::cell::Cell::new(0);
+        let find = |answer: bool| {
+            found.set(found.get() + 1);
+            answer
+        };
+        assert!(cache.fact(&a, "x", || find(true)));
+        assert!(cache.fact(&a, "x", || find(false)));
+        assert_eq!(found.get(), 1);
+        assert!(!cache.fact(&a, "y", || find(false)));
+        assert!(!cache.fact(&b, "x", || find(false)));
+        assert_eq!(found.get(), 3);
+        cache.forget_all(&a);
+        assert!(!cache.fact(&a, "x", || find(false)));
+        assert!(!cache.fact(&b, "x", || find(true)));
+        assert_eq!(found.get(), 4);
+        cache.clear();
+        assert!(cache.fact(&b, "x", || find(true)));
+        assert_eq!(found.get(), 5);
     }
 }

@@ -173,7 +173,7 @@ pub fn check_once_per_document(ds: &DocSet, ann: &str) -> Result<(), ValuesError
 pub fn files_with_annotation(
     session: &EvalSession,
     lib: LibraryCtx,
-    ann: &str,
+    ann: &'static str,
 ) -> Result<Vec<crate::files::FileInLibrary>, ValuesError> {
     select_files_with_annotation(session, session.tree.accessible_files(lib.current), ann)
 }
@@ -182,25 +182,29 @@ pub fn files_with_annotation(
 pub fn select_files_with_annotation(
     session: &EvalSession,
     files: Vec<crate::files::FileInLibrary>,
-    ann: &str,
+    ann: &'static str,
 ) -> Result<Vec<crate::files::FileInLibrary>, ValuesError> {
     let mut out = Vec::new();
     for f in files {
         if f.file.file_type() != FileType::Yaml || !f.file.is_template() {
             continue;
         }
-        let raw = session.cache.raw_yaml_opts(&f.file, session.opts.strict);
-        let ds = match &*raw {
-            Ok(ds) => ds,
-            Err(e) => {
-                return Err(ValuesError {
-                    message: e.message.clone(),
-                    kind: ValuesErrorKind::Template(e.clone()),
-                })
-            }
-        };
-        check_annotation_only_on_docs(ds, ann)?;
-        if ds.docs.iter().any(|d| annotation_comments(d, ann) > 0) {
+        // (every pair of a library asks this of the same files)
+        let annotated = session.cache.fact(&f.file, ann, || {
+            let raw = session.cache.raw_yaml_opts(&f.file, session.opts.strict);
+            let ds = match &*raw {
+                Ok(ds) => ds,
+                Err(e) => {
+                    return Err(ValuesError {
+                        message: e.message.clone(),
+                        kind: ValuesErrorKind::Template(e.clone()),
+                    })
+                }
+            };
+            check_annotation_only_on_docs(ds, ann)?;
+            Ok(ds.docs.iter().any(|d| annotation_comments(d, ann) > 0))
+        })?;
+        if annotated {
             out.push(f);
         }
     }
