@@ -654,22 +654,16 @@ fn resolve_docset(ds: &mut DocSet, store: Option<&OwnedFrozenValue>) {
             }
         }
     }
-    fn is_live(m: &Meta) -> bool {
-        m.annotations.iter().any(|an| {
-            an.args.iter().any(|a| matches!(a, AnnValue::Live(_)))
-                || an
-                    .kwargs
-                    .iter()
-                    .any(|(_, a)| matches!(a, AnnValue::Live(_)))
-        })
-    }
     // (only the nodes that hold one change: values from elsewhere, such
     // as a plain file's documents, stay shared)
     fn value(v: &mut Value, store: Option<&OwnedFrozenValue>) {
-        let _ = v.change_nodes(&|_, m: &Meta| is_live(m), &mut |_, m: &mut Meta| {
-            meta(m, store);
-            Ok::<(), std::convert::Infallible>(())
-        });
+        let _ = v.change_nodes(
+            &|_, m: &Meta| m.has_live_values(),
+            &mut |_, m: &mut Meta| {
+                meta(m, store);
+                Ok::<(), std::convert::Infallible>(())
+            },
+        );
     }
     meta(&mut ds.meta, store);
     for d in &mut ds.docs {

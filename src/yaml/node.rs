@@ -500,6 +500,15 @@ pub struct Meta {
 }
 
 impl Meta {
+    /// Whether an annotation's argument is still an index into the value
+    /// store of the evaluation building the tree (`AnnValue::Live`).
+    pub fn has_live_values(&self) -> bool {
+        self.annotations.iter().any(|a| {
+            a.args.iter().any(|v| matches!(v, AnnValue::Live(_)))
+                || a.kwargs.iter().any(|(_, v)| matches!(v, AnnValue::Live(_)))
+        })
+    }
+
     pub fn annotation(&self, name: &str) -> Option<&Annotation> {
         self.annotations.iter().find(|a| a.name == name)
     }

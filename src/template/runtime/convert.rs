@@ -278,14 +278,6 @@ fn rehome_array<'v, V: ValueLike<'v>>(
     r
 }
 
-/// Whether a meta holds annotation values of an evaluation's store.
-fn has_live(m: &Meta) -> bool {
-    m.annotations.iter().any(|a| {
-        a.args.iter().any(|v| matches!(v, AnnValue::Live(_)))
-            || a.kwargs.iter().any(|(_, v)| matches!(v, AnnValue::Live(_)))
-    })
-}
-
 /// Moves a fragment's live annotation values to the current evaluation's
 /// store, changing (and so copying) only the nodes that have one; nothing
 /// when the fragment was made in this evaluation.
@@ -297,9 +289,10 @@ fn rehome_value<'v, V: ValueLike<'v>>(
     if store.is_some_and(|cur| cur.ptr_eq(frag.store.to_value())) {
         return Ok(());
     }
-    v.change_nodes(&|_, m: &Meta| has_live(m), &mut |_, m: &mut Meta| {
-        rehome_meta(m, frag, store)
-    })
+    v.change_nodes(
+        &|_, m: &Meta| m.has_live_values(),
+        &mut |_, m: &mut Meta| rehome_meta(m, frag, store),
+    )
 }
 
 // ------------------------------------------------------------------ yaml -> starlark
