@@ -89,6 +89,104 @@ impl<T: fmt::Debug> fmt::Debug for Shared<T> {
     }
 }
 
+/// A map or an array, as [`Value::change_nodes`] walks it: its own
+/// position and metas, and each item's with the item's value.
+trait Collection: Clone {
+    type Item;
+    fn own(&mut self) -> (&mut Pos, &mut Meta);
+    fn own_ref(&self) -> (&Pos, &Meta);
+    fn items(&self) -> &[Self::Item];
+    fn items_mut(&mut self) -> &mut [Self::Item];
+    fn item(i: &Self::Item) -> (&Pos, &Meta, &Value);
+    fn item_mut(i: &mut Self::Item) -> (&mut Pos, &mut Meta, &mut Value);
+}
+
+macro_rules! collection {
+    ($node:ty, $item:ty) => {
+        impl Collection for $node {
+            type Item = $item;
+            fn own(&mut self) -> (&mut Pos, &mut Meta) {
+                (&mut self.pos, &mut self.meta)
+            }
+            fn own_ref(&self) -> (&Pos, &Meta) {
+                (&self.pos, &self.meta)
+            }
+            fn items(&self) -> &[$item] {
+                &self.items
+            }
+            fn items_mut(&mut self) -> &mut [$item] {
+                &mut self.items
+            }
+            fn item(i: &$item) -> (&Pos, &Meta, &Value) {
+                (&i.pos, &i.meta, &i.value)
+            }
+            fn item_mut(i: &mut $item) -> (&mut Pos, &mut Meta, &mut Value) {
+                (&mut i.pos, &mut i.meta, &mut i.value)
+            }
+        }
+    };
+}
+collection!(Map, MapItem);
+collection!(Array, ArrayItem);
+
+/// [`Value::change_nodes`] of a node only this value holds: changed in place.
+fn change_in_place<C: Collection, E>(
+    node: &mut C,
+    wants: &dyn Fn(&Pos, &Meta) -> bool,
+    change: &mut dyn FnMut(&mut Pos, &mut Meta) -> Result<(), E>,
+) -> Result<(), E> {
+    let (pos, meta) = node.own();
+    if wants(pos, meta) {
+        change(pos, meta)?;
+    }
+    for i in node.items_mut() {
+        let (pos, meta, value) = C::item_mut(i);
+        if wants(pos, meta) {
+            change(pos, meta)?;
+        }
+        value.change_nodes(wants, change)?;
+    }
+    Ok(())
+}
+
+/// [`Value::change_nodes`] of a shared node: a copy of the nodes on the way
+/// to what changed (the rest shared), or `None` when nothing `wants` a
+/// change.
+fn changed_copy<C: Collection, E>(
+    node: &C,
+    wants: &dyn Fn(&Pos, &Meta) -> bool,
+    change: &mut dyn FnMut(&mut Pos, &mut Meta) -> Result<(), E>,
+) -> Result<Option<C>, E> {
+    let mut copy: Option<C> = None;
+    let (pos, meta) = node.own_ref();
+    if wants(pos, meta) {
+        let (pos, meta) = copy.get_or_insert_with(|| node.clone()).own();
+        change(pos, meta)?;
+    }
+    for (n, i) in node.items().iter().enumerate() {
+        let (pos, meta, value) = C::item(i);
+        let own = wants(pos, meta);
+        let below = match value {
+            Value::Map(m) => changed_copy(&**m, wants, change)?.map(|c| Value::Map(Shared::new(c))),
+            Value::Array(a) => {
+                changed_copy(&**a, wants, change)?.map(|c| Value::Array(Shared::new(c)))
+            }
+            _ => None,
+        };
+        if own || below.is_some() {
+            let item = &mut copy.get_or_insert_with(|| node.clone()).items_mut()[n];
+            let (pos, meta, value) = C::item_mut(item);
+            if own {
+                change(pos, meta)?;
+            }
+            if let Some(below) = below {
+                *value = below;
+            }
+        }
+    }
+    Ok(copy)
+}
+
 /// Appends a map item's key to a key path (`a.b`, as validations and
 /// findings name values); the caller truncates the path back afterwards.
 /// Walks that name values keep one such buffer: most values are fine, and
@@ -127,96 +225,21 @@ impl Value {
         wants: &dyn Fn(&Pos, &Meta) -> bool,
         change: &mut dyn FnMut(&mut Pos, &mut Meta) -> Result<(), E>,
     ) -> Result<(), E> {
-        match self {
-            Value::Map(m) => {
-                if let Some(m) = m.get_mut() {
-                    if wants(&m.pos, &m.meta) {
-                        change(&mut m.pos, &mut m.meta)?;
-                    }
-                    for i in &mut m.items {
-                        if wants(&i.pos, &i.meta) {
-                            change(&mut i.pos, &mut i.meta)?;
-                        }
-                        i.value.change_nodes(wants, change)?;
-                    }
-                    return Ok(());
-                }
-            }
-            Value::Array(a) => {
-                if let Some(a) = a.get_mut() {
-                    if wants(&a.pos, &a.meta) {
-                        change(&mut a.pos, &mut a.meta)?;
-                    }
-                    for i in &mut a.items {
-                        if wants(&i.pos, &i.meta) {
-                            change(&mut i.pos, &mut i.meta)?;
-                        }
-                        i.value.change_nodes(wants, change)?;
-                    }
-                    return Ok(());
-                }
-            }
-            _ => return Ok(()),
-        }
-        if let Some(changed) = self.changed_copy(wants, change)? {
-            *self = changed;
+        let copy = match self {
+            Value::Map(m) => match m.get_mut() {
+                Some(m) => return change_in_place(m, wants, change),
+                None => changed_copy(&**m, wants, change)?.map(|c| Value::Map(Shared::new(c))),
+            },
+            Value::Array(a) => match a.get_mut() {
+                Some(a) => return change_in_place(a, wants, change),
+                None => changed_copy(&**a, wants, change)?.map(|c| Value::Array(Shared::new(c))),
+            },
+            _ => None,
+        };
+        if let Some(copy) = copy {
+            *self = copy;
         }
         Ok(())
-    }
-
-    /// [`Value::change_nodes`] of a shared value: a copy of the nodes on
-    /// the way to what changed (the rest shared), or `None` when nothing
-    /// `wants` a change.
-    fn changed_copy<E>(
-        &self,
-        wants: &dyn Fn(&Pos, &Meta) -> bool,
-        change: &mut dyn FnMut(&mut Pos, &mut Meta) -> Result<(), E>,
-    ) -> Result<Option<Value>, E> {
-        match self {
-            Value::Map(m) => {
-                let mut copy: Option<Map> = None;
-                if wants(&m.pos, &m.meta) {
-                    let c = copy.get_or_insert_with(|| (**m).clone());
-                    change(&mut c.pos, &mut c.meta)?;
-                }
-                for (n, i) in m.items.iter().enumerate() {
-                    let own = wants(&i.pos, &i.meta);
-                    let below = i.value.changed_copy(wants, change)?;
-                    if own || below.is_some() {
-                        let c = &mut copy.get_or_insert_with(|| (**m).clone()).items[n];
-                        if own {
-                            change(&mut c.pos, &mut c.meta)?;
-                        }
-                        if let Some(below) = below {
-                            c.value = below;
-                        }
-                    }
-                }
-                Ok(copy.map(|c| Value::Map(Shared::new(c))))
-            }
-            Value::Array(a) => {
-                let mut copy: Option<Array> = None;
-                if wants(&a.pos, &a.meta) {
-                    let c = copy.get_or_insert_with(|| (**a).clone());
-                    change(&mut c.pos, &mut c.meta)?;
-                }
-                for (n, i) in a.items.iter().enumerate() {
-                    let own = wants(&i.pos, &i.meta);
-                    let below = i.value.changed_copy(wants, change)?;
-                    if own || below.is_some() {
-                        let c = &mut copy.get_or_insert_with(|| (**a).clone()).items[n];
-                        if own {
-                            change(&mut c.pos, &mut c.meta)?;
-                        }
-                        if let Some(below) = below {
-                            c.value = below;
-                        }
-                    }
-                }
-                Ok(copy.map(|c| Value::Array(Shared::new(c))))
-            }
-            _ => Ok(None),
-        }
     }
 
     pub fn str(s: impl AsRef<str>) -> Value {
@@ -224,7 +247,7 @@ impl Value {
     }
 
     pub fn new_map(pos: Pos) -> Value {
-        Value::Map(crate::yaml::Shared::new(Map {
+        Value::Map(Shared::new(Map {
             items: Vec::new(),
             pos,
             meta: Meta::default(),
@@ -232,7 +255,7 @@ impl Value {
     }
 
     pub fn new_array(pos: Pos) -> Value {
-        Value::Array(crate::yaml::Shared::new(Array {
+        Value::Array(Shared::new(Array {
             items: Vec::new(),
             pos,
             meta: Meta::default(),

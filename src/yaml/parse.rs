@@ -297,7 +297,7 @@ impl Builder<'_> {
                         meta: Meta::default(),
                     });
                 }
-                Ok(Value::Array(crate::yaml::Shared::new(arr)))
+                Ok(Value::Array(super::Shared::new(arr)))
             }
             RawKind::Map { entries } => {
                 let mut map = Map {
@@ -338,7 +338,7 @@ impl Builder<'_> {
                         meta: Meta::default(),
                     });
                 }
-                Ok(Value::Map(crate::yaml::Shared::new(map)))
+                Ok(Value::Map(super::Shared::new(map)))
             }
         }
     }

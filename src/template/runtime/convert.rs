@@ -138,14 +138,14 @@ fn to_yaml_depth<'v>(
         return match &*f.tree {
             FragmentTree::Null => Ok(YValue::Null),
             FragmentTree::Map(m) => {
-                let mut m = m.clone();
-                rehome_map(&mut m, f, store)?;
-                Ok(YValue::Map(crate::yaml::Shared::new(m)))
+                let mut v = YValue::Map(crate::yaml::Shared::new(m.clone()));
+                rehome_value(&mut v, f, store)?;
+                Ok(v)
             }
             FragmentTree::Array(a) => {
-                let mut a = a.clone();
-                rehome_array(&mut a, f, store)?;
-                Ok(YValue::Array(crate::yaml::Shared::new(a)))
+                let mut v = YValue::Array(crate::yaml::Shared::new(a.clone()));
+                rehome_value(&mut v, f, store)?;
+                Ok(v)
             }
             FragmentTree::DocSet(_) => Err(err(
                 "map items can only contain arrays, maps, or scalars; this is a document set",
@@ -250,32 +250,6 @@ fn rehome_meta<'v, V: ValueLike<'v>>(
         }
     }
     Ok(())
-}
-
-fn rehome_map<'v, V: ValueLike<'v>>(
-    m: &mut Map,
-    frag: &YamlFragmentGen<V>,
-    store: Option<Value<'v>>,
-) -> starlark::Result<()> {
-    let mut v = YValue::Map(crate::yaml::Shared::new(std::mem::take(m)));
-    let r = rehome_value(&mut v, frag, store);
-    if let YValue::Map(back) = v {
-        *m = crate::yaml::Shared::into_inner(back);
-    }
-    r
-}
-
-fn rehome_array<'v, V: ValueLike<'v>>(
-    a: &mut Array,
-    frag: &YamlFragmentGen<V>,
-    store: Option<Value<'v>>,
-) -> starlark::Result<()> {
-    let mut v = YValue::Array(crate::yaml::Shared::new(std::mem::take(a)));
-    let r = rehome_value(&mut v, frag, store);
-    if let YValue::Array(back) = v {
-        *a = crate::yaml::Shared::into_inner(back);
-    }
-    r
 }
 
 /// Moves a fragment's live annotation values to the current evaluation's
