@@ -9,6 +9,11 @@
 //! repositories of 10,000 pairs (2,000 x 5 and 100 x 100) are checked once
 //! each, to show that time and memory grow linearly.
 //!
+//! A warm daemon's whole check (with its text report) and the pre-commit
+//! hook's command are timed after edits of one values file, on the
+//! generated repository, on the same with a warning policy that gives it
+//! 8,000 findings, and on each real-package monorepo.
+//!
 //! The real packages of `../shared/realworld` are checked as a monorepo
 //! too, beside the ytt loop when `YTT=/path/to/ytt` is set;
 //! `YTTCHECK_BENCH_CASES=DIR` adds a monorepo of another corpus folder in
@@ -440,9 +445,123 @@ fn main() {
         cache_reruns(dir.path(), changed, &[0], full);
     }
     daemon(dir.path(), changed, benching);
+    warm_daemon_checks(dir.path(), changed, &[0], benching);
+    // the same repository with a warning policy that every pair breaks 8
+    // times: a whole check has 8,000 findings to deliver
+    std::fs::create_dir_all(dir.path().join("policies")).unwrap();
+    std::fs::write(dir.path().join("policies/warn.yml"), WARN_POLICY).unwrap();
+    std::fs::write(
+        dir.path().join(".yttcheck.yml"),
+        "policies: [{path: policies/warn.yml, severity: warning}]\n",
+    )
+    .unwrap();
+    git(dir.path(), &["add", "-A"]);
+    git(dir.path(), &["commit", "-q", "-m", "a warning policy"]);
+    let (_, json) = run(dir.path(), &["check", "--format", "json", "--quiet"]);
+    let warnings = json.matches("\"severity\": \"warning\"").count();
+    println!("with a warning policy ({warnings} warnings):");
+    warm_daemon_checks(dir.path(), changed, &[0], benching);
     if benching {
         real_packages(ytt.as_deref());
     }
+}
+
+/// A policy every generated pair breaks once per section (8 warnings).
+const WARN_POLICY: &str = "---\nsection0:\n  #@assert/validate max=-1\n  count0: 0\nsection1:\n  #@assert/validate max=-1\n  count0: 0\nsection2:\n  #@assert/validate max=-1\n  count0: 0\nsection3:\n  #@assert/validate max=-1\n  count0: 0\nsection4:\n  #@assert/validate max=-1\n  count0: 0\nsection5:\n  #@assert/validate max=-1\n  count0: 0\nsection6:\n  #@assert/validate max=-1\n  count0: 0\nsection7:\n  #@assert/validate max=-1\n  count0: 0\n";
+
+/// A warm daemon's whole check, end to end (process start, connect,
+/// re-check, the text report read from a pipe): with nothing changed, and
+/// after each edit of `changed` (a line added: the pair runs again); then
+/// the pre-commit hook's command after each edit, staged. `root` is a git
+/// repository with a commit.
+fn warm_daemon_checks(root: &Path, changed: &str, ok: &[i32], benching: bool) {
+    let path = root.join(changed);
+    let original = std::fs::read_to_string(&path).expect("the edited file");
+    let timed = |args: &[&str]| -> Duration {
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
+            .current_dir(root)
+            .args(args)
+            .output()
+            .expect("run yttcheck");
+        let took = started.elapsed();
+        assert!(
+            out.status.code().is_some_and(|c| ok.contains(&c)),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // (a daemon that could not answer would make these figures a
+        // cold check's)
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("daemon"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        took
+    };
+    let whole = ["check", "--daemon", "always"];
+    let hook = [
+        "check",
+        "--staged",
+        "--changed-since",
+        "HEAD",
+        "--quiet",
+        "--daemon",
+        "always",
+    ];
+    let runs = if benching { 50 } else { 2 };
+    let _ = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
+        .current_dir(root)
+        .args(["daemon", "stop"])
+        .output();
+    run(root, &["daemon", "start", "--idle-seconds", "300"]);
+    timed(&whole);
+    timed(&whole);
+    let mut unchanged: Vec<Duration> = (0..runs).map(|_| timed(&whole)).collect();
+    let edit = |i: usize, stage: bool| {
+        std::fs::write(&path, format!("{original}\n# edit {i}\n")).expect("edit");
+        if stage {
+            git(root, &["add", changed]);
+        }
+        // (a person's edit is not followed by a check within microseconds)
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut edited: Vec<Duration> = (0..runs)
+        .map(|i| {
+            edit(i, false);
+            timed(&whole)
+        })
+        .collect();
+    let mut hooked: Vec<Duration> = (0..runs)
+        .map(|i| {
+            edit(runs + i, true);
+            timed(&hook)
+        })
+        .collect();
+    std::fs::write(&path, &original).expect("restore");
+    git(root, &["add", changed]);
+    run(root, &["daemon", "stop"]);
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let spread = |v: &mut Vec<Duration>| {
+        v.sort();
+        let p = |q: f64| ms(v[((v.len() - 1) as f64 * q).round() as usize]);
+        format!(
+            "p50 {:.1} ms (p90 {:.1}, min {:.1}, max {:.1})",
+            p(0.5),
+            p(0.9),
+            ms(v[0]),
+            ms(v[v.len() - 1])
+        )
+    };
+    println!(
+        "  warm daemon, whole check with its text report ({runs} runs each): nothing changed {}; after editing {changed} {}",
+        spread(&mut unchanged),
+        spread(&mut edited)
+    );
+    println!(
+        "  warm daemon, pre-commit hook after editing {changed} (staged): {}",
+        spread(&mut hooked)
+    );
 }
 
 /// The persistent cache (`--cache-dir`): the cold run that fills it, a
@@ -547,6 +666,9 @@ fn real_packages_of(cases: Option<&Path>, ytt: Option<&str>) {
     });
     if let Some(edited) = edited {
         cache_reruns(&root, &edited, &[0, 1], wall);
+        git(&root, &["add", "-A"]);
+        git(&root, &["commit", "-q", "-m", "real packages"]);
+        warm_daemon_checks(&root, &edited, &[0, 1], true);
     }
     let Some(ytt) = ytt else {
         println!("  ytt: not found (set YTT=/path/to/ytt to time the ytt loop too)");
