@@ -666,8 +666,7 @@ fn real_packages_of(cases: Option<&Path>, ytt: Option<&str>) {
     });
     if let Some(edited) = edited {
         cache_reruns(&root, &edited, &[0, 1], wall);
-        git(&root, &["add", "-A"]);
-        git(&root, &["commit", "-q", "-m", "real packages"]);
+        // (monorepo.py commits what it writes: `--changed-since HEAD`)
         warm_daemon_checks(&root, &edited, &[0, 1], true);
     }
     let Some(ytt) = ytt else {
