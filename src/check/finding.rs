@@ -173,27 +173,29 @@ fn sort_order(findings: &[Finding], hint: Option<&OrderHint>) -> Vec<usize> {
     order
 }
 
-/// The order a long-lived process last sorted findings in, by finding: a
-/// daemon's check passes on nearly all of the last check's findings (the
-/// same shared fields, see [`Finding::fields`]), and sorting 8,000 of them
-/// from scratch took a tenth of its time. The sort starts from the
+/// The order a long-lived process last sorted findings in, by problem: a
+/// daemon's check passes on nearly all of the last check's problems (a pair
+/// evaluated again after an edit finds the same ones, as new findings), and
+/// sorting 8,000 of them from scratch took a tenth of its time. The sort starts from the
 /// remembered order instead of the order given; where it starts does not
 /// change the order it ends in (the comparison is total), so a stale or
 /// wrong hint costs comparisons, never a different report.
 #[derive(Default)]
 pub struct OrderHint {
-    /// (the address of a finding's fields, its severity) -> its place;
-    /// addresses are compared, never followed (one reused by another
-    /// finding is a poorer guess, nothing worse)
+    /// (the hash of a finding's identity, its severity) -> its place: the
+    /// sort key is a part of the identity, so a finding of the same problem
+    /// sorts to the same place; two problems whose hashes meet make a
+    /// poorer guess, nothing worse (and the identities' hashes are kept
+    /// with the findings: no string is hashed for it)
     places: std::sync::Mutex<(Places, usize)>,
 }
 
 /// See [`OrderHint::places`].
-type Places = foldhash::HashMap<(usize, Severity), u32>;
+type Places = foldhash::HashMap<(u64, Severity), u32>;
 
 impl OrderHint {
-    fn of(f: &Finding) -> (usize, Severity) {
-        (std::sync::Arc::as_ptr(f.fields()) as usize, f.severity)
+    fn of(f: &Finding) -> (u64, Severity) {
+        (f.identity_hash(), f.severity)
     }
 
     /// The findings' indices: those remembered, in their remembered order,
@@ -282,6 +284,35 @@ mod tests {
         let plain = first_of_each_problem(&given);
         assert_eq!(plain, [0, 1, 0, 3, 1]);
         assert_eq!(first_by_hash(&given, vec![7; given.len()]), plain);
+    }
+
+    /// A pair evaluated again finds its problems as new findings (fields
+    /// of their own): the hint still knows their places, whole, and a sort
+    /// from it is the stable order without remembering anew.
+    #[test]
+    fn a_hint_knows_the_same_problems_found_again() {
+        let made = || -> Vec<Finding> {
+            (0..40)
+                .map(|i| at(&format!("f{}.yml", i % 7), i, &format!("e{}", i % 3), ""))
+                .collect()
+        };
+        let hint = OrderHint::default();
+        let first = made();
+        let order = sort_order(&first, Some(&hint));
+        let again = made();
+        assert!(!again[0].shares_fields_with(&first[0]));
+        let (guess, whole) = hint.guess(&again);
+        assert!(whole, "the same problems, found again");
+        assert_eq!(guess, order);
+        // one problem gone and one new: not whole, and the same order as
+        // a sort from nothing
+        let mut changed = again.clone();
+        changed[3] = at("new.yml", 1, "e0", "");
+        assert!(!hint.guess(&changed).1);
+        assert_eq!(
+            sort_order(&changed, Some(&hint)),
+            sort_order(&changed, None)
+        );
     }
 
     /// Sorting from a remembered order ends in the order a stable sort of
