@@ -33,8 +33,10 @@ pub fn call(socket: &Path, request: &Request, timeout: Duration) -> Result<Reply
     // a daemon that refuses the client replies before reading the request
     // and closes: the write may then fail, and the reply still be there
     let written = stream.write_all(&line);
-    // a big buffer: a report of thousands of findings is megabytes
-    let reply = super::protocol::decode_reply(BufReader::with_capacity(1 << 20, stream));
+    // (a report of megabytes is read past this buffer, straight into its
+    // place: one that held it was a second copy and a megabyte of fresh
+    // pages for the client)
+    let reply = super::protocol::decode_reply(BufReader::with_capacity(64 << 10, stream));
     match (reply, written) {
         (Ok(reply), _) => Ok(reply),
         (Err(_), Err(e)) => Err(ClientError::Failed(e.to_string())),

@@ -114,6 +114,10 @@ pub fn encode_reply_parts(mut reply: Reply) -> Option<(Vec<u8>, String)> {
     Some((out, stdout.unwrap_or_default()))
 }
 
+/// An answer's stdout read in one piece up to this size (8,000 findings
+/// make about 2 MiB); a longer one is read as it comes.
+const READ_AHEAD: usize = 32 << 20;
+
 /// Reads what [`encode_reply`] wrote, at most [`MAX_ANSWER`] bytes in all;
 /// a reply cut short (a daemon that died while writing) is an error, never
 /// a shorter report.
@@ -149,14 +153,23 @@ pub fn decode_reply(input: impl std::io::BufRead) -> Result<Reply, String> {
     if line.len() + count.len() + len > MAX_ANSWER {
         return Err(too_long());
     }
-    // read as it comes (a length alone reserves nothing)
-    let mut stdout = Vec::with_capacity(len.min(1 << 20));
-    (&mut input)
-        .take(len as u64)
-        .read_to_end(&mut stdout)
-        .map_err(|e| format!("cannot read the daemon's reply: {e}"))?;
+    // read straight into its place, in one copy from the socket: up to
+    // READ_AHEAD bytes at once (a length alone reserves no more), the rest
+    // as it comes
+    let cut_short = || "the daemon closed the connection without a whole reply".to_string();
+    let mut stdout = vec![0u8; len.min(READ_AHEAD)];
+    input.read_exact(&mut stdout).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => cut_short(),
+        _ => format!("cannot read the daemon's reply: {e}"),
+    })?;
+    if len > stdout.len() {
+        (&mut input)
+            .take((len - stdout.len()) as u64)
+            .read_to_end(&mut stdout)
+            .map_err(|e| format!("cannot read the daemon's reply: {e}"))?;
+    }
     if stdout.len() != len {
-        return Err("the daemon closed the connection without a whole reply".into());
+        return Err(cut_short());
     }
     answer.stdout = String::from_utf8(stdout)
         .map_err(|_| "the daemon's reply is malformed: its stdout is not UTF-8".to_string())?;
@@ -190,6 +203,36 @@ mod tests {
             let bytes = encode_reply(reply.clone()).unwrap();
             let back = decode_reply(bytes.as_slice()).unwrap();
             assert_eq!(format!("{back:?}"), format!("{reply:?}"));
+        }
+    }
+
+    /// A report of megabytes over a socket, read past a small buffer: it
+    /// comes back whole, and cut short (the daemon gone mid-write) it is an
+    /// error.
+    #[test]
+    fn a_long_report_over_a_socket_comes_back_whole() {
+        let stdout: String = (0..60_000)
+            .map(|i| format!("warning[policy/x] finding {i} of a long report\n"))
+            .collect();
+        let reply = Reply::Answer(Answer {
+            stdout: stdout.clone(),
+            ..Answer::default()
+        });
+        let bytes = encode_reply(reply).unwrap();
+        for keep in [bytes.len(), bytes.len() - 1, bytes.len() / 2] {
+            let (mut ours, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+            let sent = bytes[..keep].to_vec();
+            let writer = std::thread::spawn(move || {
+                use std::io::Write;
+                ours.write_all(&sent).unwrap();
+            });
+            let back = decode_reply(std::io::BufReader::with_capacity(64 << 10, theirs));
+            writer.join().unwrap();
+            match back {
+                Ok(Reply::Answer(a)) if keep == bytes.len() => assert!(a.stdout == stdout),
+                Err(e) if keep < bytes.len() => assert!(e.contains("without a whole reply"), "{e}"),
+                other => panic!("kept {keep} of {}: {other:?}", bytes.len()),
+            }
         }
     }
 
