@@ -9,7 +9,7 @@
 //! daemon's answers are the in-process answers. A memo may also be given an
 //! [`OutcomeStore`] (the persistent cache across runs, `--cache-dir`): pair
 //! outcomes are then looked up there and kept there, under keys that are
-//! stable across processes (SHA-256 of the contents, the options and the
+//! stable across processes (BLAKE3 of the contents, the options and the
 //! build of yttcheck that computed them).
 
 // several times faster than SipHash on paths and keys (a warm daemon looks up
@@ -53,7 +53,7 @@ pub struct MemoStats {
     pub stored_misses: u64,
 }
 
-/// A key of the memo: 128 bits of a SHA-256 of everything a start or an
+/// A key of the memo: 128 bits of a BLAKE3 hash of everything a start or an
 /// outcome depends on (stable across processes and machines of the same
 /// build, unlike `std`'s hashers).
 pub type Key = u128;
@@ -347,7 +347,7 @@ impl Memo {
     }
 }
 
-/// A hasher over SHA-256 (`std::hash::Hash` feeds it): the same bytes give
+/// A hasher over BLAKE3 (`std::hash::Hash` feeds it): the same bytes give
 /// the same key in every process of a build. What `Hash` writes, piece by
 /// piece (a pair's key is hundreds of small writes), is gathered first and
 /// digested in one go.
@@ -369,7 +369,7 @@ impl Stable {
     }
 
     fn key(self) -> Key {
-        sha256_key(&self.0)
+        digest_key(&self.0)
     }
 
     /// [`Stable::key`], looked up in `digests` first.
@@ -381,18 +381,23 @@ impl Stable {
     }
 }
 
-fn sha256_key(bytes: &[u8]) -> Key {
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(bytes);
+/// The first 128 bits of the BLAKE3 hash of `bytes` (a cryptographic
+/// hash, so that no input made to meet another's key is given its outcome;
+/// SHA-256 in software, on processors without SHA instructions, was a
+/// tenth of a re-run with `--cache-dir`: a key for every file, library
+/// and pair).
+fn digest_key(bytes: &[u8]) -> Key {
+    let digest = blake3::hash(bytes);
     let mut first = [0u8; 16];
-    first.copy_from_slice(&digest[..16]);
+    first.copy_from_slice(&digest.as_bytes()[..16]);
     u128::from_le_bytes(first)
 }
 
 /// The keys of the last two checks, by their exact input: a daemon's check
 /// asks for thousands of keys (every file, library and pair), nearly all
-/// the same as the check before, and SHA-256 in software costs a tenth of
-/// such a check where a lookup costs a fast hash and a comparison.
+/// the same as the check before, and digesting them all again cost a
+/// tenth of such a check (SHA-256 in software, then) where a lookup costs
+/// a fast hash and a comparison.
 ///
 /// An entry is found by the fast hash of its input and used only when its
 /// input is the same, byte for byte: a key never differs from the digest
@@ -427,7 +432,7 @@ impl Digests {
                 }
             }
         }
-        let key = sha256_key(input);
+        let key = digest_key(input);
         // (another input of the same fast hash, rare, is replaced)
         self.generations.lock().expect("digests")[0].insert(h, (input.into(), key));
         key
@@ -612,7 +617,7 @@ mod tests {
             .collect();
         for round in 0..3 {
             for input in &inputs {
-                assert_eq!(d.key(input), sha256_key(input), "round {round}");
+                assert_eq!(d.key(input), digest_key(input), "round {round}");
             }
             d.next_check();
         }
@@ -621,10 +626,10 @@ mod tests {
         // prefixes and extensions of a kept input are other inputs
         for input in &inputs[..20] {
             let longer = [input.as_slice(), b"x"].concat();
-            assert_eq!(d.key(&longer), sha256_key(&longer));
+            assert_eq!(d.key(&longer), digest_key(&longer));
             assert_eq!(
                 d.key(&input[..input.len() - 1]),
-                sha256_key(&input[..input.len() - 1])
+                digest_key(&input[..input.len() - 1])
             );
         }
         d.next_check();
