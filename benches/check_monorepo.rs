@@ -232,7 +232,15 @@ fn medians(runs: &[(Duration, Duration, f64)]) -> (Duration, Duration) {
     )
 }
 
+/// A run of yttcheck that must check clean (exit 0): its wall time and stdout.
 fn run(root: &Path, args: &[&str]) -> (Duration, String) {
+    let (elapsed, out) = run_exiting(root, args, &[0]);
+    (elapsed, String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+/// A run of yttcheck that must end in one of the exit codes `ok`: its wall
+/// time and output.
+fn run_exiting(root: &Path, args: &[&str], ok: &[i32]) -> (Duration, std::process::Output) {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
         .current_dir(root)
@@ -240,13 +248,14 @@ fn run(root: &Path, args: &[&str]) -> (Duration, String) {
         .output()
         .expect("run yttcheck");
     let elapsed = started.elapsed();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
-        out.status.code() == Some(0),
-        "the generated repository must check clean:\n{stdout}\n{}",
+        out.status.code().is_some_and(|c| ok.contains(&c)),
+        "{args:?} exited with {:?}:\n{}\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    (elapsed, stdout)
+    (elapsed, out)
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -320,13 +329,7 @@ fn main() {
         runs,
     ));
     // the same with a 10-rule policy pack on every pair
-    std::fs::create_dir_all(dir.path().join("policies")).unwrap();
-    std::fs::write(dir.path().join("policies/pack.yml"), POLICY).unwrap();
-    std::fs::write(
-        dir.path().join(".yttcheck.yml"),
-        "policies: [{path: policies/pack.yml}]\n",
-    )
-    .unwrap();
+    configure_policy(dir.path(), "pack.yml", POLICY, "");
     let (with_policy, with_policy_cpu) =
         medians(&measured_runs(dir.path(), &["check", "--quiet"], runs));
     std::fs::remove_file(dir.path().join(".yttcheck.yml")).unwrap();
@@ -448,13 +451,7 @@ fn main() {
     warm_daemon_checks(dir.path(), changed, &[0], benching);
     // the same repository with a warning policy that every pair breaks 8
     // times: a whole check has 8,000 findings to deliver
-    std::fs::create_dir_all(dir.path().join("policies")).unwrap();
-    std::fs::write(dir.path().join("policies/warn.yml"), WARN_POLICY).unwrap();
-    std::fs::write(
-        dir.path().join(".yttcheck.yml"),
-        "policies: [{path: policies/warn.yml, severity: warning}]\n",
-    )
-    .unwrap();
+    configure_policy(dir.path(), "warn.yml", WARN_POLICY, ", severity: warning");
     git(dir.path(), &["add", "-A"]);
     git(dir.path(), &["commit", "-q", "-m", "a warning policy"]);
     let (_, json) = run(dir.path(), &["check", "--format", "json", "--quiet"]);
@@ -464,6 +461,18 @@ fn main() {
     if benching {
         real_packages(ytt.as_deref());
     }
+}
+
+/// Writes `policies/<name>` and a `.yttcheck.yml` that applies it to every
+/// pair (`more`: the rest of its entry, such as `, severity: warning`).
+fn configure_policy(root: &Path, name: &str, text: &str, more: &str) {
+    std::fs::create_dir_all(root.join("policies")).unwrap();
+    std::fs::write(root.join("policies").join(name), text).unwrap();
+    std::fs::write(
+        root.join(".yttcheck.yml"),
+        format!("policies: [{{path: policies/{name}{more}}}]\n"),
+    )
+    .unwrap();
 }
 
 /// A policy every generated pair breaks once per section (8 warnings).
@@ -478,18 +487,7 @@ fn warm_daemon_checks(root: &Path, changed: &str, ok: &[i32], benching: bool) {
     let path = root.join(changed);
     let original = std::fs::read_to_string(&path).expect("the edited file");
     let timed = |args: &[&str]| -> Duration {
-        let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
-            .current_dir(root)
-            .args(args)
-            .output()
-            .expect("run yttcheck");
-        let took = started.elapsed();
-        assert!(
-            out.status.code().is_some_and(|c| ok.contains(&c)),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let (took, out) = run_exiting(root, args, ok);
         // (a daemon that could not answer would make these figures a
         // cold check's)
         assert!(
@@ -500,15 +498,7 @@ fn warm_daemon_checks(root: &Path, changed: &str, ok: &[i32], benching: bool) {
         took
     };
     let whole = ["check", "--daemon", "always"];
-    let hook = [
-        "check",
-        "--staged",
-        "--changed-since",
-        "HEAD",
-        "--quiet",
-        "--daemon",
-        "always",
-    ];
+    let hook = [HOOK.as_slice(), &["--daemon", "always"]].concat();
     let runs = if benching { 50 } else { 2 };
     let _ = Command::new(env!("CARGO_BIN_EXE_yttcheck"))
         .current_dir(root)
@@ -699,24 +689,15 @@ fn measured_runs_exiting(
         .collect()
 }
 
+/// The pre-commit hook's command (without `--daemon`).
+const HOOK: [&str; 5] = ["check", "--staged", "--changed-since", "HEAD", "--quiet"];
+
 /// The pre-commit hook's command, with a warm daemon and without: after
 /// each edit of one environment's values file (staged), end to end
 /// (process start, connect, re-check, print).
 fn daemon(root: &Path, changed: &str, benching: bool) {
     let hook = |daemon: &str| -> Duration {
-        run(
-            root,
-            &[
-                "check",
-                "--staged",
-                "--changed-since",
-                "HEAD",
-                "--quiet",
-                "--daemon",
-                daemon,
-            ],
-        )
-        .0
+        run(root, &[HOOK.as_slice(), &["--daemon", daemon]].concat()).0
     };
     let path = root.join(changed);
     let original = std::fs::read_to_string(&path).unwrap();
