@@ -68,9 +68,18 @@ pub struct CompileCache {
     stdlib: Arc<dyn StdLib>,
 }
 
-/// What a caller found in a file (by the file's identity and the name of
-/// the finding), for [`CompileCache::fact`].
-type Facts = Mutex<HashMap<(usize, &'static str), (Arc<InputFile>, Arc<dyn Any + Send + Sync>)>>;
+/// What callers found in a file, by the file's identity (as the programs
+/// are: a forgotten file is one removal), each by the name of the question,
+/// for [`CompileCache::fact`].
+type Facts = Mutex<
+    HashMap<
+        usize,
+        (
+            Arc<InputFile>,
+            Vec<(&'static str, Arc<dyn Any + Send + Sync>)>,
+        ),
+    >,
+>;
 
 /// The `@ytt:` standard library, supplied by the host (as starlark-rust's
 /// `FileLoader` lets a host supply loads): the template language knows how
@@ -143,7 +152,7 @@ impl CompileCache {
             r.remove(&key);
         }
         if let Ok(mut f) = self.facts.lock() {
-            f.retain(|(k, _), _| *k != key);
+            f.remove(&key);
         }
     }
 
@@ -158,17 +167,23 @@ impl CompileCache {
         name: &'static str,
         find: impl FnOnce() -> T,
     ) -> T {
-        let key = (Arc::as_ptr(file) as usize, name);
+        let key = Arc::as_ptr(file) as usize;
         if let Some((_, known)) = self.facts.lock().expect("cache lock").get(&key) {
-            if let Some(t) = known.downcast_ref::<T>() {
+            if let Some(t) = known
+                .iter()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, t)| t.downcast_ref::<T>())
+            {
                 return t.clone();
             }
         }
         let found = find();
-        self.facts
-            .lock()
-            .expect("cache lock")
-            .insert(key, (file.clone(), Arc::new(found.clone())));
+        let mut facts = self.facts.lock().expect("cache lock");
+        let (_, known) = facts
+            .entry(key)
+            .or_insert_with(|| (file.clone(), Vec::new()));
+        known.retain(|(n, _)| *n != name);
+        known.push((name, Arc::new(found.clone())));
         found
     }
 
