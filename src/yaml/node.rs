@@ -166,13 +166,7 @@ fn changed_copy<C: Collection, E>(
     for (n, i) in node.items().iter().enumerate() {
         let (pos, meta, value) = C::item(i);
         let own = wants(pos, meta);
-        let below = match value {
-            Value::Map(m) => changed_copy(&**m, wants, change)?.map(|c| Value::Map(Shared::new(c))),
-            Value::Array(a) => {
-                changed_copy(&**a, wants, change)?.map(|c| Value::Array(Shared::new(c)))
-            }
-            _ => None,
-        };
+        let below = value.changed_copy(wants, change)?;
         if own || below.is_some() {
             let item = &mut copy.get_or_insert_with(|| node.clone()).items_mut()[n];
             let (pos, meta, value) = C::item_mut(item);
@@ -225,21 +219,40 @@ impl Value {
         wants: &dyn Fn(&Pos, &Meta) -> bool,
         change: &mut dyn FnMut(&mut Pos, &mut Meta) -> Result<(), E>,
     ) -> Result<(), E> {
-        let copy = match self {
-            Value::Map(m) => match m.get_mut() {
-                Some(m) => return change_in_place(m, wants, change),
-                None => changed_copy(&**m, wants, change)?.map(|c| Value::Map(Shared::new(c))),
-            },
-            Value::Array(a) => match a.get_mut() {
-                Some(a) => return change_in_place(a, wants, change),
-                None => changed_copy(&**a, wants, change)?.map(|c| Value::Array(Shared::new(c))),
-            },
-            _ => None,
-        };
-        if let Some(copy) = copy {
+        match self {
+            Value::Map(m) => {
+                if let Some(m) = m.get_mut() {
+                    return change_in_place(m, wants, change);
+                }
+            }
+            Value::Array(a) => {
+                if let Some(a) = a.get_mut() {
+                    return change_in_place(a, wants, change);
+                }
+            }
+            _ => return Ok(()),
+        }
+        if let Some(copy) = self.changed_copy(wants, change)? {
             *self = copy;
         }
         Ok(())
+    }
+
+    /// [`Value::change_nodes`] of a value whose nodes may be shared: a copy
+    /// of the nodes on the way to what changed, or `None` when nothing
+    /// `wants` a change (or it is a scalar).
+    fn changed_copy<E>(
+        &self,
+        wants: &dyn Fn(&Pos, &Meta) -> bool,
+        change: &mut dyn FnMut(&mut Pos, &mut Meta) -> Result<(), E>,
+    ) -> Result<Option<Value>, E> {
+        Ok(match self {
+            Value::Map(m) => changed_copy(&**m, wants, change)?.map(|c| Value::Map(Shared::new(c))),
+            Value::Array(a) => {
+                changed_copy(&**a, wants, change)?.map(|c| Value::Array(Shared::new(c)))
+            }
+            _ => None,
+        })
     }
 
     pub fn str(s: impl AsRef<str>) -> Value {
