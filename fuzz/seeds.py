@@ -121,3 +121,32 @@ for i, text in enumerate([
 ]):
     for style in range(6):
         put("yaml_scalars", f"own{i}-{style}", bytes([style]) + text.encode())
+
+# CRDs: the real configurations' CustomResourceDefinitions (contour's,
+# tempo-operator's...), and a small one of our own
+crd_n = 0
+for p in files_of(real) if os.path.isdir(real) else []:
+    if p.endswith((".yml", ".yaml")):
+        data = open(p, "rb").read()
+        if b"CustomResourceDefinition" in data:
+            crd_n += 1
+            put("crd", f"r{crd_n}", data)
+put("crd", "own0", b"""apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, required: [size], properties: {size: {type: integer, nullable: true}, port: {x-kubernetes-int-or-string: true}}}
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {size: "3", port: http}
+""")

@@ -82,6 +82,19 @@ pub struct KubernetesArgs {
     /// Never fetch schemas: use the schema cache only
     #[arg(long)]
     pub offline: bool,
+
+    /// Let .yttcheck.yml's schema locations name this host (repeatable;
+    /// `HOST` on port 443, or `HOST:PORT`): an IP address or an internal
+    /// name the repository may fetch from. Without it, a repository's
+    /// configuration reaches public host names on 443 only
+    #[arg(long = "allow-schema-host", value_name = "HOST[:PORT]")]
+    pub allow_schema_hosts: Vec<String>,
+
+    /// Seconds a schema host may take to connect, and then to answer,
+    /// before it is given up for the run (default 5; all fetches of a run
+    /// end within 60 s)
+    #[arg(long = "schema-timeout", value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub schema_timeout: Option<u64>,
 }
 
 impl KubernetesArgs {
@@ -97,6 +110,8 @@ impl KubernetesArgs {
                 std::env::var_os("XDG_CACHE_HOME"),
                 std::env::var_os("HOME"),
             ),
+            allow_hosts: self.allow_schema_hosts.clone(),
+            timeout_secs: self.schema_timeout,
         }
     }
 }

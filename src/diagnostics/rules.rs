@@ -225,11 +225,11 @@ image: #@ data.values.images.velero
         example: "apiVersion: kapp.k14s.io/v1alpha1\nkind: Config",
         fix: "kubernetes:\n  skip_kinds: [kapp.k14s.io/v1alpha1/Config]   # or name its CRD in `crds:`, or add a schema location that has it",
     },
-    /// A schema location could not be read (the network, a cache miss with `--offline`, a schema that is not JSON, a `$ref` that leaves the schema's folder): the documents of that kind are not checked.
+    /// A schema location could not be read (the network: a host that did not answer within `--schema-timeout` or resolves to an address that is not public; a cache miss with `--offline`; a schema that is not JSON; a `$ref` that leaves the schema's folder; a CRD nesting deeper than 128 levels): the documents of that kind are not checked.
     KubernetesSchemaUnavailable {
         id: "kubernetes/schema-unavailable",
         severity: Error,
-        summary: "A schema location could not be read (the network, a cache miss with `--offline`, a schema that is not JSON, a `$ref` that leaves the schema's folder): the documents of that kind are not checked.",
+        summary: "A schema location could not be read (the network: a host that did not answer within `--schema-timeout` or resolves to an address that is not public; a cache miss with `--offline`; a schema that is not JSON; a `$ref` that leaves the schema's folder; a CRD nesting deeper than 128 levels): the documents of that kind are not checked.",
         why: "A check that could not check must not pass as clean.",
         example: "yttcheck check --offline   # the schema cache is empty",
         fix: "Run once online to fill the cache (`--cache-dir`, or `~/.cache/yttcheck`), or point `--schema-location` at a folder of schemas.",

@@ -11,9 +11,15 @@
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::yaml::Value;
+use crate::yaml::{Pos, Value};
 
 use super::json::to_json;
+
+/// The deepest a CRD's schema may nest schemas (`properties`, `items`,
+/// `allOf`...). Real CRDs nest a few dozen levels; compiling a schema costs
+/// memory in the square of its depth (each level keeps its whole path), so a
+/// CRD of thousands of levels would take gigabytes.
+pub const MAX_SCHEMA_DEPTH: usize = 128;
 
 /// The schema of one version of a CRD's kind.
 #[derive(Debug, Clone)]
@@ -23,11 +29,16 @@ pub struct CrdVersion {
     /// `example.com/v1`.
     pub api_version: String,
     pub kind: String,
-    pub schema: Json,
+    /// The JSON schema, or why the CRD's schema cannot be used (it nests
+    /// too deep): its resources are then not checked, and the finding is at
+    /// the CRD's line.
+    pub schema: Result<Json, String>,
+    /// Where the CRD's document starts.
+    pub pos: Pos,
 }
 
 /// The versions a document defines, when it is a CRD (none otherwise).
-pub fn versions(doc: &Value, strict: bool) -> Vec<CrdVersion> {
+pub fn versions(doc: &Value, pos: &Pos, strict: bool) -> Vec<CrdVersion> {
     let json = match doc {
         Value::Map(m) => {
             let is_crd = matches!(m.get("kind").map(|i| &i.value), Some(Value::Str(k)) if &**k == "CustomResourceDefinition")
@@ -74,15 +85,17 @@ pub fn versions(doc: &Value, strict: bool) -> Vec<CrdVersion> {
             crd_name: crd_name.clone(),
             api_version: format!("{group}/{version}"),
             kind: kind.to_string(),
-            schema: top(schema, strict),
+            schema: top(schema, strict)
+                .ok_or_else(|| format!("its schema nests deeper than {MAX_SCHEMA_DEPTH} levels")),
+            pos: pos.clone(),
         })
         .collect()
 }
 
 /// The top of a custom resource's schema: converted, with the fields every
-/// object has.
-fn top(schema: &Json, strict: bool) -> Json {
-    let mut s = convert(schema, strict);
+/// object has (none when it nests deeper than [`MAX_SCHEMA_DEPTH`]).
+fn top(schema: &Json, strict: bool) -> Option<Json> {
+    let mut s = convert(schema, strict, 0)?;
     if let Some(obj) = s.as_object_mut() {
         let props = obj
             .entry("properties")
@@ -95,14 +108,19 @@ fn top(schema: &Json, strict: bool) -> Json {
             props.entry("metadata").or_insert(json!({"type": "object"}));
         }
     }
-    s
+    Some(s)
 }
 
-/// OpenAPI v3 (Kubernetes' dialect) -> JSON Schema.
-fn convert(schema: &Json, strict: bool) -> Json {
+/// OpenAPI v3 (Kubernetes' dialect) -> JSON Schema; none when it nests
+/// deeper than [`MAX_SCHEMA_DEPTH`] (`depth` is this schema's).
+fn convert(schema: &Json, strict: bool, depth: usize) -> Option<Json> {
     let Json::Object(obj) = schema else {
-        return schema.clone();
+        return Some(schema.clone());
     };
+    if depth >= MAX_SCHEMA_DEPTH {
+        return None;
+    }
+    let below = |s: &Json| convert(s, strict, depth + 1);
     let mut out = Map::new();
     for (k, v) in obj {
         let v = match k.as_str() {
@@ -110,14 +128,14 @@ fn convert(schema: &Json, strict: bool) -> Json {
                 Json::Object(props) => Json::Object(
                     props
                         .iter()
-                        .map(|(name, s)| (name.clone(), convert(s, strict)))
-                        .collect(),
+                        .map(|(name, s)| Some((name.clone(), below(s)?)))
+                        .collect::<Option<_>>()?,
                 ),
                 other => other.clone(),
             },
-            "items" | "additionalProperties" | "not" => convert(v, strict),
+            "items" | "additionalProperties" | "not" => below(v)?,
             "allOf" | "anyOf" | "oneOf" => match v {
-                Json::Array(a) => Json::Array(a.iter().map(|s| convert(s, strict)).collect()),
+                Json::Array(a) => Json::Array(a.iter().map(below).collect::<Option<_>>()?),
                 other => other.clone(),
             },
             _ => v.clone(),
@@ -158,19 +176,24 @@ fn convert(schema: &Json, strict: bool) -> Json {
     {
         out.insert("additionalProperties".into(), Json::Bool(false));
     }
-    Json::Object(out)
+    Some(Json::Object(out))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(text: &str) -> Value {
-        crate::yaml::parse::parse(&crate::yaml::SourceFile::new("crd.yml", text), false)
+    fn parse(text: &str) -> (Value, Pos) {
+        let d = crate::yaml::parse::parse(&crate::yaml::SourceFile::new("crd.yml", text), false)
             .unwrap()
             .docs
-            .remove(0)
-            .value
+            .remove(0);
+        (d.value, d.pos)
+    }
+
+    fn versions(text: &str, strict: bool) -> Vec<CrdVersion> {
+        let (v, pos) = parse(text);
+        super::versions(&v, &pos, strict)
     }
 
     const CRD: &str = "apiVersion: apiextensions.k8s.io/v1
@@ -201,14 +224,15 @@ spec:
 
     #[test]
     fn a_crd_gives_its_versions_schema_with_openapis_dialect_made_explicit() {
-        let vs = versions(&parse(CRD), true);
+        let vs = versions(CRD, true);
         assert_eq!(vs.len(), 1);
         let v = &vs[0];
         assert_eq!(
             (v.api_version.as_str(), v.kind.as_str(), v.crd_name.as_str()),
             ("example.com/v1", "Widget", "widgets.example.com")
         );
-        let spec = &v.schema["properties"]["spec"];
+        let schema = v.schema.as_ref().unwrap();
+        let spec = &schema["properties"]["spec"];
         assert_eq!(spec["additionalProperties"], json!(false));
         assert_eq!(
             spec["properties"]["port"]["anyOf"],
@@ -221,23 +245,52 @@ spec:
         assert!(spec["properties"]["extra"]
             .get("additionalProperties")
             .is_none());
-        assert_eq!(v.schema["properties"]["kind"], json!({"type": "string"}));
-        assert_eq!(v.schema["additionalProperties"], json!(false));
+        assert_eq!(schema["properties"]["kind"], json!({"type": "string"}));
+        assert_eq!(schema["additionalProperties"], json!(false));
         // not strict: unknown fields allowed
-        let loose = versions(&parse(CRD), false);
-        assert!(loose[0].schema["properties"]["spec"]
+        let loose = versions(CRD, false);
+        assert!(loose[0].schema.as_ref().unwrap()["properties"]["spec"]
             .get("additionalProperties")
             .is_none());
     }
 
     #[test]
     fn other_documents_define_nothing() {
-        assert!(versions(&parse("apiVersion: v1\nkind: ConfigMap\n"), true).is_empty());
+        assert!(versions("apiVersion: v1\nkind: ConfigMap\n", true).is_empty());
         assert!(versions(
-            &parse("kind: CustomResourceDefinition\napiVersion: example.com/v1\n"),
+            "kind: CustomResourceDefinition\napiVersion: example.com/v1\n",
             true
         )
         .is_empty());
-        assert!(versions(&parse("- 1\n"), true).is_empty());
+        assert!(versions("- 1\n", true).is_empty());
+    }
+
+    /// A CRD nesting thousands of levels (160 KB of YAML) took 695 MB to
+    /// compile: its schema is refused before, with the CRD's position.
+    #[test]
+    fn a_crd_nesting_deeper_than_the_bound_is_refused_at_its_line() {
+        let nest = |levels: usize| {
+            let mut s = String::from("{type: string}");
+            for _ in 0..levels {
+                s = format!("{{type: object, properties: {{a: {s}}}}}");
+            }
+            format!(
+                "# a comment\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: deep.example.com}}\nspec:\n  group: example.com\n  names: {{kind: Deep, plural: deeps}}\n  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema: {s}\n"
+            )
+        };
+        let ok = versions(&nest(MAX_SCHEMA_DEPTH - 2), true);
+        assert!(ok[0].schema.is_ok());
+        // YAML this deep is parsed on the big stacks evaluation runs on
+        std::thread::Builder::new()
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let deep = versions(&nest(4_900), true);
+                let e = deep[0].schema.as_ref().unwrap_err();
+                assert!(e.contains("nests deeper than"), "{e}");
+                assert_eq!(deep[0].pos.line(), 1);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
     }
 }

@@ -53,7 +53,7 @@ pub fn validate_documents(schemas: &Schemas, pair: &PairDocs) -> Vec<Violation> 
     let own: Vec<CrdVersion> = pair
         .docs
         .iter()
-        .flat_map(|d| super::crd::versions(&d.value, schemas.options().strict))
+        .flat_map(|d| super::crd::versions(&d.value, &d.pos, schemas.options().strict))
         .collect();
     for c in pair.crds.iter().chain(own.iter()) {
         crds.entry((c.api_version.clone(), c.kind.clone()))
@@ -139,7 +139,23 @@ fn validate_one(
         return;
     }
     let cell = match crds.get(&(api_version.clone(), kind.clone())) {
-        Some(crd) => schemas.crd_schema(&crd.crd_name, &crd.schema),
+        Some(crd) => match &crd.schema {
+            Ok(schema) => schemas.crd_schema(&crd.crd_name, schema),
+            Err(why) => {
+                // at the CRD's line: the one finding its resources share
+                out.push(Violation {
+                    rule: RuleId::KubernetesSchemaUnavailable,
+                    message: format!(
+                        "the schema of CRD {} cannot be used: {why}; its {kind} resources are not checked",
+                        quoted(&crd.crd_name)
+                    ),
+                    pos: crd.pos.clone(),
+                    related: Vec::new(),
+                    key_path: None,
+                });
+                return;
+            }
+        },
         None => schemas.lookup(&k),
     };
     let Some(lookup) = cell.get() else { return };

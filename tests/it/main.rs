@@ -31,6 +31,7 @@ mod properties;
 mod render;
 mod runner;
 mod schema_errors;
+mod schema_surfaces;
 mod template_functions;
 mod validation_rules;
 mod values_errors;

@@ -11,8 +11,11 @@
 //! (`kubernetes::validate`). Flags are the runner's own: they may name any
 //! folder, or a plain-`http` server (a mirror, a test's loopback server).
 
+pub mod network;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -42,6 +45,14 @@ pub struct KubernetesRequest {
     pub offline: bool,
     /// Where fetched schemas are kept (none: fetched every run).
     pub schema_cache: Option<PathBuf>,
+    /// `--allow-schema-host HOST[:PORT]`: hosts the repository's
+    /// configuration may name besides public names on 443.
+    #[serde(default)]
+    pub allow_hosts: Vec<String>,
+    /// `--schema-timeout SECONDS`: how long a schema host may take to
+    /// connect and answer before it is given up for the run.
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
 }
 
 impl KubernetesRequest {
@@ -63,7 +74,20 @@ pub struct FetchPolicy {
     pub cache: Option<PathBuf>,
     /// The cache only, never the network.
     pub offline: bool,
+    /// Hosts the runner allowed the configuration to name
+    /// (`--allow-schema-host`): their addresses are not checked.
+    pub allow_hosts: Vec<String>,
+    /// How long a host may take to connect, and then to answer, before it is
+    /// given up for the run ([`DEFAULT_HOST_TIMEOUT`]).
+    pub host_timeout: Duration,
 }
+
+/// How long a schema host may take to connect and to answer by default.
+pub const DEFAULT_HOST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most a run waits for schema hosts in all: every fetch of a run
+/// shares this deadline, then fails as unavailable.
+pub const RUN_FETCH_DEADLINE: Duration = Duration::from_secs(60);
 
 /// Makes the fetcher of a run (the host's: the application never touches
 /// the network or writes a file).
@@ -112,6 +136,17 @@ pub fn prepare(
     }
     let spec = spec.unwrap_or_default();
     let config_error = |m: String| UsageError(format!(".yttcheck.yml: kubernetes: {m}"));
+    // a configuration error at the line that holds what it names
+    let config_error_at = |needle: &str, m: String| match config_line(sources, needle) {
+        Some(line) => UsageError(format!(".yttcheck.yml:{line}: kubernetes: {m}")),
+        None => config_error(m),
+    };
+    if let Some(v) = &spec.version {
+        network::check_version(v).map_err(|m| config_error_at(v, m))?;
+    }
+    if let Some(v) = &req.version {
+        network::check_version(v).map_err(|m| UsageError(format!("--kubernetes-version: {m}")))?;
+    }
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut trusted = Vec::new();
     let locations: Vec<String> = if !req.locations.is_empty() {
@@ -133,10 +168,14 @@ pub fn prepare(
             .iter()
             .map(|l| {
                 let l = l.trim();
-                if l == "default" || l.to_ascii_lowercase().starts_with("https://") {
+                if l == "default" {
+                    Ok(l.to_string())
+                } else if l.to_ascii_lowercase().starts_with("https://") {
+                    network::check_config_url(l, &req.allow_hosts)
+                        .map_err(|m| config_error_at(l, crate::escape::control(&m).into_owned()))?;
                     Ok(l.to_string())
                 } else if is_url(l) {
-                    Err(config_error(format!("the schema location {l} is not https: a repository's configuration may name https:// URLs and folders of the repository (give others with --schema-location)")))
+                    Err(config_error_at(l, format!("the schema location {} is not https: a repository's configuration may name https:// URLs and folders of the repository (give others with --schema-location)", crate::escape::control(l))))
                 } else {
                     let p = crate::source::confine(l).map_err(config_error)?;
                     Ok(root.join(p.as_str()).to_string_lossy().into_owned())
@@ -164,6 +203,10 @@ pub fn prepare(
         root: root.clone(),
         cache: req.schema_cache.clone(),
         offline: req.offline,
+        allow_hosts: req.allow_hosts.clone(),
+        host_timeout: req.timeout_secs.map_or(DEFAULT_HOST_TIMEOUT, |s| {
+            Duration::from_secs(s.clamp(1, 600))
+        }),
     });
     let mut fingerprint = format!("{opts:?}");
     let mut crds = Vec::new();
@@ -212,6 +255,16 @@ pub fn prepare(
     Ok(Some(check))
 }
 
+/// The line of `.yttcheck.yml` that holds `needle` (outside comments).
+fn config_line(sources: &SourceCache, needle: &str) -> Option<usize> {
+    let path = RepoPath::new(crate::workspace::config::CONFIG_FILE)?;
+    let src = sources.get(&path).ok()?;
+    src.text()
+        .lines()
+        .position(|l| !l.trim_start().starts_with('#') && l.contains(needle))
+        .map(|i| i + 1)
+}
+
 /// The CRDs of one file, added to `crds`; the file's content joins the
 /// fingerprint when it defines any.
 fn read_crds(
@@ -228,7 +281,7 @@ fn read_crds(
     let docs = crate::yaml::parse::parse(&src, false).map_err(|e| e.to_string())?;
     let before = crds.len();
     for d in &docs.docs {
-        crds.extend(crate::kubernetes::crd::versions(&d.value, strict));
+        crds.extend(crate::kubernetes::crd::versions(&d.value, &d.pos, strict));
     }
     if crds.len() > before {
         fingerprint.push_str(&format!(
@@ -291,8 +344,11 @@ pub fn digest(bytes: &[u8]) -> String {
 }
 
 /// What identifies a local schema folder's content without reading it: the
-/// name, size and modification time of every file under it. A schema
-/// edited in place changes it, so no memo or cached result outlives it.
+/// name, size and modification time of every file under it, read through
+/// links (a schema file, or `_definitions.json`, may be a link: its
+/// target's change must change the fingerprint), and each link's own
+/// target and time (a link aimed elsewhere). A schema edited in place, or a
+/// link re-aimed, changes it, so no memo or cached result outlives it.
 fn folder_fingerprint(folder: &str) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -309,17 +365,41 @@ fn folder_fingerprint(folder: &str) -> String {
             if seen > 200_000 {
                 return format!("{folder}: too many files");
             }
-            let Ok(meta) = e.metadata() else { continue };
             e.file_name().hash(&mut h);
+            let Ok(own) = e.metadata() else { continue };
+            if own.file_type().is_symlink() {
+                std::fs::read_link(e.path()).ok().hash(&mut h);
+                own.modified().ok().hash(&mut h);
+            }
+            // what a read of it gives: through the link
+            let Ok(meta) = std::fs::metadata(e.path()) else {
+                continue;
+            };
             if meta.is_dir() {
+                // a linked folder is walked as the fetcher reads it (a
+                // loop of links ends at the bound above)
                 todo.push(e.path());
             } else {
                 meta.len().hash(&mut h);
                 meta.modified().ok().hash(&mut h);
+                file_identity(&meta).hash(&mut h);
             }
         }
     }
     format!("{folder}:{:x}", h.finish())
+}
+
+/// The device, inode and change time of a file: a file replaced by another
+/// of the same size and time is still told apart.
+#[cfg(unix)]
+fn file_identity(meta: &std::fs::Metadata) -> (u64, u64, i64, i64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec())
+}
+
+#[cfg(not(unix))]
+fn file_identity(_: &std::fs::Metadata) -> (u64, u64, i64, i64) {
+    (0, 0, 0, 0)
 }
 
 #[cfg(test)]
