@@ -330,8 +330,10 @@ pub fn run<R: Send>(
             selection.root.display()
         )));
     }
-    let baseline = match (&req.baseline, req.update_baseline) {
-        (Some(path), false) => Some(read_baseline(&req.cwd.join(path))?),
+    let baseline = match (&req.baseline, req.update_baseline, &plan.baseline) {
+        (Some(path), false, _) => Some(read_baseline(&req.cwd.join(path))?),
+        // `.yttcheck.yml`'s, as the checked snapshot holds it
+        (None, false, Some(path)) => Some(read_repo_baseline(&cache, path)?),
         _ => None,
     };
     let mut result = LeftToExit::new(crate::check::run_with(&cache, &plan, &opts, memo), leave);
@@ -395,6 +397,24 @@ fn read_baseline(path: &Path) -> Result<crate::check::suppress::Baseline, UsageE
     })
 }
 
+/// The baseline `.yttcheck.yml` names, read from the checked snapshot.
+fn read_repo_baseline(
+    cache: &crate::source::SourceCache,
+    path: &crate::source::RepoPath,
+) -> Result<crate::check::suppress::Baseline, UsageError> {
+    let text = cache.get(path).map_err(|e| {
+        UsageError(format!(
+            ".yttcheck.yml: baseline: {path} cannot be read: {} (write one with --baseline {path} --update-baseline)",
+            e.message
+        ))
+    })?;
+    crate::check::suppress::Baseline::parse(text.text()).map_err(|e| {
+        UsageError(format!(
+            ".yttcheck.yml: baseline: {path} is not a yttcheck baseline: {e}"
+        ))
+    })
+}
+
 /// Runs a check to its answer, writing nothing: reports go to the answer's
 /// stdout or files, messages to its stderr.
 pub fn execute(req: &CheckRequest, warm: &Warm) -> Answer {
@@ -412,8 +432,16 @@ fn answer(req: &CheckRequest, checked: &Checked) -> Answer {
         answer.stderr.push_str("yttcheck: warning: nothing to check: no library x environment pair selected (see `yttcheck list`)\n");
     }
     if req.update_baseline {
-        let Some(path) = &req.baseline else {
-            return UsageError("--update-baseline needs --baseline FILE".into()).answer();
+        let configured = checked
+            .plan
+            .baseline
+            .as_ref()
+            .map(|p| checked.root.join(p.as_str()));
+        let Some(path) = req.baseline.as_ref().or(configured.as_ref()) else {
+            return UsageError(
+                "--update-baseline needs --baseline FILE (or `baseline:` in .yttcheck.yml)".into(),
+            )
+            .answer();
         };
         let b = crate::check::suppress::Baseline::of(&checked.result.findings, checked.cache);
         answer.files.push((path.clone(), b.to_json()));

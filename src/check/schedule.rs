@@ -385,6 +385,24 @@ pub fn run_with(
         }
         all.push(who.finding(rule, p.message.clone(), Some(location)));
     }
+    for u in &plan.unmatched_files {
+        let who = Subject {
+            library: String::new(),
+            environments: vec![u.environment.clone()],
+        };
+        let hint = match &u.closest {
+            Some(c) => format!(" (did you mean the library '{c}'? name the file {c}.yml)"),
+            None => String::new(),
+        };
+        all.push(who.finding(
+            RuleId::WorkspaceUnmatchedValuesFile,
+            format!(
+                "this file of environment '{}' is named after no library, so no library reads it{hint}; a file for every library of the environment has an environment-wide name (common.yml, values.yml, _all.yml)",
+                u.environment
+            ),
+            Some(Location::file(u.path.as_str())),
+        ));
+    }
     for f in &plan.unused_files {
         let who = Subject {
             library: String::new(),

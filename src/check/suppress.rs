@@ -205,6 +205,7 @@ pub fn apply(
     let mut used_baseline: BTreeSet<String> = BTreeSet::new();
 
     let mut severity_memo: foldhash::HashMap<String, Option<&str>> = Default::default();
+    let mut vendored_memo: foldhash::HashMap<String, bool> = Default::default();
     // whether a severity changed (the report's order puts the worst first)
     let mut regraded = false;
     let mut suppressed = |f: &mut Finding,
@@ -232,6 +233,20 @@ pub fn apply(
                 }
             }
             None => {}
+        }
+        let Some(loc) = f.location.as_ref() else {
+            return false;
+        };
+        // a vendored package's lints are its authors' to fix: notes (unless
+        // `rules:` set the rule's severity)
+        if level.is_none() && f.severity != Severity::Note && f.rule.is_authoring_lint() {
+            let vendored = *vendored_memo
+                .entry(loc.path.clone())
+                .or_insert_with(|| plan.is_vendored(&loc.path));
+            if vendored {
+                regraded = true;
+                f.severity = Severity::Note;
+            }
         }
         let Some(loc) = f.location.as_ref() else {
             return false;

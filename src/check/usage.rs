@@ -280,7 +280,8 @@ fn declared_in_values(v: &Value) -> Vec<(String, Option<Location>)> {
 /// `if` or `lambda`).
 struct Mention {
     path: String,
-    line: u32,
+    /// None: the names appear, but on no one line that reads the value.
+    line: Option<u32>,
     condition: Option<u32>,
 }
 
@@ -349,17 +350,36 @@ impl LibraryCode {
         LibraryCode { files }
     }
 
-    /// The first place the code names the value's last key as an attribute
-    /// or a string (`.velero`, `["velero"]`, `"velero"`).
+    /// The first place the code names the value by its path: its last key
+    /// as an attribute or a string (`.velero`, `["velero"]`, `"velero"`),
+    /// and, for a value inside another, its parent's key on the same line
+    /// (`.autoscaler.replicas`, `.autoscaler["replicas"]`): a line naming
+    /// `workloads.autoscaler.replicas` does not read
+    /// `workloads.domain_mapping.replicas`.
     fn mention(&self, value_path: &str) -> Option<Mention> {
         let leaf = value_path.rsplit('.').next().unwrap_or(value_path);
+        let parent = value_path.rsplit('.').nth(1).filter(|p| !p.is_empty());
         let ident = |c: char| c.is_alphanumeric() || c == '_';
         // the needles once, not per line (libraries have thousands)
-        let (attribute, double, single) = (
-            format!(".{leaf}"),
-            format!("\"{leaf}\""),
-            format!("'{leaf}'"),
-        );
+        let quoted = |k: &str| (format!("\"{k}\""), format!("'{k}'"));
+        let (double, single) = quoted(leaf);
+        let attribute = match parent {
+            Some(p) => format!(".{p}.{leaf}"),
+            None => format!(".{leaf}"),
+        };
+        let parent_needles = parent.map(|p| {
+            let (d, s) = quoted(p);
+            (format!(".{p}"), d, s)
+        });
+        let names_parent = |line: &str| match &parent_needles {
+            None => true,
+            Some((attr, d, s)) => {
+                line.match_indices(attr.as_str())
+                    .any(|(i, m)| !line[i + m.len()..].chars().next().is_some_and(ident))
+                    || line.contains(d.as_str())
+                    || line.contains(s.as_str())
+            }
+        };
         let names = |line: &str| {
             if !line.contains(leaf) {
                 return false;
@@ -367,7 +387,9 @@ impl LibraryCode {
             let dotted = line
                 .match_indices(attribute.as_str())
                 .any(|(i, m)| !line[i + m.len()..].chars().next().is_some_and(ident));
-            dotted || line.contains(double.as_str()) || line.contains(single.as_str())
+            dotted
+                || ((line.contains(double.as_str()) || line.contains(single.as_str()))
+                    && names_parent(line))
         };
         for CodeFile {
             path,
@@ -401,12 +423,24 @@ impl LibraryCode {
                 };
                 return Some(Mention {
                     path: path.clone(),
-                    line: i as u32 + 1,
+                    line: Some(i as u32 + 1),
                     condition,
                 });
             }
         }
-        None
+        // no line names it by its path, but its key and its parent's appear
+        // (a variable may hold the value above it): read somewhere, at no
+        // line yttcheck can name
+        let anywhere = |needle: &str| self.files.iter().any(|f| f.text.contains(needle));
+        let leaf_named = anywhere(&format!(".{leaf}")) || anywhere(&double) || anywhere(&single);
+        let parent_named = parent_needles
+            .as_ref()
+            .is_none_or(|(a, d, s)| anywhere(a) || anywhere(d) || anywhere(s));
+        (parent.is_some() && leaf_named && parent_named).then(|| Mention {
+            path: String::new(),
+            line: None,
+            condition: None,
+        })
     }
 }
 
@@ -507,30 +541,40 @@ pub(super) fn unused_values_of(
                 continue;
             }
             match code.mention(path) {
-                Some(m) => {
+                Some(Mention {
+                    path: file,
+                    line: Some(line),
+                    condition,
+                }) => {
                     let mut f = who.finding(
                         RuleId::SchemaUnreachedValue,
                         format!(
-                            "data value '{path}' is read at {}:{}, but on a path no environment takes ({}){}",
-                            m.path,
-                            m.line,
+                            "data value '{path}' is read at {file}:{line}, but on a path no environment takes ({}){}",
                             environments.join(", "),
-                            m.condition
-                                .map(|c| format!(": see the condition at {}:{c}", m.path))
+                            condition
+                                .map(|c| format!(": see the condition at {file}:{c}"))
                                 .unwrap_or_default()
                         ),
                         location.clone(),
                     );
                     f.related.push(crate::diagnostics::Related {
                         location: Location {
-                            path: m.path.clone(),
-                            line: m.line,
+                            path: file,
+                            line,
                             column: 0,
                         },
                         message: "read here".into(),
                     });
                     out.push(f);
                 }
+                Some(_) => out.push(who.finding(
+                    RuleId::SchemaUnreachedValue,
+                    format!(
+                        "data value '{path}' is read in no environment ({}); the names of its keys appear in the code of library '{library}', but on no line that reads it by its path (a variable may hold a value above it, on a path no environment takes)",
+                        environments.join(", ")
+                    ),
+                    location.clone(),
+                )),
                 None => unused.push(who.finding(
                     RuleId::SchemaUnusedValue,
                     format!(

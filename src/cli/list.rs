@@ -22,6 +22,28 @@ pub struct ListArgs {
     /// Only the pairs' names, one a line (for scripts and shell loops)
     #[arg(long, conflicts_with = "format")]
     pub names: bool,
+
+    /// Also each library x environment combination that gets no pair, and
+    /// why (a library with no file in an environment that has files for
+    /// others is not deployed there)
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// Where a library's name came from, when it is not its folder's own or
+/// it was declared: `discovered`/`declared in .yttcheck.yml`, and how.
+fn library_origin(lib: &crate::workspace::Library) -> Option<String> {
+    let from = if lib.declared {
+        "declared in .yttcheck.yml"
+    } else {
+        "discovered"
+    };
+    match &lib.name_origin {
+        Some(o) if o != "named in .yttcheck.yml" => Some(format!("{from}, named {o}")),
+        Some(o) => Some(format!("{from}, {o}")),
+        None if lib.declared => Some(from.to_string()),
+        None => None,
+    }
 }
 
 /// The ytt command line that computes a pair's data values.
@@ -140,9 +162,35 @@ pub fn run(args: &ListArgs) -> i32 {
             .iter()
             .map(|p| serde_json::json!({"path": p.path.as_str(), "message": p.message}))
             .collect();
-        out = serde_json::to_string_pretty(
-            &serde_json::json!({"pairs": pairs, "problems": problems}),
-        )
+        let libraries: Vec<serde_json::Value> = plan
+            .libraries
+            .iter()
+            .map(|l| {
+                serde_json::json!({
+                    "name": l.name,
+                    "root": l.root.as_str(),
+                    "declared": l.declared,
+                    "name_origin": l.name_origin,
+                })
+            })
+            .collect();
+        let skipped: Vec<serde_json::Value> = plan
+            .skipped
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "library": plan.libraries[s.library].name,
+                    "environment": s.environment,
+                    "reason": s.reason,
+                })
+            })
+            .collect();
+        out = serde_json::to_string_pretty(&serde_json::json!({
+            "pairs": pairs,
+            "libraries": libraries,
+            "skipped": skipped,
+            "problems": problems,
+        }))
         .unwrap_or_default();
         out.push('\n');
     } else {
@@ -159,6 +207,37 @@ pub fn run(args: &ListArgs) -> i32 {
         }
         for p in &plan.problems {
             out.push_str(&format!("problem: {}: {}\n", p.path, p.message));
+        }
+        for u in &plan.unmatched_files {
+            out.push_str(&format!(
+                "unmatched: {} (environment {}) is named after no library{}\n",
+                u.path,
+                u.environment,
+                u.closest
+                    .as_ref()
+                    .map(|c| format!(": did you mean {c}?"))
+                    .unwrap_or_default()
+            ));
+        }
+        for l in &plan.libraries {
+            if let Some(origin) = library_origin(l) {
+                out.push_str(&format!("library {}: {}, {origin}\n", l.name, l.root));
+            }
+        }
+        if args.all {
+            for s in &plan.skipped {
+                out.push_str(&format!(
+                    "no pair {}@{}: {}\n",
+                    plan.libraries[s.library].name, s.environment, s.reason
+                ));
+            }
+        } else if !plan.skipped.is_empty() {
+            out.push_str(&format!(
+                "{} library x environment combination{} get{} no pair (`yttcheck list --all` says why)\n",
+                plan.skipped.len(),
+                if plan.skipped.len() == 1 { "" } else { "s" },
+                if plan.skipped.len() == 1 { "s" } else { "" },
+            ));
         }
         out.push_str(&format!(
             "{} pair{} of {} librar{}\n",

@@ -101,6 +101,15 @@ rules! {
         example: "deploy/prod.yml   # not under envs/, environments/ or values/",
         fix: "Move it under envs/<name>/ (or values/), or declare it in .yttcheck.yml (`environments:`, or a library's `files:`).",
     },
+    /// An environment's YAML file named after no library, in an environment of several libraries: no library reads it.
+    WorkspaceUnmatchedValuesFile {
+        id: "workspace/unmatched-values-file",
+        severity: Warning,
+        summary: "An environment's YAML file named after no library, in an environment of several libraries: no library reads it.",
+        why: "In `envs/<env>/`, `<library>.yml` is that library's. A file named after no library used to be applied to every library of the environment, so a values file meant for one (named after a package whose library has another name) broke all the others with undeclared keys. It is nobody's instead, and this says so.",
+        example: "envs/prod/secretgen.yml   # the library is named secretgen-controller",
+        fix: "Rename it after the library (`yttcheck list` shows the names), or give it an environment-wide name (common.yml, values.yml, _all.yml...) if every library of the environment should read it.",
+    },
     /// A suppression that no finding needed any more.
     SuppressionUnused {
         id: "suppression/unused",
@@ -500,6 +509,23 @@ impl RuleId {
                 | RuleId::OverlayError
                 | RuleId::ValuesError
         ) || id.starts_with("validation/")
+    }
+
+    /// Whether the rule is a lint of how a file is written, which changes
+    /// neither whether ytt succeeds nor what it renders (an annotation ytt
+    /// ignores, a value declared and never read): in a vendored package it
+    /// is its authors' to fix, so there it is a note.
+    pub fn is_authoring_lint(self) -> bool {
+        matches!(
+            self,
+            RuleId::AnnotationUnknown
+                | RuleId::AnnotationNotTemplate
+                | RuleId::FileByteOrderMark
+                | RuleId::SchemaUnusedValue
+                | RuleId::SchemaUnreachedValue
+                | RuleId::TemplateUndeclaredValue
+                | RuleId::ValuesDeprecated
+        )
     }
 
     /// Whether rendering a pair's templates may raise this rule (a template

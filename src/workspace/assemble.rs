@@ -17,7 +17,8 @@ use super::discover::{
 use super::pack::{Manifest, MANIFEST};
 use super::patterns::glob;
 use super::plan::{
-    EnvInputs, FileArg, Library, PackInfo, Pair, Plan, PlanProblem, Policy, DEFAULTS_ENV,
+    EnvInputs, Library, PackInfo, Pair, Plan, PlanProblem, Policy, SkippedPair, UnmatchedFile,
+    DEFAULTS_ENV,
 };
 
 /// Problems found while planning, reported at the config file unless they
@@ -25,6 +26,8 @@ use super::plan::{
 struct Problems {
     config_path: RepoPath,
     list: Vec<PlanProblem>,
+    /// Environment files named after no library (path, environment).
+    unmatched: Vec<(RepoPath, String)>,
 }
 
 impl Problems {
@@ -91,6 +94,7 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
     let mut problems = Problems {
         config_path: config.map(|(p, _)| p.clone()).unwrap_or_default(),
         list: files.problems.clone(),
+        unmatched: Vec::new(),
     };
     let (found_envs, mut claimed) = find_envs(files);
     // policy files are neither libraries nor environments
@@ -105,9 +109,27 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         &mut problems,
     );
     let matrix = matrix(&cfg, &libraries, &per_lib, &mut problems);
-    let mut pairs = pairs(files, &libraries, &mut per_lib, &matrix);
+    let (mut pairs, skipped) = pairs(files, &libraries, &mut per_lib, &matrix);
     let policies = policies(files, &cfg, &libraries, &mut pairs, &mut problems);
-    let unused_files = unread_yaml(files, config, &libraries, &pairs, &policies, &mut problems);
+    let names: Vec<String> = libraries.iter().map(|l| l.name.clone()).collect();
+    let unmatched_files: Vec<UnmatchedFile> = std::mem::take(&mut problems.unmatched)
+        .into_iter()
+        .map(|(path, environment)| {
+            let named = path
+                .as_str()
+                .rsplit('/')
+                .next()
+                .map(|n| n.split('.').next().unwrap_or(n).to_string())
+                .unwrap_or_default();
+            UnmatchedFile {
+                closest: closest_library(&named, &names),
+                path,
+                environment,
+            }
+        })
+        .collect();
+    let mut unused_files = unread_yaml(files, config, &libraries, &pairs, &policies, &mut problems);
+    unused_files.retain(|f| !unmatched_files.iter().any(|u| &u.path == f));
     Plan {
         libraries,
         pairs,
@@ -118,6 +140,14 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         secret_words: cfg.secret_words.clone(),
         problems: problems.list,
         unused_files,
+        unmatched_files,
+        skipped,
+        vendored: super::vendored::vendir_folders(files),
+        vendored_globs: cfg.vendored.clone(),
+        baseline: cfg
+            .baseline
+            .as_deref()
+            .and_then(|b| crate::source::confine(b).ok()),
         rules: cfg.rules.clone(),
         ignore: cfg.ignore.clone(),
         policies,
@@ -312,89 +342,90 @@ fn pack_manifest(
     }
 }
 
-/// The libraries (declared, or discovered), sorted by name, and the folder
-/// names several auto-named libraries share.
+/// The libraries, sorted by name: those `.yttcheck.yml` declares, and
+/// those discovery finds (unless the configuration says `discover: false`),
+/// a declared one taking the place of a discovered one at, inside or around
+/// its folder; and the folder names several auto-named libraries share.
 fn libraries(
     files: &RepoFiles,
     cfg: &Config,
     claimed: &[RepoPath],
     problems: &mut Problems,
 ) -> (Vec<Library>, BTreeSet<String>) {
-    // root, declared name, extra files, file marks
-    type Root = (RepoPath, Option<String>, Vec<FileArg>, Vec<String>);
+    /// A library's folder and what the configuration says of it.
+    struct Root<'c> {
+        root: RepoPath,
+        /// The configuration's entry, for a declared library.
+        spec: Option<&'c super::config::LibrarySpec>,
+    }
     let mut roots: Vec<Root> = Vec::new();
-    if cfg.libraries.is_empty() {
-        for root in discover_libraries(files, claimed) {
-            roots.push((root, None, Vec::new(), Vec::new()));
+    for spec in &cfg.libraries {
+        let found: Vec<RepoPath> = match (&spec.path, &spec.glob) {
+            (Some(p), _) => match crate::source::confine(p).ok() {
+                Some(r) if files.is_dir(&r) => vec![r],
+                _ => {
+                    problems.config_about(
+                        Some(p),
+                        format!("library path '{p}' is not a folder of the repository"),
+                    );
+                    vec![]
+                }
+            },
+            (None, Some(g)) => match glob(g) {
+                Ok(m) => {
+                    let mut dirs: Vec<RepoPath> = files
+                        .dirs
+                        .iter()
+                        .filter(|d| !d.is_root() && m.is_match(d.as_str()) && !in_private_lib(d))
+                        .cloned()
+                        .collect();
+                    let all = dirs.clone();
+                    dirs.retain(|d| !all.iter().any(|o| o != d && d.starts_with(o)));
+                    if dirs.is_empty() {
+                        problems
+                            .config_about(Some(g), format!("library glob '{g}' matches no folder"));
+                    }
+                    dirs
+                }
+                Err(e) => {
+                    problems.config_about(Some(g), e);
+                    vec![]
+                }
+            },
+            _ => vec![],
+        };
+        for m in &spec.file_marks {
+            if let Err(e) = crate::files::marks::FileMark::parse(m) {
+                problems.config_about(Some(m), format!("file_marks: {e}"));
+            }
         }
-    } else {
-        for spec in &cfg.libraries {
-            let found: Vec<RepoPath> = match (&spec.path, &spec.glob) {
-                (Some(p), _) => match crate::source::confine(p).ok() {
-                    Some(r) if files.is_dir(&r) => vec![r],
-                    _ => {
-                        problems.config_about(
-                            Some(p),
-                            format!("library path '{p}' is not a folder of the repository"),
-                        );
-                        vec![]
-                    }
-                },
-                (None, Some(g)) => match glob(g) {
-                    Ok(m) => {
-                        let mut dirs: Vec<RepoPath> = files
-                            .dirs
-                            .iter()
-                            .filter(|d| {
-                                !d.is_root() && m.is_match(d.as_str()) && !in_private_lib(d)
-                            })
-                            .cloned()
-                            .collect();
-                        let all = dirs.clone();
-                        dirs.retain(|d| !all.iter().any(|o| o != d && d.starts_with(o)));
-                        if dirs.is_empty() {
-                            problems.config_about(
-                                Some(g),
-                                format!("library glob '{g}' matches no folder"),
-                            );
-                        }
-                        dirs
-                    }
-                    Err(e) => {
-                        problems.config_about(Some(g), e);
-                        vec![]
-                    }
-                },
-                _ => vec![],
-            };
-            for root in found {
-                let name = spec.path.as_ref().and(spec.name.clone());
-                let lib_name = name.clone().unwrap_or_else(|| root.file_name().to_string());
-                let mut extra = Vec::new();
-                for f in &spec.files {
-                    extra.extend(expand(
-                        files,
-                        f,
-                        Some(&lib_name),
-                        &mut problems.list,
-                        &problems.config_path,
-                    ));
-                }
-                for m in &spec.file_marks {
-                    if let Err(e) = crate::files::marks::FileMark::parse(m) {
-                        problems.config_about(Some(m), format!("file_marks: {e}"));
-                    }
-                }
-                roots.push((root, name, extra, spec.file_marks.clone()));
+        for root in found {
+            if !roots.iter().any(|r| r.root == root) {
+                roots.push(Root {
+                    root,
+                    spec: Some(spec),
+                });
             }
         }
     }
-    let auto_names = library_names(&roots.iter().map(|r| r.0.clone()).collect::<Vec<_>>());
+    if cfg.discover.unwrap_or(true) {
+        let declared: Vec<RepoPath> = roots.iter().map(|r| r.root.clone()).collect();
+        for root in discover_libraries(files, claimed) {
+            let overlaps = declared
+                .iter()
+                .any(|d| root.starts_with(d) || d.starts_with(&root));
+            if !overlaps {
+                roots.push(Root { root, spec: None });
+            }
+        }
+    }
+    let auto_names = library_names(&roots.iter().map(|r| r.root.clone()).collect::<Vec<_>>());
     let ambiguous: BTreeSet<String> = {
         let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-        for (r, name, _, _) in &roots {
-            if name.is_none() && !r.is_root() {
-                *count.entry(r.file_name()).or_default() += 1;
+        for r in &roots {
+            let named = r.spec.is_some_and(|s| s.path.is_some() && s.name.is_some());
+            if !named && !r.root.is_root() {
+                *count.entry(r.root.file_name()).or_default() += 1;
             }
         }
         count
@@ -406,15 +437,32 @@ fn libraries(
     let mut libraries: Vec<Library> = roots
         .into_iter()
         .zip(auto_names)
-        .map(|((root, name, extra, file_marks), auto)| {
+        .map(|(Root { root, spec }, auto)| {
+            let given = spec.and_then(|s| s.path.as_ref().and(s.name.clone()));
+            let (name, name_origin) = match given {
+                Some(n) => (n, Some("named in .yttcheck.yml".to_string())),
+                None => (auto.name, auto.origin),
+            };
+            let mut extra = Vec::new();
+            for f in spec.iter().flat_map(|s| s.files.iter()) {
+                extra.extend(expand(
+                    files,
+                    f,
+                    Some(&name),
+                    &mut problems.list,
+                    &problems.config_path,
+                ));
+            }
             let own = library_files(files, &root, claimed);
             let left_out = left_out(files, &root, &own);
             Library {
-                name: name.unwrap_or(auto),
+                name,
+                name_origin,
+                declared: spec.is_some(),
                 files: own,
                 root,
                 extra_files: extra,
-                file_marks,
+                file_marks: spec.map(|s| s.file_marks.clone()).unwrap_or_default(),
                 left_out,
             }
         })
@@ -494,6 +542,9 @@ fn environments(
         for env in found_envs {
             let names = names_in(&env.scope);
             let ef = env_files(files, env, &names, ambiguous, &mut problems.list);
+            problems
+                .unmatched
+                .extend(ef.unmatched.iter().map(|f| (f.clone(), env.name.clone())));
             let sources: Vec<RepoPath> = env.parts.iter().map(|(p, _)| p.clone()).collect();
             for (li, lib) in libraries.iter().enumerate() {
                 if lib.root.starts_with(&env.scope) {
@@ -513,6 +564,9 @@ fn environments(
             let envs = globbed_envs(files, g, &mut problems.list, &problems.config_path);
             for env in &envs {
                 let ef = env_files(files, env, &all_names, ambiguous, &mut problems.list);
+                problems
+                    .unmatched
+                    .extend(ef.unmatched.iter().map(|f| (f.clone(), env.name.clone())));
                 let sources: Vec<RepoPath> = env.parts.iter().map(|(p, _)| p.clone()).collect();
                 for (li, lib) in libraries.iter().enumerate() {
                     per_lib[li].push((
@@ -592,16 +646,35 @@ fn matrix(
     rules
 }
 
+/// The library whose name is nearest a file's: by spelling, else the one
+/// whose name holds the file's (or the file's the library's), shortest
+/// first (`secretgen` -> `secretgen-controller`).
+fn closest_library(named: &str, names: &[String]) -> Option<String> {
+    crate::gocompat::nearest(named, names).or_else(|| {
+        let named = named.to_ascii_lowercase();
+        names
+            .iter()
+            .filter(|n| {
+                let n = n.to_ascii_lowercase();
+                named.len() >= 3 && (n.contains(&named) || named.contains(&n))
+            })
+            .min_by_key(|n| (n.len(), n.as_str()))
+            .cloned()
+    })
+}
+
 /// The pairs: each library with the environments the matrix allows (the
 /// first exact entry for the library, else the first glob, in file order),
-/// one per name, or with its defaults alone.
+/// one per name, or with its defaults alone; and the library x environment
+/// combinations that get no pair, with why.
 fn pairs(
     files: &RepoFiles,
     libraries: &[Library],
     per_lib: &mut [Vec<LibraryEnv>],
     matrix: &[MatrixRule],
-) -> Vec<Pair> {
+) -> (Vec<Pair>, Vec<SkippedPair>) {
     let mut pairs = Vec::new();
+    let mut skipped = Vec::new();
     for (li, lib) in libraries.iter().enumerate() {
         let mut envs = std::mem::take(&mut per_lib[li]);
         let rule = matrix
@@ -613,9 +686,31 @@ fn pairs(
                     .find(|(m, exact, _)| !*exact && m.is_match(&lib.name))
             });
         if let Some((_, _, allowed)) = rule {
-            envs.retain(|(name, _, _)| allowed.iter().any(|m| m.is_match(name)));
+            envs.retain(|(name, _, _)| {
+                let keep = allowed.iter().any(|m| m.is_match(name));
+                if !keep {
+                    skipped.push(SkippedPair {
+                        library: li,
+                        environment: name.clone(),
+                        reason: "the matrix of .yttcheck.yml leaves it out".into(),
+                    });
+                }
+                keep
+            });
         }
-        envs.retain(|(_, inputs, _)| !inputs.is_empty());
+        envs.retain(|(name, inputs, sources)| {
+            if inputs.is_empty() {
+                let place = sources.first().map_or_else(String::new, |s| format!(" ({s})"));
+                skipped.push(SkippedPair {
+                    library: li,
+                    environment: name.clone(),
+                    reason: format!(
+                        "the environment{place} has files for other libraries and none for this one, nor an environment-wide one (common.yml, values.yml, _all.yml...): not deployed there"
+                    ),
+                });
+            }
+            !inputs.is_empty()
+        });
         let mut merged: Vec<LibraryEnv> = Vec::new();
         for (name, mut inputs, sources) in envs {
             match merged.iter_mut().find(|(n, _, _)| *n == name) {
@@ -630,6 +725,8 @@ fn pairs(
                 None => merged.push((name, inputs, sources)),
             }
         }
+        // a name given by one place and left out by another is a pair
+        skipped.retain(|s| s.library != li || !merged.iter().any(|(n, _, _)| *n == s.environment));
         if merged.is_empty() {
             merged.push((DEFAULTS_ENV.to_string(), EnvInputs::default(), Vec::new()));
         }
@@ -643,7 +740,8 @@ fn pairs(
             });
         }
     }
-    pairs
+    skipped.dedup_by(|a, b| a.library == b.library && a.environment == b.environment);
+    (pairs, skipped)
 }
 
 /// YAML files no pair reads. One that cannot be decoded would otherwise
@@ -688,6 +786,7 @@ fn unread_yaml(
     let mut unused = Vec::new();
     for f in &files.files {
         if !f.is_yaml()
+            || super::vendored::is_well_known(f)
             || read.contains(f)
             || config.is_some_and(|(c, _)| c == f)
             || policy_paths.iter().any(|p| f.starts_with(p))

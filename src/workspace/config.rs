@@ -14,9 +14,14 @@ pub const CONFIG_FILE: &str = ".yttcheck.yml";
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    /// Libraries; when absent, they are discovered (see `discover`).
+    /// Libraries declared (their names, files, marks); they add to or
+    /// override (by folder) what discovery finds.
     #[serde(default)]
     pub libraries: Vec<LibrarySpec>,
+    /// Whether libraries are also discovered beside the declared ones
+    /// (default true; `false`: the declared ones alone).
+    #[serde(default)]
+    pub discover: Option<bool>,
     /// Environments; when absent, they are discovered.
     #[serde(default)]
     pub environments: Vec<EnvironmentSpec>,
@@ -55,6 +60,15 @@ pub struct Config {
     /// Rendered documents checked against Kubernetes schemas.
     #[serde(default)]
     pub kubernetes: Option<KubernetesSpec>,
+    /// Globs of vendored paths (upstream packages kept as they are): lints
+    /// their authors must fix are notes there (folders that vendir syncs
+    /// are vendored without saying so).
+    #[serde(default)]
+    pub vendored: Vec<String>,
+    /// A baseline file of the repository (`check --baseline`'s format):
+    /// every check uses it without the flag (hooks, daemon, `ci`, editor).
+    #[serde(default)]
+    pub baseline: Option<String>,
 }
 
 /// `kubernetes: {version: 1.30.0, strict: true, schema_locations: [...],
@@ -261,6 +275,11 @@ const SECTION_KEYS: &[&[&str]] = &[
         "secret_words",
         "rules",
         "ignore",
+        "policies",
+        "kubernetes",
+        "discover",
+        "vendored",
+        "baseline",
     ],
     &["rule", "paths", "reason"],
     &["path", "glob", "name", "files", "file_marks"],
@@ -411,9 +430,13 @@ impl Config {
                 )));
             }
         }
+        if let Some(b) = &self.baseline {
+            crate::source::confine(b).map_err(|m| err(format!("baseline: {m}")))?;
+        }
         let globs = self
             .exclude
             .iter()
+            .chain(self.vendored.iter())
             .chain(self.ignore.iter().flat_map(|i| i.paths.iter()))
             .chain(self.matrix.keys())
             .chain(self.matrix.values().flatten())

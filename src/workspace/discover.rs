@@ -390,8 +390,9 @@ fn count_at_or_below(sorted: &[RepoPath], dir: &RepoPath, limit: usize) -> usize
 }
 
 /// Folder names that say how a package lays out its files, not what the
-/// package is: a library in such a folder is better named by the folder
-/// above (`packages/contour/config` is `contour`).
+/// package is: a library in such a folder is named by the nearest folder
+/// above that is not one (`packages/contour/config` is `contour`,
+/// `packages/secretgen-controller/bundle/config` is `secretgen-controller`).
 const LAYOUT_NAMES: &[&str] = &[
     "config",
     "configs",
@@ -411,60 +412,155 @@ const LAYOUT_NAMES: &[&str] = &[
     "ytt",
 ];
 
-/// Library names: the folder name; when folders of several libraries share
-/// it, the folder above for a layout name (`packages/contour/config` and
-/// `packages/harbor/config` are `contour` and `harbor`) when that tells
-/// them apart, else the path (`libs-web`, `apps-web`).
-pub(super) fn library_names(roots: &[RepoPath]) -> Vec<String> {
-    let base = |r: &RepoPath| {
-        if r.is_root() {
-            "root".to_string()
-        } else {
-            r.file_name().to_string()
+/// Whether a folder name is a version (`1.6.2`, `v1`, `0.23.0-alpha.1`):
+/// it says which release of a package, not which package.
+fn is_version(name: &str) -> bool {
+    let n = name.strip_prefix(['v', 'V']).unwrap_or(name);
+    n.bytes().next().is_some_and(|b| b.is_ascii_digit())
+        && n.split(['-', '+']).next().is_some_and(|core| {
+            core.split('.')
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+}
+
+/// Whether a folder name says nothing of the package (a layout word or a
+/// version).
+fn is_layout(name: &str) -> bool {
+    LAYOUT_NAMES.contains(&name) || is_version(name)
+}
+
+/// A library's name, and where it came from when that is not the folder's
+/// own name (for `yttcheck list`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibraryName {
+    pub name: String,
+    pub origin: Option<String>,
+}
+
+/// Library names. A library is named after the nearest folder (its own, or
+/// one above) that is not a layout word or a version; when several
+/// libraries would get one name, each gains the folders that tell them
+/// apart: the versions and layout words below the name first
+/// (`antrea-1.5.2`, `antrea-1.7.1`), then the folders above it
+/// (`apps-web`, `libs-web`); as a last resort a number.
+pub(super) fn library_names(roots: &[RepoPath]) -> Vec<LibraryName> {
+    // each root's folders, and the index of the one that names it
+    let parts: Vec<Vec<&str>> = roots
+        .iter()
+        .map(|r| {
+            if r.is_root() {
+                Vec::new()
+            } else {
+                r.as_str().split('/').collect()
+            }
+        })
+        .collect();
+    let base = |segs: &[&str]| -> Option<usize> {
+        if segs.is_empty() {
+            return None;
         }
+        Some(
+            (0..segs.len())
+                .rev()
+                .find(|&i| !is_layout(segs[i]))
+                .unwrap_or(segs.len() - 1),
+        )
     };
-    let mut count: BTreeMap<String, usize> = BTreeMap::new();
-    for r in roots {
-        *count.entry(base(r)).or_default() += 1;
+    let first: Vec<String> = parts
+        .iter()
+        .map(|segs| base(segs).map_or_else(|| "root".to_string(), |i| segs[i].to_string()))
+        .collect();
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, n) in first.iter().enumerate() {
+        groups.entry(n.as_str()).or_default().push(i);
     }
-    let parent_name = |r: &RepoPath| -> Option<String> {
-        r.parent()
-            .filter(|p| !p.is_root())
-            .map(|p| p.file_name().to_string())
-    };
-    // the folder above, for a shared name, when that is unique among every
-    // name given
-    let mut above: BTreeMap<String, usize> = BTreeMap::new();
-    for r in roots.iter().filter(|r| count[&base(r)] > 1) {
-        if let Some(p) = parent_name(r) {
-            *above.entry(p).or_default() += 1;
+    let mut names: Vec<String> = first.clone();
+    for members in groups.values().filter(|m| m.len() > 1) {
+        // the versions below the name (layout words alone tell nothing
+        // apart unless that is all that differs)
+        let below = |i: usize, keep: &dyn Fn(&str) -> bool| -> Vec<String> {
+            let segs = &parts[i];
+            match base(segs) {
+                Some(b) => segs[b + 1..]
+                    .iter()
+                    .filter(|s| keep(s))
+                    .map(|s| s.to_string())
+                    .collect(),
+                None => Vec::new(),
+            }
+        };
+        let try_names = |make: &dyn Fn(usize) -> String| -> Option<Vec<String>> {
+            let made: Vec<String> = members.iter().map(|&i| make(i)).collect();
+            let unique: BTreeSet<&String> = made.iter().collect();
+            (unique.len() == made.len()).then_some(made)
+        };
+        let with_below = |keep: &dyn Fn(&str) -> bool| {
+            try_names(&|i| {
+                let mut n = vec![first[i].clone()];
+                n.extend(below(i, keep));
+                n.join("-")
+            })
+        };
+        let mut chosen = with_below(&is_version).or_else(|| with_below(&|_| true));
+        // then the folders above the name, one more at a time
+        let depth = members
+            .iter()
+            .map(|&i| base(&parts[i]).unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        for k in 1..=depth {
+            if chosen.is_some() {
+                break;
+            }
+            chosen = try_names(&|i| {
+                let segs = &parts[i];
+                let b = base(segs).unwrap_or(0);
+                let from = b.saturating_sub(k);
+                let mut n: Vec<String> = segs[from..=b.min(segs.len().saturating_sub(1))]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect();
+                n.extend(below(i, &is_version));
+                if n.is_empty() {
+                    "root".into()
+                } else {
+                    n.join("-")
+                }
+            });
+        }
+        if let Some(made) = chosen {
+            for (&i, n) in members.iter().zip(made) {
+                names[i] = n;
+            }
         }
     }
+    // what is still shared (a path that is another's name): numbered
     let mut taken = BTreeSet::new();
     roots
         .iter()
-        .map(|r| {
-            let mut name = if count[&base(r)] > 1 {
-                match parent_name(r) {
-                    Some(p)
-                        if LAYOUT_NAMES.contains(&base(r).as_str())
-                            && above[&p] == 1
-                            && !count.contains_key(&p) =>
-                    {
-                        p
-                    }
-                    _ => r.as_str().replace('/', "-"),
-                }
-            } else {
-                base(r)
-            };
+        .enumerate()
+        .map(|(i, r)| {
+            let mut name = names[i].clone();
             let stem = name.clone();
             let mut n = 2;
             while !taken.insert(name.clone()) {
                 name = format!("{stem}-{n}");
                 n += 1;
             }
-            name
+            let own = if r.is_root() { "root" } else { r.file_name() };
+            let origin = (name != own).then(|| {
+                let named_by = parts[i]
+                    .iter()
+                    .rposition(|s| *s == first[i])
+                    .map(|at| parts[i][..=at].join("/"))
+                    .unwrap_or_default();
+                if name == first[i] {
+                    format!("after {named_by} (the folders below it are layout folders or versions)")
+                } else {
+                    format!("after {named_by}, with what tells it apart from the other libraries named '{}'", first[i])
+                }
+            });
+            LibraryName { name, origin }
         })
         .collect()
 }
@@ -500,11 +596,42 @@ fn classify(files: &RepoFiles, args: impl IntoIterator<Item = FileArg>, inputs: 
 }
 
 /// An environment's files, by owner: the library a file or folder is named
-/// after (or `None`: for every library).
+/// after (or `None`: for every library); and the YAML files named after no
+/// library, which no library reads.
 pub(super) struct EnvFiles {
     by_owner: BTreeMap<Option<String>, Vec<FileArg>>,
+    pub(super) unmatched: Vec<RepoPath>,
 }
 
+/// Names of environment files and folders that are for every library of
+/// the environment: `common.yml`, `shared/`, `values.yml`, and any name
+/// starting with `_` (`_all.yml`).
+const ENV_WIDE_NAMES: &[&str] = &["common", "shared", "global", "all", "values", "defaults"];
+
+/// Whether an environment file or folder of this name (a file's stem) is
+/// for every library of the environment.
+pub(super) fn is_env_wide(name: &str) -> bool {
+    name.starts_with('_') || ENV_WIDE_NAMES.contains(&name)
+}
+
+/// The library a file or folder named `<library>-more` (or `.more`, `_more`)
+/// is for: the longest library name it starts with, then a separator.
+fn prefixed_owner(named: &str, names: &BTreeSet<String>) -> Option<String> {
+    names
+        .iter()
+        .filter(|n| {
+            named.len() > n.len()
+                && named.starts_with(n.as_str())
+                && matches!(named.as_bytes()[n.len()], b'-' | b'.' | b'_')
+        })
+        .max_by_key(|n| n.len())
+        .cloned()
+}
+
+/// Sorts an environment's files by the library each is for. In an
+/// environment of several libraries, a YAML file or folder named after no
+/// library and by no environment-wide name is nobody's: applied to every
+/// library, a values file meant for one breaks all the others.
 pub(super) fn env_files(
     files: &RepoFiles,
     env: &FoundEnv,
@@ -513,6 +640,7 @@ pub(super) fn env_files(
     problems: &mut Vec<PlanProblem>,
 ) -> EnvFiles {
     let mut by_owner: BTreeMap<Option<String>, Vec<FileArg>> = BTreeMap::new();
+    let mut unmatched = Vec::new();
     for (path, is_dir) in &env.parts {
         if !is_dir {
             by_owner
@@ -527,12 +655,12 @@ pub(super) fn env_files(
                 Some((dir, _)) => dir,
                 None => f.stem(),
             };
-            if ambiguous.contains(named) {
+            if ambiguous.contains(named) && !names.contains(named) {
                 // several libraries are named after this folder: whose is it?
                 problems.push(PlanProblem {
                     path: f.clone(),
                     message: format!(
-                        "several libraries have a folder named '{named}' (so they are named by their paths): which one is {f} for? Rename it after the library's name (see `yttcheck list`) or declare the environment in .yttcheck.yml"
+                        "several libraries have a folder named '{named}' (so they are named otherwise): which one is {f} for? Rename it after the library's name (see `yttcheck list`) or declare the environment in .yttcheck.yml"
                     ),
                     about: None,
                     line: None,
@@ -540,6 +668,11 @@ pub(super) fn env_files(
                 });
                 continue;
             }
+            // nobody's: a values file (or a folder) named like no library,
+            // where the environment has several
+            let nobodys = |is_values: bool| {
+                is_values && names.len() > 1 && !names.contains(named) && !is_env_wide(named)
+            };
             let (owner, arg) = match rel.split_once('/') {
                 // `<library>/...`: ytt paths relative to that folder
                 Some((dir, rest)) if names.contains(dir) => (
@@ -549,6 +682,18 @@ pub(super) fn env_files(
                         rel: rest.to_string(),
                     },
                 ),
+                // `<library>-more/...`
+                Some((dir, _)) if prefixed_owner(dir, names).is_some() => (
+                    prefixed_owner(dir, names),
+                    FileArg {
+                        path: f.clone(),
+                        rel: rel.to_string(),
+                    },
+                ),
+                Some(_) if nobodys(is_ytt_file(f)) => {
+                    unmatched.push(f.clone());
+                    continue;
+                }
                 Some(_) => (
                     None,
                     FileArg {
@@ -559,12 +704,23 @@ pub(super) fn env_files(
                 None if names.contains(f.stem()) && f.is_yaml() => {
                     (Some(f.stem().to_string()), FileArg::single(f.clone()))
                 }
+                // `<library>-more.yml`, `<library>.more.yml`
+                None if f.is_yaml() && prefixed_owner(f.stem(), names).is_some() => {
+                    (prefixed_owner(f.stem(), names), FileArg::single(f.clone()))
+                }
+                None if nobodys(f.is_yaml()) => {
+                    unmatched.push(f.clone());
+                    continue;
+                }
                 None => (None, FileArg::single(f.clone())),
             };
             by_owner.entry(owner).or_default().push(arg);
         }
     }
-    EnvFiles { by_owner }
+    EnvFiles {
+        by_owner,
+        unmatched,
+    }
 }
 
 pub(super) fn inputs_for(ef: &EnvFiles, library: &str) -> EnvInputs {

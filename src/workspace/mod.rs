@@ -7,7 +7,8 @@
 //! * [`patterns`] — the globs of the config and of discovery;
 //! * [`assemble`] — the plan, step by step, from discovery and the config;
 //! * [`plan`] — libraries, pairs, and the files each pair reads;
-//! * [`cached`] — plans a long-lived process keeps, by what they depend on.
+//! * [`cached`] — plans a long-lived process keeps, by what they depend on;
+//! * [`vendored`] — vendored packages (vendir, `vendored:`) and other tools' files.
 
 pub mod assemble;
 pub mod cached;
@@ -17,6 +18,7 @@ pub mod discover;
 pub mod pack;
 pub mod patterns;
 pub mod plan;
+pub mod vendored;
 
 pub use assemble::plan as make_plan;
 pub use cached::{load_with, PlanCache};

@@ -25,6 +25,12 @@ impl FileArg {
 #[derive(Debug, Clone, Hash)]
 pub struct Library {
     pub name: String,
+    /// Where the name came from, when it is not the folder's own
+    /// (`yttcheck list` says it): a folder above a layout folder, what
+    /// tells it apart from a library of the same name, the configuration.
+    pub name_origin: Option<String>,
+    /// Declared in `.yttcheck.yml` (else discovered).
+    pub declared: bool,
     /// The folder (`-f <root>`); its files' ytt paths are relative to it.
     pub root: RepoPath,
     /// Every file of the library, sorted (what `-f <root>` reads, less
@@ -158,6 +164,26 @@ impl Pair {
     }
 }
 
+/// An environment's YAML file named after no library, in an environment of
+/// several: read by no pair (a values file meant for one library would
+/// break every other).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct UnmatchedFile {
+    pub path: RepoPath,
+    pub environment: String,
+    /// The library whose name is nearest the file's.
+    pub closest: Option<String>,
+}
+
+/// A library x environment combination that gets no pair.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SkippedPair {
+    /// Index into [`Plan::libraries`].
+    pub library: usize,
+    pub environment: String,
+    pub reason: String,
+}
+
 /// Something discovery could not read or understand; reported as a finding.
 #[derive(Debug, Clone)]
 pub struct PlanProblem {
@@ -191,6 +217,17 @@ pub struct Plan {
     pub problems: Vec<PlanProblem>,
     /// YAML files of the repository that no pair reads (reported as notes).
     pub unused_files: Vec<RepoPath>,
+    /// Environment files named after no library (reported as warnings).
+    pub unmatched_files: Vec<UnmatchedFile>,
+    /// Library x environment combinations that get no pair, with why
+    /// (`yttcheck list --all`).
+    pub skipped: Vec<SkippedPair>,
+    /// Folders of vendored packages (synced by vendir), sorted.
+    pub vendored: Vec<RepoPath>,
+    /// `vendored:` globs of the config file.
+    pub vendored_globs: Vec<String>,
+    /// `baseline:` of the config file.
+    pub baseline: Option<RepoPath>,
     /// `.yttcheck.yml`'s per-rule severities and per-path ignores.
     pub rules: indexmap::IndexMap<String, String>,
     pub ignore: Vec<super::config::IgnoreSpec>,
@@ -234,6 +271,19 @@ impl Shard {
 }
 
 impl Plan {
+    /// Whether a path is in a vendored package (a vendir folder, or a
+    /// `vendored:` glob).
+    pub fn is_vendored(&self, path: &str) -> bool {
+        self.vendored
+            .iter()
+            .any(|v| path.starts_with(v.as_str()) && path[v.as_str().len()..].starts_with('/'))
+            || self.vendored_globs.iter().any(|g| {
+                super::patterns::glob(g).is_ok_and(|m| {
+                    m.is_match(path) || path.match_indices('/').any(|(i, _)| m.is_match(&path[..i]))
+                })
+            })
+    }
+
     /// Every file a pair reads: its library's and its environment's.
     pub fn files_read(&self, pair: &Pair) -> Vec<RepoPath> {
         let mut out: Vec<RepoPath> = self.library_files(pair.library).cloned().collect();
@@ -301,6 +351,7 @@ impl Plan {
     pub fn retain_pairs(&mut self, mut keep: impl FnMut(&Plan, &Pair) -> bool) {
         // files no pair reads are news of a whole-repository check only
         self.unused_files.clear();
+        self.unmatched_files.clear();
         self.read_by_pairs = ReadByPairs::default();
         let pairs = std::mem::take(&mut self.pairs);
         let kept: Vec<Pair> = pairs.into_iter().filter(|p| keep(self, p)).collect();
@@ -313,6 +364,9 @@ impl Plan {
     /// change to the config file keeps everything.
     pub fn retain_reading(&mut self, paths: &[RepoPath]) {
         self.unused_files.clear();
+        // a changed file that no library reads is still news
+        self.unmatched_files
+            .retain(|u| paths.iter().any(|p| u.path.starts_with(p)));
         if let Some(c) = &self.config {
             if paths.iter().any(|p| c.starts_with(p)) {
                 return;
@@ -364,6 +418,7 @@ impl Plan {
         // reported by shard 1 only, not once per shard
         if index != 1 {
             self.unused_files.clear();
+            self.unmatched_files.clear();
         }
         let policies_applied = (0..self.policies.len())
             .map(|i| self.pairs.iter().any(|p| p.policies.contains(&i)))
@@ -398,8 +453,10 @@ impl Plan {
         }
         // (retain_pairs forgets unused files: shard 1 keeps them)
         let unused = std::mem::take(&mut self.unused_files);
+        let unmatched = std::mem::take(&mut self.unmatched_files);
         self.retain_pairs(|_, pair| mine.contains(&pair.library));
         self.unused_files = unused;
+        self.unmatched_files = unmatched;
     }
 
     /// Environments of a library, in plan order.

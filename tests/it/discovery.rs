@@ -390,12 +390,7 @@ fn values_files_are_environments_as_packages_lay_them_out() {
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(
         names(&pairs),
-        [
-            "config@dev",
-            "config@prod",
-            "config@staging",
-            "values@defaults"
-        ]
+        ["pkg@dev", "pkg@prod", "pkg@staging", "values@defaults"]
     );
     let dev = &pairs[0];
     assert!(

@@ -13,6 +13,7 @@ mod delivery;
 mod discovery;
 mod engine_threads;
 mod examples;
+mod first_run;
 mod fixes;
 mod git_modes;
 mod harbor_example;

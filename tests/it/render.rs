@@ -515,6 +515,70 @@ fn assert_validate_on_rendered_documents_is_checked_by_check_and_ignored_by_rend
 /// A value read only under a condition no environment meets is a note
 /// naming the read and its condition (`schema/unreached-value`), not an
 /// unused value; a value no source mentions stays `schema/unused-value`.
+/// knative-serving's shape: `workloads.<component>.replicas` for several
+/// components, an HA overlay reading one of them on a path no environment
+/// takes. Only the value that line reads is "read here"; a sibling with the
+/// same last key that nothing reads is unused, not read at that line.
+#[test]
+fn every_read_here_place_reads_its_value() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/serving/schema.yml",
+        "#@data/values-schema\n---\nha: false\nworkloads:\n  autoscaler:\n    replicas: 1\n  domain_mapping:\n    replicas: 1\n  webhook:\n    replicas: 1\n",
+    );
+    write(
+        p,
+        "libs/serving/overlays/ha-setup.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n#@ load(\"@ytt:overlay\", \"overlay\")\n---\nkind: ConfigMap\nmetadata:\n  name: ha\n#@ if data.values.ha:\ndata:\n  webhook: #@ str(data.values.workloads.webhook[\"replicas\"])\n  autoscaler: #@ str(data.values.workloads.autoscaler.replicas)\n#@ end\n",
+    );
+    write(p, "envs/prod/serving.yml", "ha: false\n");
+    let json = check_json(p, &[]);
+    let findings = json["findings"].as_array().unwrap();
+    let about = |value: &str| -> Vec<&serde_json::Value> {
+        findings
+            .iter()
+            .filter(|f| {
+                f["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!("'{value}'"))
+            })
+            .collect()
+    };
+    let autoscaler = about("workloads.autoscaler.replicas");
+    assert_eq!(autoscaler.len(), 1, "{json:#}");
+    assert_eq!(autoscaler[0]["rule"], "schema/unreached-value");
+    assert_eq!(
+        autoscaler[0]["related"][0]["location"]["line"], 10,
+        "{json:#}"
+    );
+    let webhook = about("workloads.webhook.replicas");
+    assert_eq!(webhook[0]["rule"], "schema/unreached-value");
+    assert_eq!(webhook[0]["related"][0]["location"]["line"], 9, "{json:#}");
+    // nothing reads domain_mapping: unused, with no place that "reads" it
+    let domain = about("workloads.domain_mapping.replicas");
+    assert_eq!(domain.len(), 1, "{json:#}");
+    assert_eq!(domain[0]["rule"], "schema/unused-value", "{json:#}");
+    // every "read here" line names the value it is about
+    for f in findings
+        .iter()
+        .filter(|f| f["rule"] == "schema/unreached-value")
+    {
+        let message = f["message"].as_str().unwrap();
+        let value = message.split('\'').nth(1).unwrap();
+        for r in f["related"].as_array().unwrap() {
+            let line = r["location"]["line"].as_u64().unwrap() as usize;
+            let text =
+                std::fs::read_to_string(p.join(r["location"]["path"].as_str().unwrap())).unwrap();
+            let at = text.lines().nth(line - 1).unwrap();
+            let parent = value.rsplit('.').nth(1).unwrap();
+            assert!(at.contains(parent), "{value} is not read at {line}: {at}");
+        }
+    }
+}
+
 #[test]
 fn a_value_read_only_on_a_path_no_environment_takes_is_unreached_not_unused() {
     let d = tempfile::tempdir().unwrap();
