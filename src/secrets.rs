@@ -44,15 +44,17 @@ impl Secrets {
         }
     }
 
-    /// Whether a key holds a secret: one of its words (`db_password`,
-    /// `apiToken` -> api, token) is a secret word.
+    /// Whether a key holds a secret: its last word (`db_password`,
+    /// `apiToken` -> api, token) is a secret word. The last word says what
+    /// the value is: `useCertManager` is a switch and
+    /// `namespace-wildcard-cert-selector` a selector, not certificates.
     pub fn is_secret(&self, key: &str) -> bool {
         self.may_mention(key) && self.has_secret_word(key)
     }
 
     /// [`Secrets::is_secret`] without the quick look first.
     fn has_secret_word(&self, key: &str) -> bool {
-        split_words(key).iter().any(|w| {
+        split_words(key).last().is_some_and(|w| {
             // a plural is the same word (`tokens`, `credentials`)
             let w = match w.strip_suffix('s') {
                 Some(one) if one.len() > 2 => one,
@@ -252,7 +254,18 @@ mod tests {
         ] {
             assert!(s.is_secret(k), "{k}");
         }
-        for k in ["keyboard", "monkey", "replicas", "host"] {
+        for k in [
+            "keyboard",
+            "monkey",
+            "replicas",
+            "host",
+            // the last word says what the value is (a switch, a selector)
+            "useCertManager",
+            "certificates.useCertManager",
+            "namespace-wildcard-cert-selector",
+            "secretName",
+            "secretKeyRef",
+        ] {
             assert!(!s.is_secret(k), "{k}");
         }
     }

@@ -42,6 +42,16 @@ pub struct RenderArgs {
     /// (ytt's flag of the same name: DIR is emptied first)
     #[arg(long = "dangerous-emptied-output-directory", value_name = "DIR")]
     pub emptied_output_directory: Option<PathBuf>,
+
+    /// Print the final data values instead of rendering (as ytt does with
+    /// this flag; the same as `yttcheck inspect`)
+    #[arg(long = "data-values-inspect", conflicts_with_all = ["output_files", "emptied_output_directory"])]
+    pub data_values_inspect: bool,
+
+    /// Print the data values schema instead of rendering (with -o
+    /// openapi-v3; as ytt does with this flag)
+    #[arg(long = "data-values-schema-inspect", conflicts_with_all = ["output_files", "emptied_output_directory"])]
+    pub schema_inspect: bool,
 }
 
 /// Runs `render`; returns the process exit code.
@@ -53,6 +63,16 @@ pub fn run(args: &RenderArgs) -> i32 {
             return 1;
         }
     };
+    // ytt's inspect flags on a render: what `inspect` prints, flag for flag
+    if args.data_values_inspect || args.schema_inspect {
+        return super::inspect::run(&super::inspect::InspectArgs {
+            input: args.input.clone(),
+            data_values_inspect: args.data_values_inspect,
+            schema_inspect: args.schema_inspect,
+            output: args.output.clone(),
+            ..Default::default()
+        });
+    }
     let snap = WorkTree::command_line(cwd);
     if args.input.files_inspect {
         let json = args.output.iter().any(|t| t == "json");

@@ -51,7 +51,45 @@ pub struct PairDiff {
     /// fails (whether or not its values changed).
     pub base_errors: usize,
     pub newly_failing: bool,
+    /// Why the pair fails at head: its first errors (rule, message,
+    /// place), so "newly fails" and "cannot be computed" say why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub head_reasons: Vec<FailReason>,
+    /// Why it fails at base, the same way.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub base_reasons: Vec<FailReason>,
 }
+
+/// One error that makes a pair fail.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailReason {
+    pub rule: String,
+    pub message: String,
+    /// `file:line`, when the error has a place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+impl PairDiff {
+    /// Whether the pair fails at both sides with the same errors (by rule,
+    /// message and file: a line moved by the change is the same error).
+    pub fn same_failure(&self) -> bool {
+        let key = |r: &FailReason| {
+            (
+                r.rule.clone(),
+                r.message.clone(),
+                r.at.as_ref()
+                    .map(|a| a.rsplit_once(':').map_or(a.clone(), |(f, _)| f.to_string())),
+            )
+        };
+        let b: Vec<_> = self.base_reasons.iter().map(key).collect();
+        let h: Vec<_> = self.head_reasons.iter().map(key).collect();
+        self.base_errors == self.head_errors && b == h
+    }
+}
+
+/// The most errors a pair's reasons list (the count says the rest).
+pub const MAX_REASONS: usize = 5;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LibraryDiff {
@@ -90,6 +128,23 @@ impl DiffReport {
 
 fn tree(values: &Option<Document>) -> Option<Tree> {
     values.as_ref().map(|d| Tree::from_value(&d.value))
+}
+
+/// A pair's first errors, as the reasons it fails.
+fn reasons(p: &std::sync::Arc<PairOutcome>) -> Vec<FailReason> {
+    p.findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .take(MAX_REASONS)
+        .map(|f| FailReason {
+            rule: f.rule_id().to_string(),
+            message: f.message.clone(),
+            at: f
+                .location
+                .as_ref()
+                .map(|l| format!("{}:{}", l.path, l.line)),
+        })
+        .collect()
 }
 
 fn errors(p: &std::sync::Arc<PairOutcome>) -> usize {
@@ -162,6 +217,8 @@ pub fn compare_results(
             head_errors: h.map(errors).unwrap_or(0),
             base_errors: b.map(errors).unwrap_or(0),
             newly_failing: h.is_some_and(|h| errors(h) > 0) && b.map(errors).unwrap_or(0) == 0,
+            head_reasons: h.map(reasons).unwrap_or_default(),
+            base_reasons: b.map(reasons).unwrap_or_default(),
         });
     }
 

@@ -87,6 +87,48 @@ fn shown(p: &super::PairDiff) -> bool {
     !p.changes.is_empty() || p.status != PairStatus::Compared || p.newly_failing
 }
 
+/// Why a pair fails, a line each: at head when it fails there (newly, or
+/// its values cannot be computed), at base when only the base failed, and
+/// whether a failure at both sides changed.
+fn fail_lines(p: &super::PairDiff) -> Vec<String> {
+    let list = |side: &str, n: usize, rs: &[super::FailReason]| -> Vec<String> {
+        let mut out: Vec<String> = rs
+            .iter()
+            .map(|r| match &r.at {
+                Some(at) => format!("{side}: {} {} ({at})", r.rule, r.message),
+                None => format!("{side}: {} {}", r.rule, r.message),
+            })
+            .collect();
+        if n > rs.len() {
+            out.push(format!(
+                "{side}: ... and {} more error{}",
+                n - rs.len(),
+                if n - rs.len() == 1 { "" } else { "s" }
+            ));
+        }
+        out
+    };
+    let head_fails = p.head_errors > 0 || p.status == PairStatus::HeadFailed;
+    let base_fails = p.base_errors > 0 || p.status == PairStatus::BaseFailed;
+    match (base_fails, head_fails) {
+        (true, true) if p.same_failure() => vec![format!(
+            "fails at base and at head, with the same error{} (not this change's)",
+            if p.head_errors == 1 { "" } else { "s" }
+        )]
+        .into_iter()
+        .chain(list("head", p.head_errors, &p.head_reasons))
+        .collect(),
+        (true, true) => vec!["fails at base and at head, and the errors changed".to_string()]
+            .into_iter()
+            .chain(list("base", p.base_errors, &p.base_reasons))
+            .chain(list("head", p.head_errors, &p.head_reasons))
+            .collect(),
+        (false, true) => list("head", p.head_errors, &p.head_reasons),
+        (true, false) => list("base", p.base_errors, &p.base_reasons),
+        (false, false) => Vec::new(),
+    }
+}
+
 fn newly_failing_note(p: &super::PairDiff) -> Option<String> {
     (p.newly_failing && p.status != PairStatus::HeadFailed).then(|| {
         format!(
@@ -157,6 +199,9 @@ pub fn text(r: &DiffReport, color: bool) -> String {
             ));
         }
         out.push('\n');
+        for line in fail_lines(p) {
+            out.push_str(&format!("  {}\n", paint("31", &control(&line))));
+        }
         for c in &p.changes {
             let line = control(&change_line(c)).into_owned();
             let code = match c.kind {
@@ -225,6 +270,12 @@ pub fn markdown(r: &DiffReport) -> String {
             if p.changes.len() == 1 { "" } else { "s" },
             html(&note)
         ));
+        for line in fail_lines(p) {
+            out.push_str(&format!("- {}\n", md_text(&line)));
+        }
+        if !fail_lines(p).is_empty() {
+            out.push('\n');
+        }
         if !p.changes.is_empty() {
             out.push_str("| | value | before | after |\n|---|---|---|---|\n");
             for c in p.changes.iter().take(MAX_CHANGES) {

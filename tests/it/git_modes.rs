@@ -482,6 +482,12 @@ fn diff_shows_a_pair_that_newly_fails_in_every_format() {
         "{out}"
     );
     assert!(!out.contains("api@dev"), "api@dev still passes:\n{out}");
+    // and why: the rule, its message and its place
+    let why = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("head: validation/min"))
+        .unwrap_or_else(|| panic!("no reason for api@prod:\n{out}"));
+    assert!(why.contains("(envs/prod/api.yml:"), "{why}");
     let (_, out, _) = run(p, &[&args[..], &["--format", "markdown"]].concat());
     assert!(
         out.contains(
@@ -489,6 +495,7 @@ fn diff_shows_a_pair_that_newly_fails_in_every_format() {
         ),
         "{out}"
     );
+    assert!(out.contains("- head: validation/min "), "{out}");
     let (_, out, _) = run(p, &[&args[..], &["--format", "json"]].concat());
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let prod = v["pairs"]
@@ -498,6 +505,14 @@ fn diff_shows_a_pair_that_newly_fails_in_every_format() {
         .find(|p| p["name"] == "api@prod")
         .unwrap();
     assert_eq!(prod["newly_failing"], true);
+    assert_eq!(
+        prod["head_reasons"][0]["rule"], "validation/min",
+        "{prod:#}"
+    );
+    assert!(prod["head_reasons"][0]["at"]
+        .as_str()
+        .unwrap()
+        .starts_with("envs/prod/api.yml:"));
 }
 
 /// A policy pack vendored as a git submodule (as the README suggests) is

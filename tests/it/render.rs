@@ -998,3 +998,54 @@ fn a_value_read_inside_assert_try_to_is_used() {
     assert_eq!(unused.len(), 1, "{json:#}");
     assert!(unused[0].contains("'unread'"), "{json:#}");
 }
+
+/// `yttcheck render` takes ytt's inspect flags as ytt does: a drop-in for
+/// `ytt ... --data-values-inspect` and `--data-values-schema-inspect`.
+#[test]
+fn render_with_ytts_inspect_flags_prints_what_ytt_prints() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "app/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\nname: web\n",
+    );
+    write(
+        p,
+        "app/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nreplicas: #@ data.values.replicas\n",
+    );
+    write(p, "prod.yml", "replicas: 3\n");
+    for flags in [
+        &["--data-values-inspect"][..],
+        &["--data-values-schema-inspect", "-o", "openapi-v3"][..],
+        &["--data-values-inspect", "-o", "json"][..],
+    ] {
+        let mut render = vec!["render", "-f", "app", "--data-values-file", "prod.yml"];
+        render.extend(flags);
+        let mut inspect = vec!["inspect", "-f", "app", "--data-values-file", "prod.yml"];
+        inspect.extend(flags);
+        let (code, out, err) = run(p, &render);
+        assert_eq!(code, 0, "{flags:?}: {err}");
+        let (_, want, _) = run(p, &inspect);
+        assert_eq!(out, want, "{flags:?}");
+        assert!(!out.contains("kind"), "{flags:?}: rendered instead: {out}");
+    }
+    let (_, out, _) = run(p, &["render", "-f", "app", "--data-values-inspect"]);
+    assert_eq!(out, "replicas: 1\nname: web\n");
+    // and a failed validation fails as ytt does
+    write(p, "zero.yml", "replicas: 0\n");
+    let (code, _, err) = run(
+        p,
+        &[
+            "render",
+            "-f",
+            "app",
+            "--data-values-file",
+            "zero.yml",
+            "--data-values-inspect",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("replicas"), "{err}");
+}
