@@ -21,6 +21,10 @@ use super::json::to_json;
 /// CRD of thousands of levels would take gigabytes.
 pub const MAX_SCHEMA_DEPTH: usize = 128;
 
+/// The `format`s checked in a CRD's schema: those the API server checks as
+/// JSON Schema does.
+const CHECKED_FORMATS: &[&str] = &["ipv4", "ipv6", "uuid", "date"];
+
 /// The schema of one version of a CRD's kind.
 #[derive(Debug, Clone)]
 pub struct CrdVersion {
@@ -143,6 +147,54 @@ fn convert(schema: &Json, strict: bool, depth: usize) -> Option<Json> {
         out.insert(k.clone(), v);
     }
     let flag = |name: &str| obj.get(name).and_then(Json::as_bool) == Some(true);
+    // OpenAPI 3.0: `exclusiveMaximum: true` qualifies `maximum`; JSON
+    // Schema's is the bound itself
+    for (exclusive, bound) in [
+        ("exclusiveMaximum", "maximum"),
+        ("exclusiveMinimum", "minimum"),
+    ] {
+        match out.get(exclusive) {
+            Some(Json::Bool(true)) => match out.remove(bound) {
+                Some(b) => {
+                    out.insert(exclusive.into(), b);
+                }
+                None => {
+                    out.remove(exclusive);
+                }
+            },
+            Some(Json::Bool(false)) => {
+                out.remove(exclusive);
+            }
+            _ => {}
+        }
+    }
+    // formats the API server checks as JSON Schema does; the others it
+    // checks otherwise (`duration` is Go's, `date-time` has more forms) or
+    // not at all, and are not checked here
+    if let Some(Json::String(f)) = out.get("format") {
+        if !CHECKED_FORMATS.contains(&f.as_str()) {
+            out.remove("format");
+        }
+    }
+    // `x-kubernetes-list-type: set`: the server refuses a duplicate item
+    // (`map` lists' keys are checked by `structural`)
+    if obj.get("x-kubernetes-list-type").and_then(Json::as_str) == Some("set") {
+        out.insert("uniqueItems".into(), Json::Bool(true));
+    }
+    // an embedded resource is an object with its own apiVersion, kind and
+    // metadata, whatever its schema lists
+    if flag("x-kubernetes-embedded-resource") {
+        let props = out
+            .entry("properties")
+            .or_insert_with(|| Json::Object(Map::new()));
+        if let Some(props) = props.as_object_mut() {
+            props
+                .entry("apiVersion")
+                .or_insert(json!({"type": "string"}));
+            props.entry("kind").or_insert(json!({"type": "string"}));
+            props.entry("metadata").or_insert(json!({"type": "object"}));
+        }
+    }
     if flag("x-kubernetes-int-or-string") {
         out.remove("type");
         out.insert(

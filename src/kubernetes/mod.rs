@@ -20,6 +20,7 @@
 pub mod crd;
 pub mod json;
 pub mod location;
+pub mod structural;
 pub mod validate;
 
 use std::collections::HashMap;
@@ -193,7 +194,7 @@ impl Schemas {
         cell.get_or_init(|| {
             match jsonschema::options()
                 .with_retriever(NoRetrieval)
-                .should_validate_formats(false)
+                .should_validate_formats(true)
                 .build(schema)
             {
                 Ok(v) => Lookup::Schema {

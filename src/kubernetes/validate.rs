@@ -138,9 +138,14 @@ fn validate_one(
     if schemas.skips(&k) {
         return;
     }
+    // a CRD's structural schema: the server prunes and defaults first
+    let mut structural: Option<&serde_json::Value> = None;
     let cell = match crds.get(&(api_version.clone(), kind.clone())) {
         Some(crd) => match &crd.schema {
-            Ok(schema) => schemas.crd_schema(&crd.crd_name, schema),
+            Ok(schema) => {
+                structural = Some(schema);
+                schemas.crd_schema(&crd.crd_name, schema)
+            }
             Err(why) => {
                 // at the CRD's line: the one finding its resources share
                 out.push(Violation {
@@ -187,7 +192,32 @@ fn validate_one(
             return;
         }
     };
-    let json = to_json(&doc.value);
+    let mut json = to_json(&doc.value);
+    if let Some(schema) = structural {
+        super::structural::prune_and_default(schema, &mut json);
+        for d in super::structural::duplicate_map_keys(schema, &json) {
+            let path: Vec<Segment> = d
+                .path
+                .into_iter()
+                .map(|p| match p {
+                    super::structural::PathPart::Key(k) => Segment::Key(k),
+                    super::structural::PathPart::Index(i) => Segment::Index(i),
+                })
+                .collect();
+            out.push(at(
+                pair,
+                doc,
+                &path,
+                RuleId::KubernetesInvalid,
+                format!(
+                    "{what}: {}: the same {} as item {} of the list (the server keys the list by them and refuses a duplicate)",
+                    key_path(&path),
+                    d.keys,
+                    d.first
+                ),
+            ));
+        }
+    }
     for e in validator.iter_errors(&json) {
         let segments: Vec<Segment> = e
             .instance_path()

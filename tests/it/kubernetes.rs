@@ -418,9 +418,11 @@ fn a_remote_location_is_fetched_once_then_served_offline_from_the_cache() {
         "{online:#}"
     );
     assert_eq!(findings(&online, "kubernetes/unknown-field").len(), 1);
-    // the deployment's schema, its _definitions.json, and the widget's 404
-    // (each once, though two pairs asked)
-    assert_eq!(server.served(), 3);
+    // the ConfigMap's schema (the locations are first asked for a built-in
+    // kind: a location that has none checks nothing), its
+    // _definitions.json, the deployment's schema and the widget's 404 (each
+    // once, though two pairs asked)
+    assert_eq!(server.served(), 4);
     assert!(cache_dir.join("kubernetes-schemas").is_dir());
     drop(server);
 

@@ -23,6 +23,7 @@ mod hostile_pr;
 mod install;
 mod json_schema;
 mod kubernetes;
+mod kubernetes_crds;
 mod literal_annotations;
 mod lsp;
 mod node_runs;

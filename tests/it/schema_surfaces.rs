@@ -208,8 +208,9 @@ fn a_crd_nesting_thousands_of_levels_is_refused_at_its_line_in_bounded_memory() 
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
     git(p, &["init", "-q", "-b", "main"]);
-    // a schema folder with nothing in it: the CRD is the only schema
-    std::fs::create_dir_all(p.join("schemas")).unwrap();
+    // a schema folder with a built-in kind: the CRD is the only schema of
+    // its kind
+    write(p, "schemas/configmap.json", "{\"type\": \"object\"}");
     let crd = deep_crd(4_900);
     assert!(crd.len() > 100_000);
     write(p, "app/config/crd.yml", &crd);

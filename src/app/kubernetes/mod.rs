@@ -183,14 +183,20 @@ pub fn prepare(
             })
             .collect::<Result<_, _>>()?
     };
+    let version = req
+        .version
+        .clone()
+        .or(spec.version.clone())
+        .unwrap_or_else(|| "master".into());
+    let strict = req.strict || spec.strict;
+    let locations = locations
+        .into_iter()
+        .map(|l| local_layout(l, &version, strict))
+        .collect();
     let opts = KubernetesOptions {
-        version: req
-            .version
-            .clone()
-            .or(spec.version.clone())
-            .unwrap_or_else(|| "master".into()),
+        version,
         locations,
-        strict: req.strict || spec.strict,
+        strict,
         skip_kinds: spec.skip_kinds.clone(),
     };
     let Some(make_fetch) = make_fetch else {
@@ -244,6 +250,7 @@ pub fn prepare(
         }
     }
     let schemas = Schemas::new(opts, fetch).map_err(|e| UsageError(format!("kubernetes: {e}")))?;
+    checks_something(&schemas)?;
     let check = Arc::new(KubernetesCheck {
         schemas,
         crds,
@@ -253,6 +260,60 @@ pub fn prepare(
         *warm.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(check.clone());
     }
     Ok(Some(check))
+}
+
+/// A folder given without a layout gets kubeconform's (`-standalone`);
+/// when that folder does not exist and the `-local` one does (the
+/// kubernetes-validate wheel's layout, with `_definitions.json`), the
+/// `-local` layout. Every other location is kept as given.
+fn local_layout(location: String, version: &str, strict: bool) -> String {
+    use crate::kubernetes::Location;
+    if location == "default" || is_url(&location) || location.trim_end().ends_with("json") {
+        return location;
+    }
+    let exists = |l: &str| {
+        Location::parse(l)
+            .map(|l| Path::new(&l.folder(version, strict)).is_dir())
+            .unwrap_or(false)
+    };
+    if exists(&location) {
+        return location;
+    }
+    let local = format!(
+        "{}/{{{{ .NormalizedKubernetesVersion }}}}-local{{{{ .StrictSuffix }}}}/{{{{ .ResourceKind }}}}{{{{ .KindSuffix }}}}.json",
+        location.trim_end_matches('/')
+    );
+    if exists(&local) {
+        local
+    } else {
+        location
+    }
+}
+
+/// Refuses locations that have no schema for the built-in kinds: a check
+/// whose every kind is a `kubernetes/no-schema` note checked nothing, and
+/// must not pass as clean (a folder of another layout, a version the
+/// folder lacks). A location that could not be read is its own finding.
+fn checks_something(schemas: &Schemas) -> Result<(), UsageError> {
+    use crate::kubernetes::{Kind, Lookup};
+    let mut tried = Vec::new();
+    for (api_version, kind) in [
+        ("v1", "ConfigMap"),
+        ("v1", "Service"),
+        ("apps/v1", "Deployment"),
+    ] {
+        let cell = schemas.lookup(&Kind { api_version, kind });
+        match cell.get() {
+            Some(Lookup::Missing { tried: t }) => tried.extend(t.iter().cloned()),
+            _ => return Ok(()),
+        }
+    }
+    tried.truncate(3);
+    Err(UsageError(format!(
+        "kubernetes: no schema location has the built-in kinds (ConfigMap, Service, Deployment) for version {}: a check that checked nothing is not a pass (tried {}); check --schema-location and --kubernetes-version (a folder of kubeconform's layout holds <version>-standalone[-strict]/, the kubernetes-validate wheel's <version>-local[-strict]/; both are found)",
+        schemas.options().version,
+        tried.join(", ")
+    )))
 }
 
 /// The line of `.yttcheck.yml` that holds `needle` (outside comments).
