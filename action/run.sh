@@ -15,6 +15,7 @@ if ! is_true "${DIFF:-true}"; then args+=(--no-diff); fi
 if ! is_true "${SUMMARY:-true}"; then args+=(--no-summary); fi
 if ! is_true "${ANNOTATIONS:-true}"; then args+=(--no-annotations); fi
 if is_true "${FAIL_ON_BREAKING:-false}"; then args+=(--fail-on-breaking); fi
+if is_true "${FAIL_ON_EXISTING:-false}"; then args+=(--fail-on-existing); fi
 # free-form arguments and paths are split on white space, as a shell would,
 # but never evaluated
 if [ -n "${ARGS:-}" ]; then

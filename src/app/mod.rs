@@ -15,6 +15,7 @@ pub mod inspect;
 pub mod kubernetes;
 pub mod plan;
 pub mod source;
+pub mod verdict;
 
 pub use budget::Budget;
 pub use check::{Answer, CheckRequest, Warm};

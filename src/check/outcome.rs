@@ -72,6 +72,31 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
+    /// The same result with only the findings `keep` accepts (by index):
+    /// what a pull request's verdict presents of its new findings, or of
+    /// those that stood on its base.
+    pub fn with_findings(&self, keep: impl Fn(usize) -> bool) -> CheckResult {
+        let mut new_index = vec![None; self.findings.len()];
+        let mut findings = Vec::new();
+        for (i, f) in self.findings.iter().enumerate() {
+            if keep(i) {
+                new_index[i] = Some(findings.len() as u32);
+                findings.push(f.clone());
+            }
+        }
+        CheckResult {
+            findings,
+            pairs: self.pairs.clone(),
+            reported: self
+                .reported
+                .iter()
+                .map(|r| r.iter().filter_map(|&i| new_index[i as usize]).collect())
+                .collect(),
+            elapsed: self.elapsed,
+            schemas: self.schemas.clone(),
+        }
+    }
+
     /// The findings reported for the pair at `index` of `pairs`, as the
     /// run reports them (merged across environments; after suppression,
     /// those that stay, with the severity they are reported with).

@@ -114,6 +114,16 @@ impl Baseline {
     }
 }
 
+/// Each finding's fingerprint ([`Finding::fingerprint`], with its line's
+/// text): what a baseline keeps, and what tells a change's new findings
+/// from those that stood on its base.
+pub fn fingerprints(findings: &[Finding], sources: &SourceCache) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| f.fingerprint(line_text(sources, f.location.as_ref()).as_deref()))
+        .collect()
+}
+
 /// The text of a location's line.
 fn line_text(sources: &SourceCache, loc: Option<&Location>) -> Option<String> {
     let loc = loc?;

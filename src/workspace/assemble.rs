@@ -148,6 +148,7 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
             .baseline
             .as_deref()
             .and_then(|b| crate::source::confine(b).ok()),
+        fail_on_existing: cfg.fail_on_existing,
         rules: cfg.rules.clone(),
         ignore: cfg.ignore.clone(),
         policies,

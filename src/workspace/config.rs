@@ -65,6 +65,10 @@ pub struct Config {
     /// are vendored without saying so).
     #[serde(default)]
     pub vendored: Vec<String>,
+    /// `ci` on a pull request fails on findings that stood on its base too
+    /// (by default only on those it brings).
+    #[serde(default)]
+    pub fail_on_existing: bool,
     /// A baseline file of the repository (`check --baseline`'s format):
     /// every check uses it without the flag (hooks, daemon, `ci`, editor).
     #[serde(default)]
@@ -280,6 +284,7 @@ const SECTION_KEYS: &[&[&str]] = &[
         "discover",
         "vendored",
         "baseline",
+        "fail_on_existing",
     ],
     &["rule", "paths", "reason"],
     &["path", "glob", "name", "files", "file_marks"],

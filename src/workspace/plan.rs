@@ -228,6 +228,8 @@ pub struct Plan {
     pub vendored_globs: Vec<String>,
     /// `baseline:` of the config file.
     pub baseline: Option<RepoPath>,
+    /// `fail_on_existing:` of the config file.
+    pub fail_on_existing: bool,
     /// `.yttcheck.yml`'s per-rule severities and per-path ignores.
     pub rules: indexmap::IndexMap<String, String>,
     pub ignore: Vec<super::config::IgnoreSpec>,

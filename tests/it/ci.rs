@@ -340,3 +340,92 @@ fn outside_github_actions_it_says_what_to_run_instead() {
     assert!(err.contains("runs inside a GitHub Actions step"), "{err}");
     assert!(err.contains("yttcheck check --format gitlab"), "{err}");
 }
+
+/// main with an error that has stood for months: api's schema default port
+/// 80 is under its own minimum, in every environment (none sets it).
+fn failing_base() -> tempfile::TempDir {
+    let repo = base_repository();
+    let p = repo.path();
+    write(
+        p,
+        "libs/api/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1024\nport: 80\n#@schema/validation min=1\nworkers: 2\n",
+    );
+    write(p, "envs/prod/api.yml", "workers: 4\n");
+    write(p, "envs/dev/api.yml", "workers: 1\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "the old error"]);
+    repo
+}
+
+#[test]
+fn a_pull_request_is_judged_on_the_findings_it_brings() {
+    // a comment in the failing library, and a new environment of it: the
+    // errors are the library's own, on the base for months
+    let repo = failing_base();
+    let (base, head) = pull_request(repo.path(), |p| {
+        write(
+            p,
+            "libs/api/schema.yml",
+            "#@data/values-schema\n---\n#! the API's port\n#@schema/validation min=1024\nport: 80\n#@schema/validation min=1\nworkers: 2\n",
+        );
+        write(p, "envs/qa/api.yml", "workers: 2\n");
+    });
+    let payload = pr_payload(&base, &head, "acme/config");
+    let s = step(repo.path(), "pull_request", &payload, &[]);
+    assert_eq!(s.code, 0, "{}\n{}", s.stdout, s.stderr);
+    assert_eq!(s.outputs["failed"], "false");
+    assert_eq!(s.outputs["new-findings"], "0");
+    assert!(s.outputs["errors"] != "0", "{:?}", s.outputs);
+    // no annotation for what was there; the summary says where it went
+    assert!(!s.stdout.contains("::error file="), "{}", s.stdout);
+    assert!(
+        s.summary
+            .contains("already on the base: still there, not this change's"),
+        "{}",
+        s.summary
+    );
+    assert!(
+        s.stdout.contains("none of them this change's"),
+        "{}",
+        s.stdout
+    );
+    // asked to, it fails on them all
+    let s = step(
+        repo.path(),
+        "pull_request",
+        &payload,
+        &["--fail-on-existing"],
+    );
+    assert_eq!(s.code, 1, "{}\n{}", s.stdout, s.stderr);
+    assert!(s.stdout.contains("::error file="), "{}", s.stdout);
+
+    // a pull request that breaks a validation fails with that finding
+    // first, and the old ones apart
+    let repo = failing_base();
+    let (base, head) = pull_request(repo.path(), |p| {
+        write(p, "envs/prod/api.yml", "workers: 0\n");
+    });
+    let s = step(
+        repo.path(),
+        "pull_request",
+        &pr_payload(&base, &head, "acme/config"),
+        &[],
+    );
+    assert_eq!(s.code, 1, "{}\n{}", s.stdout, s.stderr);
+    assert_eq!(s.outputs["new-findings"], "1", "{:?}", s.outputs);
+    let annotations: Vec<&str> = s
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error file="))
+        .collect();
+    assert_eq!(annotations.len(), 1, "{}", s.stdout);
+    assert!(
+        annotations[0].contains("envs/prod/api.yml,line=1"),
+        "{}",
+        annotations[0]
+    );
+    let new_at = s.summary.find("workers").unwrap();
+    let old_at = s.summary.find("already on the base").unwrap();
+    assert!(new_at < old_at, "{}", s.summary);
+}

@@ -300,6 +300,9 @@ const OUR_TAGS: &[&str] = &[
     "summary",
     "br",
     "blockquote",
+    // the reasons a pair fails, in the diff
+    "ul",
+    "li",
 ];
 
 /// Renders Markdown with cmarkgfm (GitHub's extensions; raw HTML kept, as

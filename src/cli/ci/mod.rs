@@ -91,6 +91,12 @@ pub struct CiArgs {
     #[arg(long = "fail-on-breaking")]
     pub fail_on_breaking: bool,
 
+    /// On a pull request, also fail on findings that stood on its base (by
+    /// default it fails on the findings it brings; .yttcheck.yml:
+    /// `fail_on_existing: true`)
+    #[arg(long = "fail-on-existing")]
+    pub fail_on_existing: bool,
+
     /// More words that mark a key as secret in the diff (never shown)
     #[arg(long = "secret", value_name = "WORD")]
     pub secrets: Vec<String>,
@@ -237,12 +243,27 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         schema_fetch: Some(&super::schemas::fetcher),
         ..Warm::none()
     };
+    // a change is judged on what it brings: the findings of its libraries
+    // at its base, to tell those apart
+    let base = match change {
+        Some(c) => match app::verdict::base_fingerprints(&request, &c.base_sha, &warm) {
+            Ok(b) => Some(b),
+            Err(UsageError(m)) => {
+                out::err(&out::message(&format!(
+                    "yttcheck: warning: the base {} could not be checked ({m}): every finding counts as this change's\n",
+                    short(&c.base_sha)
+                )));
+                None
+            }
+        },
+        None => None,
+    };
     let code = app::check::run(&request, &warm, |checked| {
         let out = Outputs {
             report_dir: &report_dir,
             sarif_path: &sarif_path,
         };
-        present(args, &gh, &root, change, checked, &out)
+        present(args, &gh, &root, change, checked, &out, base.as_ref())
     })?;
     if let Some(s) = store {
         s.finish();
@@ -258,6 +279,7 @@ struct Outputs<'a> {
 
 /// The log, the annotations, the report files, the diff, the job summary
 /// and the step's outputs of a finished check; returns the exit code.
+#[allow(clippy::too_many_arguments)] // the check, where it goes, and its base
 fn present(
     args: &CiArgs,
     gh: &Github,
@@ -265,16 +287,49 @@ fn present(
     change: Option<&Change>,
     checked: &Checked,
     out_files: &Outputs,
+    base: Option<&std::collections::HashSet<String>>,
 ) -> Result<i32, UsageError> {
     let (report_dir, sarif_path) = (out_files.report_dir, out_files.sarif_path);
     let result = checked.result;
     let file_of = |path: &str| checked.file_of(path);
     let input = checked.report_input(false, &file_of);
     let nothing_to_check = checked.nothing_to_check();
+    // a change's findings: those it brings, and those on its base already
+    let is_new = base.map(|b| app::verdict::new_findings(checked, b));
+    let new_result = is_new.as_ref().map(|n| result.with_findings(|i| n[i]));
+    let old_result = is_new.as_ref().map(|n| result.with_findings(|i| !n[i]));
+    let new_input = new_result.as_ref().map(|r| ReportInput {
+        result: r,
+        ..checked.report_input(false, &file_of)
+    });
+    let old_input = old_result.as_ref().map(|r| ReportInput {
+        result: r,
+        ..checked.report_input(false, &file_of)
+    });
+    let fail_on_existing = args.fail_on_existing || checked.plan.fail_on_existing;
 
     // the log: the full text report, folded and guarded (no line of it is
     // a workflow command); then the annotations, the only commands
-    let headline = headline(&gh.event, result, args, nothing_to_check);
+    let mut headline = headline(&gh.event, result, args, nothing_to_check);
+    if let (Some(new), Some(old)) = (&new_result, &old_result) {
+        if !nothing_to_check && !result.findings.is_empty() {
+            let (brought, stood) = (Counts::of(&new.findings), Counts::of(&old.findings));
+            headline.push_str(&if old.findings.is_empty() {
+                "; all of them this change's".to_string()
+            } else if new.findings.is_empty() {
+                format!(
+                    "; none of them this change's ({} stood on its base already)",
+                    stood.describe()
+                )
+            } else {
+                format!(
+                    "; this change brings {}, {} stood on its base already",
+                    brought.describe(),
+                    stood.describe()
+                )
+            });
+        }
+    }
     let mut log = out::message(&format!("yttcheck: {headline}\n"));
     if !nothing_to_check {
         log.push_str(&out::command("group", &[], "yttcheck report"));
@@ -284,7 +339,12 @@ fn present(
         ));
         log.push_str(&out::command("endgroup", &[], ""));
         if !args.no_annotations {
-            log.push_str(&render(Format::Github, &input));
+            // what the change brings (everything, when it fails on all)
+            let annotated = match &new_input {
+                Some(new) if !fail_on_existing => new,
+                _ => &input,
+            };
+            log.push_str(&render(Format::Github, annotated));
         }
     }
     if let Some(c) = change.filter(|c| !c.token_can_upload) {
@@ -314,7 +374,12 @@ fn present(
     }
 
     // the summary: whole in the report folder, fitted in the job summary
-    let sections = summary_sections(&headline, &input, diff.as_ref(), nothing_to_check);
+    let sections = match (&new_input, &old_input) {
+        (Some(new), Some(old)) => {
+            verdict_sections(&headline, new, old, diff.as_ref(), nothing_to_check)
+        }
+        _ => summary_sections(&headline, &input, diff.as_ref(), nothing_to_check),
+    };
     write_file(&report_dir.join("summary.md"), &sections.concat())?;
     if let (Some(file), false) = (&gh.summary_file, args.no_summary) {
         let fitted = summary::fit(
@@ -326,7 +391,10 @@ fn present(
     }
 
     let counts = Counts::of(&result.findings);
-    let failed = input.failed();
+    let failed = match &new_input {
+        Some(new) if !fail_on_existing => new.failed(),
+        _ => input.failed(),
+    };
     let breaking = diff.as_ref().map_or(0, DiffReport::breaking);
     if let Some(file) = &gh.output_file {
         github::write_outputs(
@@ -356,6 +424,13 @@ fn present(
                         .to_string(),
                 ),
                 ("breaking-changes", breaking.to_string()),
+                (
+                    "new-findings",
+                    new_result
+                        .as_ref()
+                        .map_or(result.findings.len(), |r| r.findings.len())
+                        .to_string(),
+                ),
                 ("failed", failed.to_string()),
             ],
         )?;
@@ -415,6 +490,32 @@ fn headline(event: &Event, result: &CheckResult, args: &CiArgs, nothing: bool) -
                 .unwrap_or_default()
         ),
     }
+}
+
+/// The summary of a change: the findings it brings first, those that
+/// stood on its base in a collapsed section, then the diff.
+fn verdict_sections(
+    headline: &str,
+    new: &ReportInput,
+    old: &ReportInput,
+    diff: Option<&DiffReport>,
+    nothing: bool,
+) -> Vec<String> {
+    let mut sections = summary_sections(headline, new, None, nothing);
+    if !nothing && !old.result.findings.is_empty() {
+        let report = render(Format::Markdown, old);
+        // the report's own title gives way to the section's
+        let rest = report.split_once('\n').map_or("", |(_, r)| r);
+        let n = old.result.findings.len();
+        sections.push(format!(
+            "<details><summary>{n} finding{} already on the base: still there, not this change's</summary>\n\n{rest}\n</details>\n\n",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(d) = diff {
+        sections.push(crate::diff::render::markdown(d));
+    }
+    sections
 }
 
 fn summary_sections(
