@@ -96,6 +96,10 @@ pub struct Memo {
     pub(super) digests: Option<Digests>,
     /// The order of the last check's findings (a memo that remembers).
     pub(super) order: Option<super::finding::OrderHint>,
+    /// Pair outcomes whose budget ran out are kept too, in memory only
+    /// (the language server: a template that loops is not evaluated again
+    /// until what it reads changes).
+    keep_budget_failures: bool,
 }
 
 impl Default for Memo {
@@ -124,6 +128,7 @@ impl Memo {
             stored_misses: AtomicU64::new(0),
             digests: None,
             order: None,
+            keep_budget_failures: false,
         }
     }
 
@@ -142,6 +147,15 @@ impl Memo {
             order: Some(Default::default()),
             ..Memo::new()
         }
+    }
+
+    /// This memo, also keeping the outcomes of pairs whose budget ran out
+    /// (in memory, for this process: another may finish in time), under
+    /// the same keys: a pair is evaluated again only when something it
+    /// reads, or the budget, changes.
+    pub fn keeping_budget_failures(mut self) -> Memo {
+        self.keep_budget_failures = true;
+        self
     }
 
     /// Keeps the compile cache bounded between runs.
@@ -281,12 +295,14 @@ impl Memo {
     pub(super) fn keep_pair(&self, key: Key, outcome: &Arc<PairOutcome>, keep_values: bool) {
         // a budget that ran out may not run out next time (a busy machine),
         // and a schema that could not be read may be readable (the network)
-        if outcome.findings.iter().any(|f| {
-            matches!(
-                f.rule,
-                RuleId::TemplateBudget | RuleId::KubernetesSchemaUnavailable
-            )
-        }) {
+        let has = |rule: RuleId| outcome.findings.iter().any(|f| f.rule == rule);
+        if has(RuleId::KubernetesSchemaUnavailable) {
+            return;
+        }
+        if has(RuleId::TemplateBudget) {
+            if self.keep_budget_failures && self.remember {
+                self.keep_in_memory(key, outcome);
+            }
             return;
         }
         if let Some(store) = self.store.as_ref().filter(|_| !keep_values) {
@@ -306,9 +322,12 @@ impl Memo {
                 &super::stored::encode(outcome, &hex, declared_key.as_deref()),
             );
         }
-        if !self.remember {
-            return;
+        if self.remember {
+            self.keep_in_memory(key, outcome);
         }
+    }
+
+    fn keep_in_memory(&self, key: Key, outcome: &Arc<PairOutcome>) {
         let mut pairs = self.pairs.lock().expect("memo");
         if pairs.len() >= LIMIT {
             pairs.clear();
