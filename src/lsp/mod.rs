@@ -5,14 +5,21 @@
 //! editor's unsaved buffers over the work tree (`app::SourceOptions::buffers`),
 //! and publishes every finding `check` would report as diagnostics of the
 //! file it is about: open or not, and cleared when fixed. What it keeps
-//! between checks is the daemon's memo, so an edit re-evaluates only the
-//! pairs that read the edited file.
+//! between checks is the daemon's memo (keeping, too, the pairs whose budget
+//! ran out), so an edit re-evaluates only the pairs that read the edited
+//! file.
 //!
-//! JSON-RPC framing is `lsp-server`'s (rust-analyzer's): a synchronous
-//! loop over a channel, which fits a server whose work is one check at a
-//! time (the check itself runs on the memo's worker threads); the types are
-//! `lsp-types`'. Nothing is written to stdout but the protocol: messages go
-//! to the client's log (`window/logMessage`).
+//! JSON-RPC framing is `lsp-server`'s (rust-analyzer's); the types are
+//! `lsp-types`'. Requests are answered on one loop, in order; checks run on
+//! a worker thread (`lsp::worker`), a newer check superseding an older one,
+//! so a slow or looping template never holds up hover, completion or
+//! symbols. Nothing is written to stdout but the protocol: messages go to
+//! the client's log (`window/logMessage`).
+//!
+//! A repository opened in the editor is not trusted: until the user says
+//! so (`trustWorkspace`), nothing its configuration names is fetched over
+//! the network, and its `budget:` may shorten evaluations, not lengthen
+//! them beyond the default.
 
 pub mod actions;
 pub mod annotations;
@@ -24,5 +31,6 @@ mod server;
 pub mod symbols;
 pub mod uri;
 mod watch;
+mod worker;
 
 pub use server::serve;

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Response};
 use lsp_types::notification::{
-    DidChangeTextDocument, DidChangeWatchedFiles, DidChangeWorkspaceFolders, DidCloseTextDocument,
-    DidOpenTextDocument, DidSaveTextDocument, LogMessage, Notification as _, PublishDiagnostics,
+    DidChangeConfiguration, DidChangeTextDocument, DidChangeWatchedFiles,
+    DidChangeWorkspaceFolders, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
+    LogMessage, Notification as _, PublishDiagnostics,
 };
 use lsp_types::request::{
     CodeActionRequest, Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, References,
@@ -20,9 +21,10 @@ use lsp_types::{
     TextDocumentSyncOptions, TextDocumentSyncSaveOptions, Uri,
 };
 
-use crate::app::{self, CheckRequest, SourceOptions, Warm};
-use crate::check::Memo;
+use crate::app::{self, SourceOptions};
 use crate::source::RepoPath;
+
+use super::worker::{FolderJob, Job, Outcome, Worker};
 
 /// How long edits may keep coming before the check runs (typing makes a
 /// change per key; one check answers a burst).
@@ -54,10 +56,15 @@ struct State {
     fallback: Option<super::watch::Fallback>,
     /// Open documents: their text as the editor holds it.
     open: BTreeMap<PathBuf, String>,
-    memo: Memo,
     dirty: bool,
-    /// The host's Kubernetes schema fetcher.
-    make_fetch: Arc<app::kubernetes::MakeFetch>,
+    /// The checks' thread (with the memo kept between checks).
+    worker: Worker,
+    /// The generation of the last check asked for: only its findings are
+    /// published.
+    generation: u64,
+    /// The user trusts the workspace (`trustWorkspace`): its configuration
+    /// may have schemas fetched over the network.
+    trusted: bool,
 }
 
 /// Serves the language server protocol on stdin and stdout until the client
@@ -117,8 +124,9 @@ pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Resul
         folders: folders(&params, cwd).into_iter().map(Folder::new).collect(),
         fallback,
         open: BTreeMap::new(),
-        memo: Memo::persistent(),
-        make_fetch,
+        worker: Worker::start(make_fetch),
+        generation: 0,
+        trusted: trust_option(params.initialization_options.as_ref()).unwrap_or(false),
         // a first check at start: the workspace's findings, files open or not
         dirty: true,
     };
@@ -126,6 +134,12 @@ pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Resul
     main_loop(&connection, &mut state)?;
     drop(connection);
     io_threads.join().map_err(|e| e.to_string())
+}
+
+/// `trustWorkspace` in the initialization options (or in the `yttcheck`
+/// section of settings sent later), if it is given as a boolean.
+fn trust_option(options: Option<&serde_json::Value>) -> Option<bool> {
+    options?.get("trustWorkspace")?.as_bool()
 }
 
 /// The data values path at a place, and the final values of every pair
@@ -148,11 +162,14 @@ impl State {
     /// The final values of every pair that reads `rel` (a file of
     /// `folder`), computed over the open buffers.
     fn readings(&self, folder: &Folder, rel: &str) -> Option<Vec<app::inspect::PairReading>> {
+        let buffers = buffers_under(self, &folder.root);
+        let budget =
+            super::worker::budget(super::worker::config_text(&folder.root, &buffers).as_deref());
         let sources = SourceOptions {
-            buffers: Some(Arc::new(buffers_under(self, &folder.root))),
+            buffers: Some(Arc::new(buffers)),
             ..SourceOptions::default()
         };
-        app::inspect::pairs_reading(&folder.root, rel, &sources, &app::Budget::default()).ok()
+        app::inspect::pairs_reading(&folder.root, rel, &sources, &budget).ok()
     }
 
     /// What hover, definition and references ask first: the data values
@@ -217,8 +234,11 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
             }
             continue;
         }
-        let never = crossbeam_channel::never();
-        let changes = state.fallback.as_ref().map_or(&never, |w| &w.changes);
+        let changes = state
+            .fallback
+            .as_ref()
+            .map_or_else(crossbeam_channel::never, |w| w.changes.clone());
+        let done = state.worker.done.clone();
         let timeout = if state.dirty {
             crossbeam_channel::after(DEBOUNCE)
         } else {
@@ -230,7 +250,16 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
                 Err(_) => return Ok(()),
             },
             recv(changes) -> _ => {
+                if let Some(w) = state.fallback.as_mut() {
+                    w.watch_new_folders();
+                }
                 state.dirty = true;
+                continue;
+            },
+            recv(done) -> done => {
+                if let Ok(done) = done {
+                    publish_checked(conn, state, done);
+                }
                 continue;
             },
             recv(timeout) -> _ => None,
@@ -238,7 +267,7 @@ fn main_loop(conn: &Connection, state: &mut State) -> Result<(), String> {
         match msg {
             None => {
                 state.dirty = false;
-                check_and_publish(conn, state);
+                start_check(state);
             }
             Some(m) => {
                 if handle(conn, state, m, &mut queued)? {
@@ -375,6 +404,17 @@ fn on_notification(state: &mut State, n: Notification) {
         }
         // the files on disk changed: what is not open is read again
         DidSaveTextDocument::METHOD | DidChangeWatchedFiles::METHOD => state.dirty = true,
+        // `{"yttcheck": {"trustWorkspace": true}}`
+        DidChangeConfiguration::METHOD => {
+            let trusted = n
+                .params
+                .get("settings")
+                .and_then(|s| trust_option(s.get("yttcheck")));
+            if let Some(t) = trusted.filter(|t| *t != state.trusted) {
+                state.trusted = t;
+                state.dirty = true;
+            }
+        }
         _ => {}
     }
 }
@@ -569,28 +609,48 @@ fn complete(state: &State, params: &lsp_types::CompletionParams) -> Vec<lsp_type
     }
 }
 
-/// Checks every folder with the open buffers and publishes what changed.
-fn check_and_publish(conn: &Connection, state: &mut State) {
-    for i in 0..state.folders.len() {
-        let root = state.folders[i].root.clone();
-        let buffers = buffers_under(state, &root);
-        let memo = &state.memo;
-        let kubernetes = state.folders[i].kubernetes.clone();
-        let fetch = &*state.make_fetch;
-        let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            check(&root, buffers, memo, (&kubernetes, fetch))
-        }));
-        let findings = match checked {
-            Ok(Ok(f)) => f,
-            Ok(Err(e)) => {
+/// Asks the worker for a check of every folder with the open buffers
+/// (superseding the one running, if any).
+fn start_check(state: &mut State) {
+    state.generation += 1;
+    let folders = state
+        .folders
+        .iter()
+        .map(|f| FolderJob {
+            root: f.root.clone(),
+            buffers: buffers_under(state, &f.root),
+            kubernetes: f.kubernetes.clone(),
+        })
+        .collect();
+    state.worker.submit(Job {
+        generation: state.generation,
+        folders,
+        trusted: state.trusted,
+    });
+}
+
+/// Publishes what changed since the last check, if this is the check last
+/// asked for (an older one's findings are dropped).
+fn publish_checked(conn: &Connection, state: &mut State, done: super::worker::Done) {
+    if done.generation != state.generation {
+        return;
+    }
+    for (root, outcome) in done.folders {
+        // (a folder removed meanwhile is not published)
+        let Some(folder) = state.folders.iter_mut().find(|f| f.root == root) else {
+            continue;
+        };
+        let diagnostics = match outcome {
+            Outcome::Checked(d) => d,
+            Outcome::Failed(e) => {
                 log(
                     conn,
                     MessageType::WARNING,
                     &format!("{}: {e}", root.display()),
                 );
-                Vec::new()
+                BTreeMap::new()
             }
-            Err(_) => {
+            Outcome::Panicked => {
                 log(
                     conn,
                     MessageType::ERROR,
@@ -602,8 +662,6 @@ fn check_and_publish(conn: &Connection, state: &mut State) {
                 continue;
             }
         };
-        let diagnostics = super::diagnostics::by_file(&root, &findings);
-        let folder = &mut state.folders[i];
         let mut now = BTreeMap::new();
         for gone in folder.published.keys() {
             if !diagnostics.contains_key(gone) {
@@ -619,41 +677,6 @@ fn check_and_publish(conn: &Connection, state: &mut State) {
         }
         folder.published = now;
     }
-}
-
-/// Every finding of the folder `root`, its files read through `buffers`.
-fn check(
-    root: &std::path::Path,
-    buffers: BTreeMap<RepoPath, Option<Vec<u8>>>,
-    memo: &Memo,
-    (kubernetes, fetch): (
-        &app::kubernetes::KubernetesCache,
-        &app::kubernetes::MakeFetch,
-    ),
-) -> Result<Vec<crate::check::Finding>, app::UsageError> {
-    let mut request = CheckRequest::whole(root.to_path_buf());
-    request.outputs.clear();
-    // `.yttcheck.yml`'s `kubernetes:`, with fetched schemas in the user's cache
-    request.kubernetes.schema_cache = app::kubernetes::user_schema_cache(
-        std::env::var_os("XDG_CACHE_HOME"),
-        std::env::var_os("HOME"),
-    );
-    let warm = Warm {
-        store: None,
-        plans: None,
-        memo: Some(memo),
-        sources: SourceOptions {
-            buffers: Some(Arc::new(buffers)),
-            ..SourceOptions::default()
-        },
-        outcomes: None,
-        exits_after: false,
-        kubernetes: Some(kubernetes),
-        schema_fetch: Some(fetch),
-        // no text report
-        frames: None,
-    };
-    app::check::run(&request, &warm, |checked| checked.result.findings.clone())
 }
 
 fn publish(conn: &Connection, uri: &str, diagnostics: Vec<lsp_types::Diagnostic>) {
@@ -683,6 +706,17 @@ fn log(conn: &Connection, typ: MessageType, message: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trust_is_a_boolean_option_and_off_unless_given() {
+        let t = |v: serde_json::Value| trust_option(Some(&v));
+        assert_eq!(t(serde_json::json!({"trustWorkspace": true})), Some(true));
+        assert_eq!(t(serde_json::json!({"trustWorkspace": false})), Some(false));
+        assert_eq!(t(serde_json::json!({"trustWorkspace": "yes"})), None);
+        assert_eq!(t(serde_json::json!({})), None);
+        assert_eq!(t(serde_json::json!(null)), None);
+        assert_eq!(trust_option(None), None);
+    }
 
     #[test]
     fn a_queued_cancellation_of_a_request_is_found_and_taken() {

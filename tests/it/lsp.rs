@@ -2,7 +2,7 @@
 //! `tests/lsp/` (pytest-lsp and lsprotocol from PyPI, installed by `.ci/run`
 //! in target/tools/venv) drives the built binary over stdio.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::common::tool;
@@ -127,5 +127,469 @@ fn the_editor_extensions_are_well_formed() {
         out.status.success(),
         "editors/zed does not compile: {}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A plain LSP client over the server's stdio, for what a hostile
+/// repository or a broken client does to the server: it reads the frames
+/// itself (an answer to input that is no message has `id: null`, which no
+/// typed client reads), and writes raw bytes when asked.
+mod client {
+    use std::collections::HashMap;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::path::{Path, PathBuf};
+    use std::process::{Child, ChildStdin, Command, Stdio};
+    use std::sync::mpsc::{channel, Receiver};
+    use std::time::{Duration, Instant};
+
+    use serde_json::{json, Value};
+
+    /// The server binary: this build's, or `YTTCHECK_LSP_BIN` (to run these
+    /// tests against another build: a release, or one without a fix).
+    fn binary() -> PathBuf {
+        std::env::var_os("YTTCHECK_LSP_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_yttcheck")))
+    }
+
+    pub fn uri(path: &Path) -> String {
+        format!("file://{}", path.display())
+    }
+
+    pub struct Client {
+        pub child: Child,
+        stdin: Option<ChildStdin>,
+        incoming: Receiver<Value>,
+        /// Every message read, in order.
+        pub seen: Vec<Value>,
+        /// The last diagnostics published for each URI.
+        pub diagnostics: HashMap<String, Vec<Value>>,
+        next_id: i64,
+        stderr: PathBuf,
+    }
+
+    /// Reads frames (`Content-Length` headers, a JSON body) until the end.
+    fn read_frames(out: impl Read, to: std::sync::mpsc::Sender<Value>) {
+        let mut out = BufReader::new(out);
+        loop {
+            let mut length = None;
+            loop {
+                let mut line = String::new();
+                if out.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(v) = line.strip_prefix("Content-Length: ") {
+                    length = v.parse::<usize>().ok();
+                }
+            }
+            let mut body = vec![0; length.expect("a Content-Length")];
+            if out.read_exact(&mut body).is_err() {
+                return;
+            }
+            let v: Value = serde_json::from_slice(&body).expect("a JSON body");
+            if to.send(v).is_err() {
+                return;
+            }
+        }
+    }
+
+    impl Client {
+        /// Starts `yttcheck lsp` on the workspace folder `root` (a client
+        /// that cannot watch files) and initializes it with `options`.
+        pub fn start(root: &Path, options: Value, env: &[(&str, &str)]) -> Client {
+            let stderr = root.with_extension("stderr");
+            let home = root.with_extension("home");
+            std::fs::create_dir_all(&home).unwrap();
+            let mut cmd = Command::new(binary());
+            cmd.arg("lsp")
+                .current_dir(root)
+                .env("HOME", &home)
+                .env("XDG_CACHE_HOME", home.join("cache"))
+                .env_remove("CI")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(std::fs::File::create(&stderr).unwrap());
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            let mut child = cmd.spawn().expect("start yttcheck lsp");
+            let stdout = child.stdout.take().unwrap();
+            let (to, incoming) = channel();
+            std::thread::spawn(move || read_frames(stdout, to));
+            let mut c = Client {
+                stdin: child.stdin.take(),
+                child,
+                incoming,
+                seen: Vec::new(),
+                diagnostics: HashMap::new(),
+                next_id: 0,
+                stderr,
+            };
+            let answer = c.request(
+                "initialize",
+                json!({
+                    "processId": null,
+                    "rootUri": uri(root),
+                    "capabilities": {},
+                    "workspaceFolders": [{"uri": uri(root), "name": "repo"}],
+                    "initializationOptions": options,
+                }),
+            );
+            assert_eq!(
+                answer["result"]["serverInfo"]["name"], "yttcheck",
+                "{answer}"
+            );
+            c.notify("initialized", json!({}));
+            c
+        }
+
+        /// What the server wrote to stderr so far.
+        pub fn stderr(&self) -> String {
+            std::fs::read_to_string(&self.stderr).unwrap_or_default()
+        }
+
+        pub fn raw(&mut self, bytes: &[u8]) {
+            let stdin = self.stdin.as_mut().expect("stdin open");
+            stdin.write_all(bytes).unwrap();
+            stdin.flush().unwrap();
+        }
+
+
+        fn send(&mut self, v: &Value) {
+            let body = serde_json::to_vec(v).unwrap();
+            let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+            bytes.extend(body);
+            self.raw(&bytes);
+        }
+
+        pub fn notify(&mut self, method: &str, params: Value) {
+            self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        }
+
+        /// Sends a request, without waiting: its id.
+        pub fn ask(&mut self, method: &str, params: Value) -> i64 {
+            self.next_id += 1;
+            let id = self.next_id;
+            self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+            id
+        }
+
+        /// A request's response (within a minute).
+        pub fn request(&mut self, method: &str, params: Value) -> Value {
+            let id = self.ask(method, params);
+            self.wait(Duration::from_secs(60), |m| {
+                m["id"] == id && m.get("method").is_none()
+            })
+            .unwrap_or_else(|| panic!("no answer to {method} in a minute: {:?}", self.seen))
+        }
+
+        /// A request's response and how long it took.
+        pub fn timed(&mut self, method: &str, params: Value) -> (Value, Duration) {
+            let t = Instant::now();
+            let answer = self.request(method, params);
+            (answer, t.elapsed())
+        }
+
+        /// Reads messages until one satisfies `want` (looked for among those
+        /// read before too), for at most `timeout`.
+        pub fn wait(&mut self, timeout: Duration, want: impl Fn(&Value) -> bool) -> Option<Value> {
+            if let Some(m) = self.seen.iter().find(|m| want(m)) {
+                return Some(m.clone());
+            }
+            let deadline = Instant::now() + timeout;
+            loop {
+                let left = deadline.checked_duration_since(Instant::now())?;
+                let m = self.read_one(left)?;
+                if want(&m) {
+                    return Some(m);
+                }
+            }
+        }
+
+        /// The next message (within `timeout`), recorded.
+        fn read_one(&mut self, timeout: Duration) -> Option<Value> {
+            let m = self.incoming.recv_timeout(timeout).ok()?;
+            if m["method"] == "textDocument/publishDiagnostics" {
+                let p = &m["params"];
+                self.diagnostics.insert(
+                    p["uri"].as_str().unwrap_or_default().to_string(),
+                    p["diagnostics"].as_array().cloned().unwrap_or_default(),
+                );
+            }
+            self.seen.push(m.clone());
+            Some(m)
+        }
+
+        /// Waits until the diagnostics of `path` hold one of rule `code`;
+        /// how long that took.
+        pub fn wait_code(&mut self, path: &Path, code: &str, timeout: Duration) -> Duration {
+            let t = Instant::now();
+            let uri = uri(path);
+            let has = |d: &HashMap<String, Vec<Value>>| {
+                d.get(&uri)
+                    .is_some_and(|l| l.iter().any(|x| x["code"] == code))
+            };
+            while !has(&self.diagnostics) {
+                let left = timeout.checked_sub(t.elapsed()).unwrap_or_else(|| {
+                    panic!(
+                        "no {code} diagnostic of {uri} in {timeout:?}: {:#?}\n{}",
+                        self.diagnostics,
+                        self.stderr()
+                    )
+                });
+                self.read_one(left);
+            }
+            t.elapsed()
+        }
+
+
+    }
+
+    impl Drop for Client {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use client::{uri, Client};
+
+fn position(path: &Path, line: u32, character: u32) -> serde_json::Value {
+    json!({"textDocument": {"uri": uri(path)}, "position": {"line": line, "character": character}})
+}
+
+fn open(c: &mut Client, path: &Path, text: &str) {
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(path), "languageId": "yaml", "version": 1, "text": text}}),
+    );
+}
+
+fn change(c: &mut Client, path: &Path, version: i32, text: &str) {
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri(path), "version": version}, "contentChanges": [{"text": text}]}),
+    );
+}
+
+/// A repository with a template that loops for as long as its budget lets
+/// it (the repository sets 3 s), in a library (`web`) beside one that
+/// checks at once (`api`); the server started on it, its first check done.
+fn looping_repository(d: &Path) -> (PathBuf, Client) {
+    let repo = d.join("repo");
+    let w = |p: &str, t: &str| super::common::write(&repo, p, t);
+    w(
+        ".yttcheck.yml",
+        "budget:\n  timeout_seconds: 3\n  max_steps: 1000000000000\n",
+    );
+    w(
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    w(
+        "libs/web/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n#@ def spin():\n#@   n = 0\n#@   for i in range(1000000):\n#@     for j in range(1000000):\n#@       n += 1\n#@     end\n#@   end\n#@   return n\n#@ end\n---\nreplicas: #@ data.values.replicas + spin()\n",
+    );
+    w(
+        "libs/api/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\n",
+    );
+    w(
+        "libs/api/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nreplicas: #@ data.values.replicas\n",
+    );
+    w("envs/dev/web.yml", "replicas: 2\n");
+    w("envs/dev/api.yml", "replicas: 2\n");
+    super::common::git(&repo, &["init", "-q"]);
+    let mut c = Client::start(&repo, json!({}), &[]);
+    c.wait_code(
+        &repo.join("libs/web/deploy.yml"),
+        "template/budget",
+        Duration::from_secs(60),
+    );
+    (repo, c)
+}
+
+/// After an edit that the looping template reads, hover, completion and
+/// symbols answer at once while the loop is evaluated again: the check
+/// runs off the loop that answers them.
+#[test]
+fn a_looping_template_does_not_hold_up_requests() {
+    let d = tempfile::tempdir().unwrap();
+    let (repo, mut c) = looping_repository(d.path());
+    let web = repo.join("envs/dev/web.yml");
+    let api = repo.join("envs/dev/api.yml");
+    open(&mut c, &web, "replicas: 2\n");
+    change(&mut c, &web, 2, "replicas: 3\n");
+    // (the check has begun)
+    std::thread::sleep(Duration::from_millis(300));
+    let (hover, took_hover) = c.timed("textDocument/hover", position(&api, 0, 2));
+    let (completion, took_completion) = c.timed("textDocument/completion", position(&api, 1, 0));
+    let (symbols, took_symbols) = c.timed(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&web)}}),
+    );
+    for (what, took) in [
+        ("hover", took_hover),
+        ("completion", took_completion),
+        ("symbols", took_symbols),
+    ] {
+        assert!(
+            took < Duration::from_millis(1500),
+            "{what} took {took:?} while the loop was checked"
+        );
+    }
+    assert!(
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.contains("api@dev")),
+        "{hover}"
+    );
+    assert!(completion["result"].is_array(), "{completion}");
+    assert_eq!(symbols["result"][0]["name"], "replicas", "{symbols}");
+}
+
+/// An edit of the other library is checked without evaluating the loop
+/// again: its budget failure is kept while nothing it reads changes.
+#[test]
+fn a_budget_failure_is_kept_until_its_inputs_change() {
+    let d = tempfile::tempdir().unwrap();
+    let (repo, mut c) = looping_repository(d.path());
+    let api = repo.join("envs/dev/api.yml");
+    open(&mut c, &api, "replicas: 2\n");
+    change(&mut c, &api, 2, "replicas: 0\n");
+    let took = c.wait_code(&api, "validation/min", Duration::from_secs(60));
+    assert!(
+        took < Duration::from_millis(2500),
+        "the edit's check took {took:?}: the looping pair was evaluated again"
+    );
+    // the budget failure is still published
+    assert!(c.diagnostics[&uri(&repo.join("libs/web/deploy.yml"))]
+        .iter()
+        .any(|x| x["code"] == "template/budget"));
+}
+
+/// A repository's `.yttcheck.yml` names a schema location on the network:
+/// the server fetches nothing until the user trusts the workspace
+/// (`trustWorkspace`), then does. The fetch goes through a proxy on
+/// loopback (the runner's environment names it), which counts connections.
+#[test]
+fn an_untrusted_workspace_fetches_no_schema() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let proxy = format!("http://{}", listener.local_addr().unwrap());
+    let connections = Arc::new(AtomicUsize::new(0));
+    let counted = connections.clone();
+    std::thread::spawn(move || {
+        for s in listener.incoming() {
+            counted.fetch_add(1, Ordering::SeqCst);
+            drop(s);
+        }
+    });
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let w = |p: &str, t: &str| super::common::write(&repo, p, t);
+    w(
+        ".yttcheck.yml",
+        "kubernetes:\n  schema_locations: [\"https://schemas.yttcheck-test.com/{{ .NormalizedKubernetesVersion }}/{{ .ResourceKind }}.json\"]\n",
+    );
+    w(
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    w(
+        "libs/web/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: #@ data.values.replicas\n",
+    );
+    w("envs/dev/web.yml", "replicas: 2\n");
+    super::common::git(&repo, &["init", "-q"]);
+    let env = [
+        ("HTTPS_PROXY", proxy.as_str()),
+        ("https_proxy", proxy.as_str()),
+        ("ALL_PROXY", proxy.as_str()),
+        ("NO_PROXY", ""),
+        ("no_proxy", ""),
+    ];
+    let mut c = Client::start(&repo, json!({"trustWorkspace": false}), &env);
+    let deploy = repo.join("libs/web/deploy.yml");
+    c.wait_code(
+        &deploy,
+        "kubernetes/schema-unavailable",
+        Duration::from_secs(60),
+    );
+    // an edit, and its check, fetch nothing either
+    open(&mut c, &repo.join("envs/dev/web.yml"), "replicas: 2\n");
+    change(&mut c, &repo.join("envs/dev/web.yml"), 2, "replicas: 3\n");
+    std::thread::sleep(Duration::from_millis(1500));
+    c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&deploy)}}),
+    );
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        0,
+        "an untrusted workspace's schema location was fetched"
+    );
+    // trusted: fetched (so the count above could have seen a fetch)
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"yttcheck": {"trustWorkspace": true}}}),
+    );
+    let t = std::time::Instant::now();
+    while connections.load(Ordering::SeqCst) == 0 && t.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        connections.load(Ordering::SeqCst) > 0,
+        "a trusted workspace's schema location was never fetched: {}",
+        c.stderr()
+    );
+}
+
+/// The server's own file watcher (a client that cannot watch) stays in the
+/// workspace: a link to a big folder outside it adds no watch.
+#[test]
+fn the_file_watcher_does_not_follow_links_out_of_the_workspace() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    super::common::write(
+        &repo,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nname: \"\"\n",
+    );
+    super::common::write(&repo, "envs/dev/web.yml", "name: x\n");
+    std::os::unix::fs::symlink("/usr/share", repo.join("vendor")).unwrap();
+    let mut c = Client::start(&repo, json!({}), &[]);
+    c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&repo.join("envs/dev/web.yml"))}}),
+    );
+    // inotify's watches, as the kernel lists them for each of its fds
+    let pid = c.child.id();
+    let mut watches = 0;
+    for fd in std::fs::read_dir(format!("/proc/{pid}/fdinfo"))
+        .unwrap()
+        .flatten()
+    {
+        let info = std::fs::read_to_string(fd.path()).unwrap_or_default();
+        watches += info
+            .lines()
+            .filter(|l| l.starts_with("inotify wd:"))
+            .count();
+    }
+    assert!(watches > 0, "the server watches the workspace");
+    assert!(
+        watches < 20,
+        "{watches} inotify watches for a workspace of 6 folders"
     );
 }
