@@ -99,8 +99,13 @@ pub fn main() -> i32 {
         Command::Inspect(args) => inspect::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Lsp => match args::current_dir().and_then(|cwd| {
-            crate::lsp::serve(cwd, std::sync::Arc::new(crate::cli::schemas::fetcher))
-                .map_err(crate::app::UsageError)
+            crate::lsp::serve(
+                cwd,
+                std::sync::Arc::new(crate::cli::schemas::fetcher),
+                std::io::stdin(),
+                out::protocol(),
+            )
+            .map_err(crate::app::UsageError)
         }) {
             Ok(()) => 0,
             Err(e) => {

@@ -66,6 +66,12 @@ pub fn data(text: &str) {
     write_stdout(text);
 }
 
+/// Stdout for a protocol that frames what it writes itself (the language
+/// server's JSON-RPC: nothing else is written there while it runs).
+pub fn protocol() -> std::io::Stdout {
+    std::io::stdout()
+}
+
 /// One workflow command yttcheck means to give the runner: `::kind
 /// props::data`, its properties and data escaped.
 pub fn command(kind: &str, props: &[(&str, &str)], data: &str) -> String {

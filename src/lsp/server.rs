@@ -67,10 +67,16 @@ struct State {
     trusted: bool,
 }
 
-/// Serves the language server protocol on stdin and stdout until the client
-/// says `exit`; `cwd` is the folder checked when the client names none.
-pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Result<(), String> {
-    let (connection, io_threads) = Connection::stdio();
+/// Serves the language server protocol on `input` and `output` (stdin and
+/// stdout, given by the command line) until the client says `exit`; `cwd`
+/// is the folder checked when the client names none.
+pub fn serve(
+    cwd: PathBuf,
+    make_fetch: Arc<app::kubernetes::MakeFetch>,
+    input: impl std::io::Read + Send + 'static,
+    output: impl std::io::Write + Send + 'static,
+) -> Result<(), String> {
+    let (connection, io_threads) = super::transport::connect(input, output);
     let capabilities = ServerCapabilities {
         text_document_sync: Some(TextDocumentSyncCapability::Options(
             TextDocumentSyncOptions {
@@ -133,7 +139,7 @@ pub fn serve(cwd: PathBuf, make_fetch: Arc<app::kubernetes::MakeFetch>) -> Resul
     state.watch_folders(&connection);
     main_loop(&connection, &mut state)?;
     drop(connection);
-    io_threads.join().map_err(|e| e.to_string())
+    io_threads.join()
 }
 
 /// `trustWorkspace` in the initialization options (or in the `yttcheck`

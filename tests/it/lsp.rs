@@ -258,6 +258,10 @@ mod client {
             stdin.flush().unwrap();
         }
 
+        /// Closes the server's stdin (its input ends).
+        pub fn close(&mut self) {
+            self.stdin = None;
+        }
 
         fn send(&mut self, v: &Value) {
             let body = serde_json::to_vec(v).unwrap();
@@ -346,7 +350,17 @@ mod client {
             t.elapsed()
         }
 
-
+        /// Whether the server ends within `timeout`.
+        pub fn ends_within(&mut self, timeout: Duration) -> bool {
+            let deadline = Instant::now() + timeout;
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return true;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            false
+        }
     }
 
     impl Drop for Client {
@@ -553,6 +567,59 @@ fn an_untrusted_workspace_fetches_no_schema() {
         connections.load(Ordering::SeqCst) > 0,
         "a trusted workspace's schema location was never fetched: {}",
         c.stderr()
+    );
+}
+
+/// Input that is no message (a body that is not JSON, headers without a
+/// length) is answered with a parse error, and the server goes on.
+#[test]
+fn malformed_frames_are_answered_and_the_server_goes_on() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    super::common::write(&repo, "envs/dev/web.yml", "name: x\n");
+    let mut c = Client::start(&repo, json!({}), &[]);
+    c.raw(b"Content-Length: 7\r\n\r\ngarbage");
+    c.raw(b"Content-Type: nothing\r\n\r\nmore garbage\r\n");
+    let answer = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&repo.join("envs/dev/web.yml"))}}),
+    );
+    assert_eq!(answer["result"][0]["name"], "name", "{answer}");
+    // (answered before the request that came after)
+    let errors: Vec<&serde_json::Value> = c
+        .seen
+        .iter()
+        .filter(|m| m["error"]["code"] == -32700)
+        .collect();
+    assert_eq!(errors.len(), 2, "{:?}", c.seen);
+    for e in errors {
+        assert_eq!(e["id"], serde_json::Value::Null, "{e}");
+    }
+}
+
+/// A frame that claims a terabyte is refused before anything is allocated
+/// for it: the server answers, its memory stays small, and it ends when
+/// its input does.
+#[test]
+fn a_huge_content_length_is_never_allocated() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    super::common::write(&repo, "envs/dev/web.yml", "name: x\n");
+    let mut c = Client::start(&repo, json!({}), &[]);
+    c.raw(b"Content-Length: 1099511627776\r\n\r\n{\"jsonrpc\":");
+    let refused = c.wait(Duration::from_secs(30), |m| m["error"]["code"] == -32700);
+    assert!(refused.is_some(), "no answer: {:?} {}", c.seen, c.stderr());
+    let status = std::fs::read_to_string(format!("/proc/{}/status", c.child.id())).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(peak_kb < 512 * 1024, "peak memory {peak_kb} kB");
+    c.close();
+    assert!(
+        c.ends_within(Duration::from_secs(20)),
+        "the server did not end"
     );
 }
 
