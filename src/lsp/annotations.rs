@@ -31,9 +31,13 @@ pub fn place(before: &str) -> Option<Place> {
     }
     // a keyword is being written: after a space, `(` or `,`, outside a string
     let quotes = args.chars().filter(|&c| c == '"').count();
+    // (after the last character that is not of a word: a boundary, however
+    // wide that character is)
     let word_start = args
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let before_word = args[..word_start].trim_end();
     let after_separator =
         before_word.is_empty() || before_word.ends_with(',') || before_word.ends_with('(');
@@ -154,6 +158,14 @@ mod tests {
         assert_eq!(place("#@schema/desc \"x"), None);
         assert_eq!(place("#@ data.values.x"), None);
         assert_eq!(place("key: 1"), None);
+        // a value being written, of characters wider than a byte
+        assert_eq!(place("#@schema/validation min_len=😀"), None);
+        assert_eq!(place("#@schema/validation min_len=1, é"), None);
+        assert_eq!(place("#@schema/validation min_len=1, 😀 max"), None);
+        assert_eq!(
+            place("#@schema/validation (\"😀\", lambda v: v), ma"),
+            Some(Place::Rule)
+        );
     }
 
     #[test]

@@ -41,11 +41,7 @@ fn key_of(line: &str) -> Option<&str> {
 pub fn place_at(text: &str, line: u32, character: u32, values_file: bool) -> Option<Place> {
     let lines: Vec<&str> = text.split('\n').collect();
     let current = lines.get(line as usize)?;
-    let at = current
-        .char_indices()
-        .nth(character as usize)
-        .map_or(current.len(), |(i, _)| i);
-    let before = &current[..at];
+    let before = &current[..super::position::byte_offset(current, character)];
     if let Some(i) = before.rfind("data.values.") {
         let chain = &before[i + "data.values.".len()..];
         if chain

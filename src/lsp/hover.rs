@@ -12,7 +12,8 @@ use crate::yaml::{SourceFile, Value};
 /// that line (with the keys above it).
 pub fn path_at(name: &str, text: &str, line: u32, character: u32) -> Option<Vec<String>> {
     let line_text = text.lines().nth(line as usize)?;
-    if let Some(p) = reference_at(line_text, character as usize) {
+    let at = super::position::byte_offset(line_text, character);
+    if let Some(p) = reference_at(line_text, at) {
         return Some(p);
     }
     let docs = crate::yaml::parse::parse(&SourceFile::new(name, text), false).ok()?;
@@ -21,11 +22,10 @@ pub fn path_at(name: &str, text: &str, line: u32, character: u32) -> Option<Vec<
         .find_map(|d| key_on_line(&d.value, line + 1, &mut Vec::new()))
 }
 
-/// `data.values.a.b` around the character `at` of a line: the path up to
+/// `data.values.a.b` around the byte offset `at` of a line: the path up to
 /// the piece under the cursor.
 fn reference_at(line: &str, at: usize) -> Option<Vec<String>> {
     const PREFIX: &str = "data.values.";
-    let at = line.char_indices().nth(at).map_or(line.len(), |(i, _)| i);
     for (start, _) in line.match_indices(PREFIX) {
         let mut pieces: Vec<(usize, usize)> = Vec::new();
         let mut i = start + PREFIX.len();

@@ -31,6 +31,7 @@ pub mod completion;
 pub mod diagnostics;
 pub mod frame;
 pub mod hover;
+pub mod position;
 pub mod references;
 mod server;
 pub mod symbols;

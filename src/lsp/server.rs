@@ -589,8 +589,8 @@ fn complete(state: &State, params: &lsp_types::CompletionParams) -> Vec<lsp_type
             .split('\n')
             .nth(at.position.line as usize)
             .unwrap_or("");
-        let before: String = line.chars().take(at.position.character as usize).collect();
-        if let Some(place) = super::annotations::place(&before) {
+        let before = &line[..super::position::byte_offset(line, at.position.character)];
+        if let Some(place) = super::annotations::place(before) {
             return super::annotations::items(&place);
         }
     }

@@ -570,6 +570,38 @@ fn an_untrusted_workspace_fetches_no_schema() {
     );
 }
 
+/// Completion (and hover) anywhere in a line of characters wider than a
+/// byte, or of surrogate pairs, answers without a panic.
+#[test]
+fn completion_in_wide_characters_does_not_panic() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let w = |p: &str, t: &str| super::common::write(&repo, p, t);
+    w(
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nname: \"\"\n",
+    );
+    w("envs/dev/web.yml", "name: x\n");
+    super::common::git(&repo, &["init", "-q"]);
+    let mut c = Client::start(&repo, json!({}), &[]);
+    let schema = repo.join("libs/web/schema.yml");
+    let line = "#@schema/validation min_len=😀, é😀";
+    open(
+        &mut c,
+        &schema,
+        &format!("#@data/values-schema\n---\n{line}\nname: \"\"\n"),
+    );
+    let width = line.encode_utf16().count() as u32;
+    for character in 0..=width + 1 {
+        for method in ["textDocument/completion", "textDocument/hover"] {
+            let answer = c.request(method, position(&schema, 2, character));
+            assert!(answer.get("error").is_none(), "{answer}");
+        }
+    }
+    let stderr = c.stderr();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
 /// Input that is no message (a body that is not JSON, headers without a
 /// length) is answered with a parse error, and the server goes on.
 #[test]
