@@ -119,21 +119,41 @@ fn value_at<'a>(v: &'a Value, path: &[String]) -> Option<&'a crate::yaml::MapIte
     }
 }
 
-/// Text as Markdown inline code (backticks inside it kept).
-fn code(s: &str) -> String {
-    let s: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if s.contains('`') {
-        format!("`` {s} ``")
+/// Text as a Markdown code span, which shows it as it is: nothing inside
+/// one is read as a link, an image or emphasis. Its fence is a run of
+/// backticks longer than any in the text, so none closes it early; unsafe
+/// characters (line ends, controls, invisible ones) are visible escapes
+/// (`escape::control`). In a table's cell (`cell`), GFM splits the row at
+/// its pipes before it reads code spans, so a `|` is escaped (`\|`, given
+/// back as `|` inside the span), and the backslashes just before it doubled
+/// (an escaped backslash would leave the pipe unescaped). Editors show a
+/// code span as code, where they would show `<code>` as its tags (Neovim,
+/// Helix) or drop it (VS Code, whose hovers take no HTML).
+fn code(s: &str, cell: bool) -> String {
+    let s = crate::escape::control(s);
+    let mut body = String::with_capacity(s.len() + 4);
+    let mut backslashes = 0;
+    for c in s.chars() {
+        if cell && c == '|' {
+            body.extend(std::iter::repeat_n('\\', backslashes + 1));
+        }
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+        body.push(c);
+    }
+    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    // a space each side, which the span drops, when the text starts or ends
+    // with a backtick or a space (or is empty)
+    let pad = body.is_empty() || body.starts_with(['`', ' ']) || body.ends_with(['`', ' ']);
+    if pad {
+        format!("{fence} {body} {fence}")
     } else {
-        format!("`{s}`")
+        format!("{fence}{body}{fence}")
     }
 }
 
 /// A value in one line: a scalar as YAML writes it, a collection by size.
-fn short(v: &Value) -> String {
+fn short(v: &Value, cell: bool) -> String {
     match v {
         Value::Map(m) => format!(
             "a map of {} key{}",
@@ -145,7 +165,7 @@ fn short(v: &Value) -> String {
             a.items.len(),
             if a.items.len() == 1 { "" } else { "s" }
         ),
-        _ => code(crate::yaml::print::print_value(v).trim_end()),
+        _ => code(crate::yaml::print::print_value(v).trim_end(), cell),
     }
 }
 
@@ -158,7 +178,7 @@ pub fn markdown(path: &[String], readings: &[PairReading]) -> Option<String> {
         let s = crate::secrets::Secrets::new(&readings[0].secret_words);
         path.iter().any(|k| s.is_secret(k))
     };
-    let mut out = format!("**{}**", code(&path.join(".")));
+    let mut out = format!("**{}**", code(&path.join("."), false));
     let schema = readings
         .iter()
         .find_map(|r| r.schema.as_ref())
@@ -167,7 +187,7 @@ pub fn markdown(path: &[String], readings: &[PairReading]) -> Option<String> {
     if let Some((t, default)) = schema {
         out.push_str(&format!(" — {}", t.name()));
         if !secret {
-            out.push_str(&format!(", default {}", short(default)));
+            out.push_str(&format!(", default {}", short(default, false)));
         }
         let doc = t.doc();
         for text in [&doc.title, &doc.description] {
@@ -200,14 +220,14 @@ pub fn markdown(path: &[String], readings: &[PairReading]) -> Option<String> {
                 if secret {
                     "(a secret: not shown)".to_string()
                 } else {
-                    short(&i.value)
+                    short(&i.value, true)
                 },
-                code(&i.pos.compact()),
+                code(&i.pos.compact(), true),
             ),
         };
         rows.push_str(&format!(
             "| {} | {value} | {origin} |\n",
-            code(&format!("{}@{}", r.library, r.environment))
+            code(&format!("{}@{}", r.library, r.environment), true)
         ));
     }
     if !known {
@@ -221,6 +241,18 @@ pub fn markdown(path: &[String], readings: &[PairReading]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn code_spans_hold_any_text_and_cells_their_pipes() {
+        assert_eq!(code("web@dev", true), "`web@dev`");
+        assert_eq!(code("a `` b", false), "```a `` b```");
+        assert_eq!(code("`x", false), "`` `x ``");
+        assert_eq!(code("a|b", false), "`a|b`");
+        assert_eq!(code("a|b", true), "`a\\|b`");
+        assert_eq!(code("a\\|b", true), "`a\\\\\\|b`");
+        assert_eq!(code("a\nb\u{202e}", true), "`a\\nb\\u202e`");
+        assert_eq!(code("", true), "`  `");
+    }
 
     #[test]
     fn the_path_under_the_cursor() {

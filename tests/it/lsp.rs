@@ -570,6 +570,66 @@ fn an_untrusted_workspace_fetches_no_schema() {
     );
 }
 
+/// A value written to show a link, an image, a code span's end and a table
+/// cell's end shows as the value, in its cell.
+#[test]
+fn hover_shows_a_value_as_it_is_in_its_cell() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let w = |p: &str, t: &str| super::common::write(&repo, p, t);
+    w(
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nnote: \"\"\n",
+    );
+    w(
+        "libs/web/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nnote: #@ data.values.note\n",
+    );
+    let value = "a `` b | c [x](http://e) ![i](http://e)";
+    w("envs/dev/web.yml", &format!("note: \"{value}\"\n"));
+    super::common::git(&repo, &["init", "-q"]);
+    let mut c = Client::start(&repo, json!({}), &[]);
+    let hover = c.request(
+        "textDocument/hover",
+        position(&repo.join("envs/dev/web.yml"), 0, 1),
+    );
+    let markdown = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{hover}"));
+    let row = markdown
+        .lines()
+        .find(|l| l.contains("web@dev"))
+        .unwrap_or_else(|| panic!("{markdown}"));
+    // the row's cells, split at the pipes that are not escaped
+    let mut cells = vec![String::new()];
+    let mut escaped = false;
+    for ch in row.chars() {
+        if ch == '|' && !escaped {
+            cells.push(String::new());
+        } else {
+            cells.last_mut().unwrap().push(ch);
+        }
+        escaped = ch == '\\' && !escaped;
+    }
+    assert_eq!(cells.len(), 5, "three cells: {row}");
+    // the value's cell is one code span, which no run of backticks inside
+    // it closes early (inside one, nothing is a link or an image)
+    let cell = cells[2].trim();
+    let fence: String = cell.chars().take_while(|&ch| ch == '`').collect();
+    assert!(!fence.is_empty() && cell.ends_with(&fence), "{row}");
+    let inside = &cell[fence.len()..cell.len() - fence.len()];
+    assert!(
+        !inside
+            .split(|ch| ch != '`')
+            .any(|run| run.len() == fence.len()),
+        "the code span ends early: {row}"
+    );
+    assert!(
+        inside.replace("\\|", "|").contains(value),
+        "the value, as it is: {row}"
+    );
+}
+
 /// Completion (and hover) anywhere in a line of characters wider than a
 /// byte, or of surrogate pairs, answers without a panic.
 #[test]
