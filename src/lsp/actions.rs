@@ -17,10 +17,90 @@ pub struct Data {
     pub fix: Option<crate::diagnostics::Fix>,
 }
 
-/// A position in a line (a count of characters) as LSP counts it: UTF-16
-/// code units.
-fn utf16(line: &str, chars: usize) -> u32 {
-    line.chars().take(chars).map(|c| c.len_utf16() as u32).sum()
+use super::position::utf16_column;
+
+/// Where a fix's edit goes in its line (a range of bytes), and its text.
+///
+/// A key renamed (`key`: `schema/undeclared-key`) is edited exactly where
+/// the key is written, at the finding's column, and only when it is written
+/// as the key it names: plain, or quoted without an escape (a key written
+/// `"a\u0062c"` is `abc`, but what to replace is not sure: no fix-it). The
+/// new key is written plain when it reads back as the same string, else
+/// double-quoted ([`yaml_key`]). Another fix replaces the first `old` at or
+/// after the column, as `Fix::apply` finds it.
+fn fix_span(
+    line: &str,
+    fix: &crate::diagnostics::Fix,
+    key: bool,
+) -> Option<(usize, usize, String)> {
+    let from = line
+        .char_indices()
+        .nth(fix.location.column.saturating_sub(1) as usize)
+        .map_or(line.len(), |(i, _)| i);
+    let rest = &line[from..];
+    if !key {
+        let at = from + rest.find(&fix.old)?;
+        return Some((at, at + fix.old.len(), fix.new.clone()));
+    }
+    let written = key_text(rest)?;
+    let name = match written.chars().next()? {
+        // (a single-quoted key with a `''` in it is no key to `key_text`)
+        '\'' => &written[1..written.len() - 1],
+        '"' => Some(&written[1..written.len() - 1]).filter(|n| !n.contains('\\'))?,
+        _ => written,
+    };
+    (name == fix.old).then(|| (from, from + written.len(), yaml_key(&fix.new)))
+}
+
+/// The key written at the start of `rest`, quotes included: plain up to
+/// its `:`, or quoted (to the first closing quote: a `\"` or `''` in it
+/// leaves no `:` after), followed by a `:`; `None` when it is not a key
+/// there.
+fn key_text(rest: &str) -> Option<&str> {
+    let end = match rest.chars().next()? {
+        q @ ('"' | '\'') => 1 + rest[1..].find(q)? + 1,
+        _ => rest.find(':')?,
+    };
+    let key = rest[..end].trim_end_matches(' ');
+    let after = rest[end..].trim_start_matches(' ');
+    (!key.is_empty() && after.starts_with(':')).then_some(key)
+}
+
+/// A key as YAML text that reads back as the string `key`: plain when it
+/// is a plain word that YAML reads as that string (not `true`, `null`, a
+/// number...), else double-quoted, with an escape for `"`, `\` and every
+/// character that is not printable ASCII or a letter or digit (a line end
+/// is `\n`: the key stays on its line).
+pub fn yaml_key(key: &str) -> String {
+    const WORDS: &[&str] = &[
+        "y", "n", "yes", "no", "true", "false", "on", "off", "null", "~",
+    ];
+    let plain = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphabetic() || c == '_')
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+        && !WORDS.iter().any(|w| w.eq_ignore_ascii_case(key));
+    if plain {
+        return key.to_string();
+    }
+    let mut out = String::from("\"");
+    for c in key.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            ' '..='~' => out.push(c),
+            c if c.is_alphanumeric() => out.push(c),
+            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The actions on `diagnostic` of the file whose text is `text`.
@@ -40,36 +120,31 @@ pub fn for_diagnostic(uri: &Uri, text: &str, diagnostic: &Diagnostic) -> Vec<Cod
     let mut out = Vec::new();
     if let Some(fix) = &data.fix {
         let index = fix.location.line.saturating_sub(1) as usize;
-        if let Some(line) = lines.get(index) {
-            // the first `old` at or after the column, as Fix::apply finds it
-            let from = line
-                .char_indices()
-                .nth(fix.location.column.saturating_sub(1) as usize)
-                .map_or(line.len(), |(i, _)| i);
-            if let Some(at) = line.get(from..).and_then(|rest| rest.find(&fix.old)) {
-                let start = line[..from + at].chars().count();
-                let end = start + fix.old.chars().count();
-                out.push(CodeAction {
-                    title: fix.title.clone(),
-                    kind: Some(CodeActionKind::QUICKFIX),
-                    diagnostics: Some(vec![diagnostic.clone()]),
-                    edit: Some(edit(vec![TextEdit {
-                        range: Range {
-                            start: Position {
-                                line: index as u32,
-                                character: utf16(line, start),
-                            },
-                            end: Position {
-                                line: index as u32,
-                                character: utf16(line, end),
-                            },
+        let key = data.rule == crate::diagnostics::RuleId::SchemaUndeclaredKey.id();
+        if let Some((line, (start, end, new_text))) = lines
+            .get(index)
+            .and_then(|line| Some((line, fix_span(line, fix, key)?)))
+        {
+            out.push(CodeAction {
+                title: crate::escape::control(&fix.title).into_owned(),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![diagnostic.clone()]),
+                edit: Some(edit(vec![TextEdit {
+                    range: Range {
+                        start: Position {
+                            line: index as u32,
+                            character: utf16_column(line, start),
                         },
-                        new_text: fix.new.clone(),
-                    }])),
-                    is_preferred: Some(true),
-                    ..Default::default()
-                });
-            }
+                        end: Position {
+                            line: index as u32,
+                            character: utf16_column(line, end),
+                        },
+                    },
+                    new_text,
+                }])),
+                is_preferred: Some(true),
+                ..Default::default()
+            });
         }
     }
     let line = diagnostic.range.start.line;
@@ -154,5 +229,71 @@ mod tests {
         );
         // a stale fix (the line changed since) is not offered
         assert_eq!(for_diagnostic(&uri, "é: 1\n  other: 4\n", &d).len(), 1);
+    }
+
+    /// The edit of a key rename on `line` (the key at `column`), if offered.
+    fn rename(line: &str, column: u32, old: &str, new: &str) -> Option<TextEdit> {
+        let uri = Uri::from_str("file:///r/v.yml").unwrap();
+        let fix = crate::diagnostics::Fix::replace(
+            crate::diagnostics::Location {
+                path: "v.yml".into(),
+                line: 1,
+                column,
+            },
+            old,
+            new,
+        );
+        let d = Diagnostic {
+            data: Some(
+                serde_json::to_value(Data {
+                    rule: "schema/undeclared-key".into(),
+                    fix: Some(fix),
+                })
+                .unwrap(),
+            ),
+            ..Default::default()
+        };
+        let mut actions = for_diagnostic(&uri, line, &d);
+        actions.pop(); // the ignore comment
+        let edits = actions.pop()?.edit?.changes?.remove(&uri)?;
+        Some(edits.into_iter().next().unwrap())
+    }
+
+    #[test]
+    fn a_key_rename_edits_the_key_as_written_or_nothing() {
+        let span = |e: &TextEdit| (e.range.start.character, e.range.end.character);
+        // written with an escape: not the text `abc` further on the line
+        assert_eq!(
+            rename(r#"{"a\u0062c": 1, other: abc}"#, 2, "abc", "abd"),
+            None
+        );
+        assert_eq!(rename(r#"{"x\"y": 1, other: x"y}"#, 2, "x\"y", "xy"), None);
+        assert_eq!(rename("{'it''s': 1, b: it's}", 2, "it's", "its"), None);
+        // quoted plainly: the quotes go too
+        let e = rename("{'abc': 1, b: abc}", 2, "abc", "abd").unwrap();
+        assert_eq!((span(&e), e.new_text.as_str()), ((1, 6), "abd"));
+        let e = rename("😀: 1\n", 1, "😀", "ok").unwrap();
+        assert_eq!((span(&e), e.new_text.as_str()), ((0, 2), "ok"));
+        // a suggestion that is no plain word is quoted, on one line
+        let e = rename("abc: 1", 1, "abc", "ab\nc").unwrap();
+        assert_eq!(e.new_text, r#""ab\nc""#);
+        assert_eq!(
+            rename("x: 1", 1, "x", "true").unwrap().new_text,
+            r#""true""#
+        );
+        assert_eq!(
+            rename("x: 1", 1, "x", "a\"b\\").unwrap().new_text,
+            r#""a\"b\\""#
+        );
+        assert_eq!(
+            rename("x: 1", 1, "x", "a\u{2028}").unwrap().new_text,
+            r#""a\u2028""#
+        );
+        assert_eq!(
+            rename("x: 1", 1, "x", "héllo-1.x").unwrap().new_text,
+            "héllo-1.x"
+        );
+        // not at a key
+        assert_eq!(rename("a: abc", 1, "abc", "abd"), None);
     }
 }

@@ -630,6 +630,73 @@ fn hover_shows_a_value_as_it_is_in_its_cell() {
     );
 }
 
+/// A misspelt key's fix-it edits the key as it is written, or is not
+/// offered; a suggestion that is no plain word is quoted.
+#[test]
+fn a_key_fix_edits_only_the_key_and_quotes_the_new_one() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let w = |p: &str, t: &str| super::common::write(&repo, p, t);
+    w(
+        "libs/one/schema.yml",
+        "#@data/values-schema\n---\nabd: 0\nother: \"\"\n",
+    );
+    w(
+        "libs/one/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\na: #@ data.values.abd\nb: #@ data.values.other\n",
+    );
+    w(
+        "libs/two/schema.yml",
+        "#@data/values-schema\n---\n\"ab\\ncd\": 0\n",
+    );
+    w(
+        "libs/two/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\na: #@ data.values[\"ab\\ncd\"]\n",
+    );
+    // the key `abc`, written with an escape, and the text `abc` after it
+    w("envs/dev/one.yml", "{\"a\\u0062c\": 1, other: abc}\n");
+    w("envs/dev/two.yml", "abccd: 1\n");
+    super::common::git(&repo, &["init", "-q"]);
+    let mut c = Client::start(&repo, json!({}), &[]);
+    for (file, want) in [
+        ("envs/dev/one.yml", None),
+        ("envs/dev/two.yml", Some("\"ab\\ncd\"")),
+    ] {
+        let path = repo.join(file);
+        c.wait_code(&path, "schema/undeclared-key", Duration::from_secs(60));
+        let diagnostic = c.diagnostics[&uri(&path)]
+            .iter()
+            .find(|x| x["code"] == "schema/undeclared-key")
+            .unwrap()
+            .clone();
+        let actions = c.request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri(&path)},
+                "range": diagnostic["range"],
+                "context": {"diagnostics": [diagnostic]},
+            }),
+        );
+        let edits: Vec<&serde_json::Value> = actions["result"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{actions}"))
+            .iter()
+            .filter(|a| !a["title"].as_str().unwrap_or("").starts_with("Ignore"))
+            .flat_map(|a| a["edit"]["changes"][uri(&path)].as_array().unwrap().iter())
+            .collect();
+        match want {
+            // no edit of the value `abc` (nor any other)
+            None => assert!(edits.is_empty(), "{file}: {edits:?}"),
+            Some(new) => {
+                assert_eq!(edits.len(), 1, "{file}: {actions}");
+                assert_eq!(edits[0]["newText"], new, "{file}");
+                assert_eq!(edits[0]["range"]["start"]["character"], 0);
+                assert_eq!(edits[0]["range"]["end"]["character"], 5);
+            }
+        }
+    }
+}
+
 /// Completion (and hover) anywhere in a line of characters wider than a
 /// byte, or of surrogate pairs, answers without a panic.
 #[test]
