@@ -587,3 +587,32 @@ fn large_files_are_listed_with_their_reason() {
         );
     }
 }
+
+/// The README's `cargo test` passes on a fresh clone with nothing else
+/// installed: every test that runs Python goes through
+/// `common::python_with`, which skips (loudly) outside CI when Python or
+/// the modules a test needs are missing. A test that ran `python3` itself
+/// failed there ("No module named 'cmarkgfm'") instead of skipping.
+#[test]
+fn every_test_runs_python_through_the_one_helper_that_skips_outside_ci() {
+    let dir = root().join("tests/it");
+    let mut offenders = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".rs") || name == "common.rs" || name == "architecture.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("new(\"python") || code.contains("tool(\"python") {
+                offenders.push(format!("tests/it/{name}:{}: {}", i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "run Python through common::python_with:\n{}",
+        offenders.join("\n")
+    );
+}

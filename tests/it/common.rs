@@ -129,6 +129,42 @@ pub fn tool(name: &str) -> Option<PathBuf> {
     on_path
 }
 
+/// A Python 3 that imports `modules`: the venv `.ci/run` makes
+/// (target/tools/venv), else `python3` on PATH. `None` (the test is skipped,
+/// loudly) only outside CI: with CI set, a missing one fails. Every test
+/// that runs Python goes through here (`tests/it/architecture.rs` checks),
+/// so the README's `cargo test` passes on a fresh clone with nothing else
+/// installed.
+pub fn python_with(modules: &[&str]) -> Option<PathBuf> {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/venv/bin/python");
+    let candidates = [venv, PathBuf::from("python3")];
+    let import = format!(
+        "import {}",
+        if modules.is_empty() {
+            "sys".to_string()
+        } else {
+            modules.join(", ")
+        }
+    );
+    for py in &candidates {
+        let ok = Process::new(py)
+            .args(["-c", &import])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(py.clone());
+        }
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "no Python 3 with {modules:?}, and CI is set (.ci/run installs them in target/tools/venv)"
+    );
+    skip(&format!(
+        "no Python 3 with {modules:?} (.ci/run installs them in target/tools/venv)"
+    ));
+    None
+}
+
 /// Stops the daemon of the repository at `0` when a test ends, however it
 /// ends (a daemon a test or a hook started must not outlive the test).
 pub struct DaemonStopper(pub PathBuf);

@@ -53,7 +53,10 @@ fn run_corpus(dir: &Path, name: &str) -> serde_json::Value {
     let results = tempfile::NamedTempFile::new().expect("temp file");
     let tool = format!("{} inspect", env!("CARGO_BIN_EXE_yttcheck"));
     let render = format!("{} render", env!("CARGO_BIN_EXE_yttcheck"));
-    let status = Command::new("python3")
+    let Some(python) = super::common::python_with(&["yaml"]) else {
+        panic!("{name}: the corpus is there, but no Python 3 with PyYAML to run it (.ci/run installs it)");
+    };
+    let status = Command::new(python)
         .arg(dir.join("run.py"))
         .arg("--tool")
         .arg(&tool)

@@ -309,7 +309,7 @@ const OUR_TAGS: &[&str] = &[
 /// GitHub keeps the tags it allows) and returns its structure: every tag,
 /// each heading's text, and each table row's cell count.
 fn render_markdown(md: &str) -> Option<serde_json::Value> {
-    let python = tool("python")?;
+    let python = super::common::python_with(&["cmarkgfm"])?;
     let script = r#"
 import json, sys, cmarkgfm
 from cmarkgfm.cmark import Options

@@ -67,8 +67,10 @@ unknown: 1
 "#;
 
 /// Validates `values` against `schema` (JSON text); returns the JSON paths
-/// of the failing instances, sorted.
-pub(super) fn validate(dir: &Path, schema: &str, values: &str) -> Vec<String> {
+/// of the failing instances, sorted (none, skipped loudly, outside CI
+/// without Python's jsonschema and PyYAML).
+pub(super) fn validate(dir: &Path, schema: &str, values: &str) -> Option<Vec<String>> {
+    let python = super::common::python_with(&["yaml", "jsonschema"])?;
     std::fs::write(dir.join("schema.json"), schema).unwrap();
     std::fs::write(dir.join("values.yml"), values).unwrap();
     let script = r#"
@@ -81,7 +83,7 @@ v = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHEC
 paths = sorted("/" + "/".join(str(p) for p in e.absolute_path) + " " + e.validator for e in v.iter_errors(values))
 print("\n".join(paths))
 "#;
-    let out = Process::new("python3")
+    let out = Process::new(python)
         .arg("-c")
         .arg(script)
         .arg(dir.join("schema.json"))
@@ -93,11 +95,13 @@ print("\n".join(paths))
         "validator failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|l| !l.is_empty())
-        .map(String::from)
-        .collect()
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
+    )
 }
 
 fn export(dir: &Path, output: &str, extra: &[&str]) -> String {
@@ -137,9 +141,12 @@ fn json_schema_export_validates_values_files() {
     // values file may give fewer: min_len must not become minProperties
     assert!(!schema.contains("minProperties"), "{schema}");
 
-    assert_eq!(validate(d.path(), &schema, GOOD), Vec::<String>::new());
+    let Some(good) = validate(d.path(), &schema, GOOD) else {
+        return;
+    };
+    assert_eq!(good, Vec::<String>::new());
     assert_eq!(
-        validate(d.path(), &schema, BAD),
+        validate(d.path(), &schema, BAD).unwrap(),
         vec![
             "/ additionalProperties",
             "/bind format",

@@ -170,7 +170,9 @@ proptest! {
         // as JSON: the validator reads YAML 1.1 (PyYAML), which takes a
         // plain `.0_` for a float where ytt (and the schema) see a string
         let defaults = run_ok(d.path(), &["inspect", "-f", "schema.yml", "-o", "json"]);
-        let problems = super::json_schema::validate(d.path(), &exported, &defaults);
+        let Some(problems) = super::json_schema::validate(d.path(), &exported, &defaults) else {
+            return Ok(());
+        };
         prop_assert!(problems.is_empty(), "{:?}\nschema:\n{}\ndefaults:\n{}", problems, body, defaults);
     }
 }

@@ -224,7 +224,10 @@ fn a_crd_nesting_thousands_of_levels_is_refused_at_its_line_in_bounded_memory() 
     // the check runs under a Python parent whose only child it is, which
     // reports that child's peak memory (the test process has many children)
     let bin = assert_cmd::cargo::cargo_bin("yttcheck");
-    let out = std::process::Command::new("python3")
+    let Some(python) = super::common::python_with(&["resource"]) else {
+        return;
+    };
+    let out = std::process::Command::new(python)
         .current_dir(p)
         .args([
             "-c",
