@@ -505,6 +505,59 @@ mod tests {
         assert_eq!(kinds(&got), ["message", "end"]);
     }
 
+    /// Inputs made of the pieces frames are made of, in any order: every
+    /// read makes progress (the input's end is reached), and no message
+    /// read is over the limit. (`fuzz/fuzz_targets/lsp_frame.rs` searches
+    /// further.)
+    #[test]
+    fn any_mix_of_frame_pieces_is_read_to_its_end() {
+        let good = frame(SHUTDOWN);
+        let pieces: Vec<&[u8]> = vec![
+            b"Content-Length: ",
+            b"content-length: 2",
+            b"7",
+            b"1099511627776",
+            b"\r\n",
+            b"\r",
+            b"\n",
+            b": ",
+            b"{}",
+            b"garbage",
+            b"\xff\xfe",
+            good.as_bytes(),
+            &[b'x'; 300],
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3000 {
+            let mut input = Vec::new();
+            for _ in 0..1 + next() % 24 {
+                input.extend_from_slice(pieces[(next() % pieces.len() as u64) as usize]);
+            }
+            let mut r = Bounded::new(io::BufReader::with_capacity(5, &input[..]), 64);
+            let mut ended = false;
+            for _ in 0..input.len() + 2 {
+                match r.read_next() {
+                    Next::Message(m) => {
+                        let len = serde_json::to_vec(&m).unwrap().len();
+                        assert!(len <= 64 + 20, "{len}: {input:?}");
+                    }
+                    Next::Invalid(_) => {}
+                    Next::End => {
+                        ended = true;
+                        break;
+                    }
+                }
+            }
+            assert!(ended, "no end: {:?}", String::from_utf8_lossy(&input));
+        }
+    }
+
     #[test]
     fn the_parse_error_has_a_null_id_and_its_frame_its_length() {
         let bytes = parse_error("a \"quoted\" \"id\":\"--\" word");
