@@ -22,9 +22,17 @@ async function activate(context) {
         { scheme: "file", language: "starlark" },
         { scheme: "file", pattern: "**/*.star" },
       ],
+      // whether the repository's .yttcheck.yml may have schemas fetched over
+      // the network: the user's own setting (machine scope: a repository's
+      // .vscode/settings.json cannot set it), in a workspace VS Code trusts
+      initializationOptions: {
+        trustWorkspace: vscode.workspace.isTrusted && config.get("trustWorkspace") === true,
+      },
       synchronize: {
         // files changed outside the editor (a branch switch, a formatter)
         fileEvents: vscode.workspace.createFileSystemWatcher("**/{*.yml,*.yaml,*.star,*.txt,.yttcheck.yml}"),
+        // {"yttcheck": {"trustWorkspace": ...}} when the setting changes
+        configurationSection: "yttcheck",
       },
     }
   );
