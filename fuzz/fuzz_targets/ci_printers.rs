@@ -183,13 +183,20 @@ fuzz_target!(|data: &[u8]| {
         notes: vec![message.clone()],
         pairs: vec![PairDiff {
             name: format!("{library}@{env}"),
-            library,
-            environment: env,
             status: PairStatus::Added,
             changes: diff(&before, &after, &Secrets::default()),
-            head_errors: 0,
+            head_errors: 1,
             base_errors: 0,
-            newly_failing: false,
+            newly_failing: true,
+            // why it fails: the rule, a message and a place of the repository's
+            head_reasons: vec![yttcheck::diff::FailReason {
+                rule: "validation/min".into(),
+                message: message.clone(),
+                at: Some(format!("{library}/{env}.yml:1")),
+            }],
+            base_reasons: Vec::new(),
+            library,
+            environment: env,
         }],
         schemas: Vec::new(),
     };

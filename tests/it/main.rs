@@ -27,6 +27,7 @@ mod kubernetes_crds;
 mod literal_annotations;
 mod lsp;
 mod node_runs;
+mod packaging;
 mod policies;
 mod private_libraries;
 mod properties;
