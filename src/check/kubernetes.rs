@@ -6,12 +6,19 @@ use crate::kubernetes::crd::CrdVersion;
 use crate::kubernetes::{validate_documents, Schemas};
 use crate::yaml::Document;
 
+use std::sync::Arc;
+
 use super::from_errors::Subject;
 
 /// What every pair's documents are checked against, for one run.
 #[derive(Debug)]
 pub struct KubernetesCheck {
+    /// The schemas of the default version.
     pub schemas: Schemas,
+    /// Environments (a name, or a glob) that target another version, with
+    /// that version's schemas, in the configuration's order (an exact name
+    /// wins over a glob).
+    pub by_environment: Vec<(String, Arc<Schemas>)>,
     /// CRDs the configuration names (`kubernetes.crds`).
     pub crds: Vec<CrdVersion>,
     /// Everything the findings depend on besides the documents (the
@@ -21,6 +28,17 @@ pub struct KubernetesCheck {
 }
 
 impl KubernetesCheck {
+    /// The schemas (and so the Kubernetes version) of an environment.
+    pub fn schemas_for(&self, environment: &str) -> &Schemas {
+        let exact = self.by_environment.iter().find(|(p, _)| p == environment);
+        let globbed = || {
+            self.by_environment.iter().find(|(p, _)| {
+                crate::workspace::patterns::glob(p).is_ok_and(|m| m.is_match(environment))
+            })
+        };
+        exact.or_else(globbed).map_or(&self.schemas, |(_, s)| s)
+    }
+
     /// The findings of one pair's rendered documents.
     pub(super) fn check(
         &self,
@@ -35,7 +53,11 @@ impl KubernetesCheck {
             is_values_file,
             values,
         };
-        validate_documents(&self.schemas, &pair)
+        let schemas = who
+            .environments
+            .first()
+            .map_or(&self.schemas, |e| self.schemas_for(e));
+        validate_documents(schemas, &pair)
             .into_iter()
             .map(|v| {
                 let mut f = who.finding(v.rule, v.message, v.pos.location());

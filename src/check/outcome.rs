@@ -69,6 +69,9 @@ pub struct CheckResult {
     /// Each library's schema (with `keep_values`; `None` when it has none or
     /// it could not be built).
     pub schemas: std::collections::BTreeMap<String, Option<DocType>>,
+    /// The Kubernetes version each environment targets, when rendered
+    /// objects were checked against Kubernetes (empty otherwise).
+    pub kubernetes_versions: std::collections::BTreeMap<String, String>,
 }
 
 impl CheckResult {
@@ -94,6 +97,7 @@ impl CheckResult {
                 .collect(),
             elapsed: self.elapsed,
             schemas: self.schemas.clone(),
+            kubernetes_versions: self.kubernetes_versions.clone(),
         }
     }
 

@@ -421,11 +421,29 @@ pub fn run_with(
         .iter()
         .map(|o| went.by_ref().take(o.findings.len()).collect())
         .collect();
+    // each environment's Kubernetes version, when rendered objects were
+    // checked against Kubernetes (reports carry it: a fleet's view)
+    let kubernetes_versions = opts
+        .kubernetes
+        .as_ref()
+        .map(|k| {
+            outcomes
+                .iter()
+                .map(|o| {
+                    (
+                        o.environment.clone(),
+                        k.schemas_for(&o.environment).options().version.clone(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     CheckResult {
         findings,
         pairs: outcomes,
         reported,
         elapsed: started.elapsed(),
         schemas,
+        kubernetes_versions,
     }
 }

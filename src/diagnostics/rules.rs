@@ -243,6 +243,24 @@ image: #@ data.values.images.velero
         example: "yttcheck check --offline   # the schema cache is empty",
         fix: "Run once online to fill the cache (`--cache-dir`, or `~/.cache/yttcheck`), or point `--schema-location` at a folder of schemas.",
     },
+    /// A rendered object whose apiVersion its environment's Kubernetes version no longer serves (removed).
+    KubernetesRemovedApi {
+        id: "kubernetes/removed-api",
+        severity: Error,
+        summary: "A rendered object whose apiVersion its environment's Kubernetes version no longer serves (removed).",
+        why: "The API server refuses the object: an upgrade of that environment's cluster breaks the deploy. Each environment targets its own version (`kubernetes.versions`), so the check says which environments are ready for an upgrade and which are not.",
+        example: "apiVersion: policy/v1beta1   # removed in 1.25\nkind: PodDisruptionBudget",
+        fix: "Use the replacement the finding names (`policy/v1`), checking its schema's differences.",
+    },
+    /// A rendered object whose apiVersion is deprecated in its environment's Kubernetes version, or by its CRD.
+    KubernetesDeprecatedApi {
+        id: "kubernetes/deprecated-api",
+        severity: Warning,
+        summary: "A rendered object whose apiVersion is deprecated in its environment's Kubernetes version, or by its CRD.",
+        why: "A deprecated API is removed in a later release: moving before the upgrade is cheaper than during it.",
+        example: "apiVersion: batch/v1beta1   # deprecated in 1.21\nkind: CronJob",
+        fix: "Use the replacement the finding names.",
+    },
     /// A policy of `.yttcheck.yml` selects no pair (its globs match no library x environment).
     PolicyUnused {
         id: "policy/unused",
@@ -548,6 +566,8 @@ impl RuleId {
                 | RuleId::KubernetesUnknownField
                 | RuleId::KubernetesNoSchema
                 | RuleId::KubernetesSchemaUnavailable
+                | RuleId::KubernetesRemovedApi
+                | RuleId::KubernetesDeprecatedApi
         ) || self.id().starts_with("validation/")
     }
 

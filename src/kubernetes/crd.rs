@@ -39,6 +39,9 @@ pub struct CrdVersion {
     pub schema: Result<Json, String>,
     /// Where the CRD's document starts.
     pub pos: Pos,
+    /// The CRD marks this version `deprecated: true` (with its
+    /// `deprecationWarning`, when it has one).
+    pub deprecated: Option<Option<String>>,
 }
 
 /// The versions a document defines, when it is a CRD (none otherwise).
@@ -63,7 +66,7 @@ pub fn versions(doc: &Value, pos: &Pos, strict: bool) -> Vec<CrdVersion> {
         .unwrap_or(kind)
         .to_string();
     let shared = &spec["validation"]["openAPIV3Schema"];
-    let mut names: Vec<(String, &Json)> = Vec::new();
+    let mut names: Vec<(String, &Json, Option<Option<String>>)> = Vec::new();
     match spec["versions"].as_array() {
         Some(vs) => {
             for v in vs {
@@ -72,26 +75,29 @@ pub fn versions(doc: &Value, pos: &Pos, strict: bool) -> Vec<CrdVersion> {
                         Json::Null => shared,
                         s => s,
                     };
-                    names.push((name.to_string(), schema));
+                    let deprecated = (v["deprecated"].as_bool() == Some(true))
+                        .then(|| v["deprecationWarning"].as_str().map(str::to_string));
+                    names.push((name.to_string(), schema, deprecated));
                 }
             }
         }
         None => {
             if let Some(name) = spec["version"].as_str() {
-                names.push((name.to_string(), shared));
+                names.push((name.to_string(), shared, None));
             }
         }
     }
     names
         .into_iter()
-        .filter(|(_, s)| s.is_object())
-        .map(|(version, schema)| CrdVersion {
+        .filter(|(_, s, _)| s.is_object())
+        .map(|(version, schema, deprecated)| CrdVersion {
             crd_name: crd_name.clone(),
             api_version: format!("{group}/{version}"),
             kind: kind.to_string(),
             schema: top(schema, strict)
                 .ok_or_else(|| format!("its schema nests deeper than {MAX_SCHEMA_DEPTH} levels")),
             pos: pos.clone(),
+            deprecated,
         })
         .collect()
 }

@@ -19,6 +19,7 @@
 
 pub mod crd;
 pub mod json;
+pub mod lifecycle;
 pub mod location;
 pub mod structural;
 pub mod validate;

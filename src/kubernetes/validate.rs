@@ -138,11 +138,69 @@ fn validate_one(
     if schemas.skips(&k) {
         return;
     }
+    // the API's lifecycle in the environment's version: a removed API is
+    // refused by the server (nothing else of the object matters then)
+    if let (Some(life), Some(minor)) = (
+        super::lifecycle::of(&api_version, &kind),
+        super::lifecycle::minor(&schemas.options().version),
+    ) {
+        let version = &schemas.options().version;
+        let instead = life.replacement.map_or_else(
+            || "it has no replacement".to_string(),
+            |r| format!("use {r}"),
+        );
+        match super::lifecycle::status(life, minor) {
+            Some(super::lifecycle::Status::Removed) => {
+                out.push(at(
+                    pair,
+                    doc,
+                    &[Segment::Key("apiVersion".into())],
+                    RuleId::KubernetesRemovedApi,
+                    format!(
+                        "{what}: {api_version} {kind} was removed in Kubernetes 1.{} (deprecated in 1.{}), and this environment targets {version}: {instead}",
+                        life.removed.unwrap_or_default(),
+                        life.deprecated
+                    ),
+                ));
+                return;
+            }
+            Some(super::lifecycle::Status::Deprecated) => out.push(at(
+                pair,
+                doc,
+                &[Segment::Key("apiVersion".into())],
+                RuleId::KubernetesDeprecatedApi,
+                format!(
+                    "{what}: {api_version} {kind} is deprecated since Kubernetes 1.{}{} (this environment targets {version}): {instead}",
+                    life.deprecated,
+                    life.removed
+                        .map(|r| format!(" and removed in 1.{r}"))
+                        .unwrap_or_default()
+                ),
+            )),
+            None => {}
+        }
+    }
     // a CRD's structural schema: the server prunes and defaults first
     let mut structural: Option<&serde_json::Value> = None;
     let cell = match crds.get(&(api_version.clone(), kind.clone())) {
         Some(crd) => match &crd.schema {
             Ok(schema) => {
+                if let Some(warning) = &crd.deprecated {
+                    out.push(at(
+                        pair,
+                        doc,
+                        &[Segment::Key("apiVersion".into())],
+                        RuleId::KubernetesDeprecatedApi,
+                        format!(
+                            "{what}: {api_version} {kind} is deprecated by its CRD {}{}",
+                            quoted(&crd.crd_name),
+                            warning
+                                .as_ref()
+                                .map(|w| format!(": {}", crate::escape::control(w)))
+                                .unwrap_or_default()
+                        ),
+                    ));
+                }
                 structural = Some(schema);
                 schemas.crd_schema(&crd.crd_name, schema)
             }

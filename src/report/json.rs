@@ -36,14 +36,18 @@ pub fn render(input: &ReportInput) -> String {
         .enumerate()
         .map(|(i, p)| {
             let c = Counts::of(input.result.findings_of(i));
-            json!({
+            let mut pair = json!({
                 "name": p.name,
                 "library": p.library,
                 "environment": p.environment,
                 "errors": c.errors,
                 "warnings": c.warnings,
                 "notes": c.notes,
-            })
+            });
+            if let Some(v) = input.result.kubernetes_versions.get(&p.environment) {
+                pair["kubernetes_version"] = json!(v);
+            }
+            pair
         })
         .collect();
     pairs.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));

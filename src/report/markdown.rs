@@ -35,6 +35,30 @@ pub fn render(input: &ReportInput) -> String {
             "s"
         }
     ));
+    // the fleet's view: what blocks an upgrade, where
+    let removed: Vec<_> = input
+        .result
+        .findings
+        .iter()
+        .filter(|f| f.rule == crate::diagnostics::RuleId::KubernetesRemovedApi)
+        .collect();
+    if !removed.is_empty() {
+        let mut envs: Vec<&str> = removed
+            .iter()
+            .flat_map(|f| f.environments.iter().map(String::as_str))
+            .collect();
+        envs.sort();
+        envs.dedup();
+        out.push_str(&format!(
+            "> ⚠️ {} object{} use{} an API removed in {} environment's Kubernetes version, which blocks {} upgrade: {}\n\n",
+            removed.len(),
+            if removed.len() == 1 { "" } else { "s" },
+            if removed.len() == 1 { "s" } else { "" },
+            if envs.len() == 1 { "its" } else { "their" },
+            if envs.len() == 1 { "its" } else { "their" },
+            envs.iter().map(|e| code(e)).collect::<Vec<_>>().join(", ")
+        ));
+    }
     if !input.result.findings.is_empty() {
         out.push_str("| | rule | where | message | pairs |\n|---|---|---|---|---|\n");
         for f in input.result.findings.iter().take(MAX_ROWS) {

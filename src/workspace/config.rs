@@ -83,6 +83,11 @@ pub struct KubernetesSpec {
     /// Kubernetes version of the schemas (`1.30.0`; default `master`).
     #[serde(default)]
     pub version: Option<String>,
+    /// The Kubernetes version of some environments (name or glob ->
+    /// version: `{legacy: 1.25.0, "prod*": 1.30.0}`): their schemas, and
+    /// the APIs removed or deprecated there.
+    #[serde(default)]
+    pub versions: indexmap::IndexMap<String, String>,
     /// kubeconform schema locations, tried in order: `https://` URLs, or
     /// folders of the repository (a repository's configuration never names
     /// a file outside it, nor a plain-`http` or other host's address).

@@ -24,6 +24,7 @@ mod install;
 mod json_schema;
 mod kubernetes;
 mod kubernetes_crds;
+mod kubernetes_upgrades;
 mod literal_annotations;
 mod lsp;
 mod node_runs;

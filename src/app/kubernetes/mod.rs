@@ -147,6 +147,9 @@ pub fn prepare(
     if let Some(v) = &req.version {
         network::check_version(v).map_err(|m| UsageError(format!("--kubernetes-version: {m}")))?;
     }
+    for v in spec.versions.values() {
+        network::check_version(v).map_err(|m| config_error_at(v, format!("versions: {m}")))?;
+    }
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut trusted = Vec::new();
     let locations: Vec<String> = if !req.locations.is_empty() {
@@ -214,7 +217,7 @@ pub fn prepare(
             Duration::from_secs(s.clamp(1, 600))
         }),
     });
-    let mut fingerprint = format!("{opts:?}");
+    let mut fingerprint = format!("{opts:?}|versions {:?}", spec.versions);
     let mut crds = Vec::new();
     for given in &spec.crds {
         let path = crate::source::confine(given).map_err(config_error)?;
@@ -249,10 +252,35 @@ pub fn prepare(
             }
         }
     }
+    // each environment's own version: its schemas, its removed APIs
+    let mut by_environment = Vec::new();
+    let mut made: Vec<(String, Arc<Schemas>)> = Vec::new();
+    for (environment, version) in &spec.versions {
+        let schemas = match made.iter().find(|(v, _)| v == version) {
+            Some((_, s)) => s.clone(),
+            None => {
+                let mut o = opts.clone();
+                o.version = version.clone();
+                o.locations = o
+                    .locations
+                    .into_iter()
+                    .map(|l| local_layout(l, version, o.strict))
+                    .collect();
+                let s = Arc::new(
+                    Schemas::new(o, fetch.clone())
+                        .map_err(|e| UsageError(format!("kubernetes: {e}")))?,
+                );
+                made.push((version.clone(), s.clone()));
+                s
+            }
+        };
+        by_environment.push((environment.clone(), schemas));
+    }
     let schemas = Schemas::new(opts, fetch).map_err(|e| UsageError(format!("kubernetes: {e}")))?;
     checks_something(&schemas)?;
     let check = Arc::new(KubernetesCheck {
         schemas,
+        by_environment,
         crds,
         fingerprint,
     });
