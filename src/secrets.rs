@@ -44,6 +44,16 @@ impl Secrets {
         }
     }
 
+    /// These words and `more` (lowercased).
+    pub fn with(&self, more: &[&str]) -> Secrets {
+        let mut words = self.words.clone();
+        words.extend(more.iter().map(|w| w.to_lowercase()));
+        Secrets {
+            words,
+            mention: std::sync::OnceLock::new(),
+        }
+    }
+
     /// Whether a key holds a secret: its last word (`db_password`,
     /// `apiToken` -> api, token) is a secret word. The last word says what
     /// the value is: `useCertManager` is a switch and

@@ -195,6 +195,15 @@ fuzz_target!(|data: &[u8]| {
                 at: Some(format!("{library}/{env}.yml:1")),
             }],
             base_reasons: Vec::new(),
+            // a rendered object named by the repository, with a changed field
+            objects: vec![yttcheck::diff::objects::ObjectChange {
+                change: yttcheck::diff::objects::ObjectChangeKind::Changed,
+                api_version: "v1".into(),
+                kind: message.clone(),
+                namespace: Some(env.clone()),
+                name: detail.clone(),
+                fields: diff(&before, &after, &Secrets::default()),
+            }],
             library,
             environment: env,
         }],

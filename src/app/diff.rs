@@ -37,6 +37,9 @@ pub struct DiffRequest {
     /// More words that mark a key as secret.
     pub secrets: Vec<String>,
     pub budget: Budget,
+    /// Values only: do not render each pair (no rendered objects compared).
+    #[serde(default)]
+    pub no_render: bool,
 }
 
 enum Head {
@@ -162,8 +165,9 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
         skip_validation: false,
         progress: false,
         keep_values: true,
-        // final values are all these need
-        render: false,
+        // rendered, so the change's objects are compared too (and a pair
+        // whose templates fail now says so)
+        render: !args.no_render,
         unused_values: false,
         kubernetes: None,
     };

@@ -49,6 +49,8 @@ pub struct PairOutcome {
     pub values: Option<Document>,
     /// What the pair's templates read (when they rendered).
     pub usage: Option<Arc<ValueUsage>>,
+    /// The rendered documents (with `keep_values`, when they rendered).
+    pub rendered: Option<Arc<Vec<Document>>>,
 }
 
 /// The result of a check.

@@ -365,6 +365,15 @@ fn library_base(
     })
 }
 
+/// A pair's findings, its final values, what its templates read and its
+/// rendered documents (kept for `diff`).
+pub(super) type PairRun = (
+    Vec<Finding>,
+    Option<Document>,
+    Option<Arc<ValueUsage>>,
+    Option<Arc<Vec<Document>>>,
+);
+
 /// Evaluates one pair; returns its findings and final values.
 #[allow(clippy::too_many_arguments)] // one pair: what it reads, its shared start, the policies
 pub(super) fn run_pair(
@@ -375,7 +384,7 @@ pub(super) fn run_pair(
     pair: &Pair,
     start: &LibraryStart,
     policies: &[Option<Arc<super::policy::LoadedPolicy>>],
-) -> (Vec<Finding>, Option<Document>, Option<Arc<ValueUsage>>) {
+) -> PairRun {
     let lib = &plan.libraries[pair.library];
     let who = Subject {
         library: lib.name.clone(),
@@ -396,7 +405,7 @@ pub(super) fn run_pair(
         Ok(b) => b,
         Err(problems) => {
             findings.extend(for_this_pair(problems));
-            return (findings, None, None);
+            return (findings, None, None, None);
         }
     };
     match evaluate_pair(
@@ -410,19 +419,24 @@ pub(super) fn run_pair(
         &mut findings,
         policies,
     ) {
-        Ok((more, values, usage)) => {
+        Ok((more, values, usage, rendered)) => {
             findings.extend(more);
-            (findings, Some(values), usage)
+            (findings, Some(values), usage, rendered)
         }
         Err(more) => {
             findings.extend(more);
-            (findings, None, None)
+            (findings, None, None, None)
         }
     }
 }
 
 /// A pair's findings, final values and what its templates read.
-type Evaluated = (Vec<Finding>, Document, Option<Arc<ValueUsage>>);
+type Evaluated = (
+    Vec<Finding>,
+    Document,
+    Option<Arc<ValueUsage>>,
+    Option<Arc<Vec<Document>>>,
+);
 
 #[allow(clippy::too_many_arguments)] // one pair: what it reads, its shared start, where warnings go
 fn evaluate_pair(
@@ -563,6 +577,7 @@ fn evaluate_pair(
         }
     }
     let mut usage = None;
+    let mut rendered = None;
     if opts.render && !failed {
         // ytt renders only with valid values; a pair whose values fail has
         // its findings already
@@ -582,7 +597,7 @@ fn evaluate_pair(
         } else {
             std::mem::take(&mut merged.doc)
         };
-        let (more, used) = super::usage::render_pair(
+        let (more, used, docs) = super::usage::render_pair(
             super::usage::PairRender {
                 tree: session.tree.clone(),
                 cache,
@@ -600,13 +615,15 @@ fn evaluate_pair(
                     .filter(|p| !p.outputs.is_empty())
                     .collect(),
                 kubernetes: opts.kubernetes.clone(),
+                keep_rendered: opts.keep_values,
             },
             who,
         );
         findings.extend(more);
         usage = used;
+        rendered = docs;
     }
-    Ok((findings, merged.doc, usage))
+    Ok((findings, merged.doc, usage, rendered))
 }
 
 /// `values/deprecated` and `values/removed`: a value given (not a schema

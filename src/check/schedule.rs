@@ -251,7 +251,7 @@ pub fn run_with(
                 }
                 let t = Instant::now();
                 let start = start_of(pair.library);
-                let (findings, values, usage) =
+                let (findings, values, usage, rendered) =
                     run_pair(sources, cache, opts, plan, pair, &start, &policies);
                 // (hashed here, once: the copies every later check merges
                 // keep it)
@@ -282,6 +282,7 @@ pub fn run_with(
                     duration: t.elapsed(),
                     values: if opts.keep_values { values } else { None },
                     usage,
+                    rendered,
                 });
                 if keys.is_some() {
                     memo.keep_pair(*key, &outcome, opts.keep_values);

@@ -187,6 +187,7 @@ pub(super) fn decode(
         duration: Duration::from_micros(s.micros),
         values: None,
         usage,
+        rendered: None,
     })
 }
 
@@ -293,6 +294,7 @@ mod tests {
                 read: ["replicas".to_string()].into_iter().collect(),
                 null: BTreeSet::new(),
             })),
+            rendered: None,
         }
     }
 

@@ -54,11 +54,21 @@ pub(super) struct PairRender<'a> {
     pub policies: Vec<Arc<super::policy::LoadedPolicy>>,
     /// Kubernetes schemas the rendered documents are checked against.
     pub kubernetes: Option<Arc<super::kubernetes::KubernetesCheck>>,
+    /// Keep the rendered documents (`keep_values`: `diff` compares them).
+    pub keep_rendered: bool,
 }
+
+/// What rendering a pair gave: findings, what its templates read, and the
+/// rendered documents when they are kept.
+pub(super) type Rendered = (
+    Vec<Finding>,
+    Option<Arc<ValueUsage>>,
+    Option<Arc<Vec<Document>>>,
+);
 
 /// Renders a pair's templates: findings for a failure, and what the
 /// templates read when it succeeded.
-pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option<Arc<ValueUsage>>) {
+pub(super) fn render_pair(r: PairRender, who: &Subject) -> Rendered {
     let log = Arc::new(ReadLog::default());
     let renderer = Renderer::new(r.tree, r.cache.clone(), r.skip_validation)
         .with_reads(log.clone())
@@ -100,6 +110,7 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
                 ));
             }
             let log = log.snapshot();
+            let kept = r.keep_rendered.then(|| Arc::new(rendered.docs.docs));
             (
                 findings,
                 Some(Arc::new(ValueUsage {
@@ -107,6 +118,7 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
                     read: log.read,
                     null: log.null,
                 })),
+                kept,
             )
         }
         Err(e) => {
@@ -114,7 +126,7 @@ pub(super) fn render_pair(r: PairRender, who: &Subject) -> (Vec<Finding>, Option
             if let Some(f) = undeclared(&e, &log, &declared, who) {
                 findings = vec![f];
             }
-            (findings, None)
+            (findings, None, None)
         }
     }
 }

@@ -51,6 +51,11 @@ pub struct DiffArgs {
     #[arg(long = "secret", value_name = "WORD")]
     pub secrets: Vec<String>,
 
+    /// Compare final data values only: do not render each pair's templates
+    /// (no rendered objects in the diff)
+    #[arg(long = "no-render")]
+    pub no_render: bool,
+
     /// Colours: auto, always, never (NO_COLOR is respected)
     #[arg(long, value_name = "WHEN", default_value = "auto")]
     pub color: String,
@@ -89,6 +94,7 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
         all: args.all,
         secrets: args.secrets.clone(),
         budget: args.budget.budget(),
+        no_render: args.no_render,
     })?;
 
     for (format, file) in formats {

@@ -5,6 +5,7 @@
 //! * [`schema`] — schema compatibility (breaking or not);
 //! * [`render`] — text, Markdown and JSON.
 
+pub mod objects;
 pub mod render;
 pub mod schema;
 pub mod values;
@@ -58,6 +59,10 @@ pub struct PairDiff {
     /// Why it fails at base, the same way.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub base_reasons: Vec<FailReason>,
+    /// The rendered objects the change adds, removes or changes (when both
+    /// sides rendered), removed first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub objects: Vec<objects::ObjectChange>,
 }
 
 /// One error that makes a pair fail.
@@ -121,7 +126,9 @@ impl DiffReport {
     pub fn changed_pairs(&self) -> usize {
         self.pairs
             .iter()
-            .filter(|p| !p.changes.is_empty() || p.status != PairStatus::Compared)
+            .filter(|p| {
+                !p.changes.is_empty() || !p.objects.is_empty() || p.status != PairStatus::Compared
+            })
             .count()
     }
 }
@@ -219,6 +226,19 @@ pub fn compare_results(
             newly_failing: h.is_some_and(|h| errors(h) > 0) && b.map(errors).unwrap_or(0) == 0,
             head_reasons: h.map(reasons).unwrap_or_default(),
             base_reasons: b.map(reasons).unwrap_or_default(),
+            objects: {
+                let (rb, rh) = (
+                    b.and_then(|b| b.rendered.as_deref()),
+                    h.and_then(|h| h.rendered.as_deref()),
+                );
+                match (rb, rh) {
+                    (Some(x), Some(y)) => objects::compare(x, y, secrets),
+                    // a pair new at head, or gone: every object of its render
+                    (None, Some(y)) if b.is_none() => objects::compare(&[], y, secrets),
+                    (Some(x), None) if h.is_none() => objects::compare(x, &[], secrets),
+                    _ => Vec::new(),
+                }
+            },
         });
     }
 

@@ -84,7 +84,39 @@ fn change_line(c: &Change) -> String {
 /// Whether a pair is worth a block of its own: changed values, a changed
 /// status, or errors it did not have at base.
 fn shown(p: &super::PairDiff) -> bool {
-    !p.changes.is_empty() || p.status != PairStatus::Compared || p.newly_failing
+    !p.changes.is_empty()
+        || !p.objects.is_empty()
+        || p.status != PairStatus::Compared
+        || p.newly_failing
+}
+
+fn object_sign(c: super::objects::ObjectChangeKind) -> &'static str {
+    match c {
+        super::objects::ObjectChangeKind::Removed => "-",
+        super::objects::ObjectChangeKind::Changed => "~",
+        super::objects::ObjectChangeKind::Added => "+",
+    }
+}
+
+/// `- ConfigMap old`, `~ Deployment shop/web`, and for a changed object a
+/// line per field (`spec.replicas 3 -> 5`), at most [`MAX_CHANGES`] lines.
+fn object_lines(p: &super::PairDiff) -> Vec<(super::objects::ObjectChangeKind, String)> {
+    let mut out = Vec::new();
+    for o in &p.objects {
+        out.push((o.change, format!("{} {}", object_sign(o.change), o.title())));
+        for c in &o.fields {
+            let line = change_line(c);
+            // the field's own line, without its sign (the object has one)
+            let line = line.split_once(' ').map_or(line.as_str(), |(_, rest)| rest);
+            out.push((o.change, format!("    {line}")));
+        }
+        if out.len() > MAX_CHANGES {
+            out.truncate(MAX_CHANGES);
+            out.push((o.change, "    ...".into()));
+            break;
+        }
+    }
+    out
 }
 
 /// Why a pair fails, a line each: at head when it fails there (newly, or
@@ -202,6 +234,9 @@ pub fn text(r: &DiffReport, color: bool) -> String {
         for line in fail_lines(p) {
             out.push_str(&format!("  {}\n", paint("31", &control(&line))));
         }
+        if !p.changes.is_empty() && !p.objects.is_empty() {
+            out.push_str("  values:\n");
+        }
         for c in &p.changes {
             let line = control(&change_line(c)).into_owned();
             let code = match c.kind {
@@ -211,6 +246,17 @@ pub fn text(r: &DiffReport, color: bool) -> String {
                 ChangeKind::TypeChanged => "35",
             };
             out.push_str(&format!("  {}\n", paint(code, &line)));
+        }
+        if !p.objects.is_empty() {
+            out.push_str("  rendered:\n");
+        }
+        for (kind, line) in object_lines(p) {
+            let code = match kind {
+                super::objects::ObjectChangeKind::Removed => "31",
+                super::objects::ObjectChangeKind::Changed => "33",
+                super::objects::ObjectChangeKind::Added => "32",
+            };
+            out.push_str(&format!("  {}\n", paint(code, &control(&line))));
         }
     }
     for l in &r.schemas {
@@ -263,8 +309,17 @@ pub fn markdown(r: &DiffReport) -> String {
         if let Some(n) = newly_failing_note(p) {
             note.push_str(&format!(" — ❌ {n}"));
         }
+        let objects = if p.objects.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} rendered object{}",
+                p.objects.len(),
+                if p.objects.len() == 1 { "" } else { "s" }
+            )
+        };
         out.push_str(&format!(
-            "<details><summary>{}: {} change{}{}</summary>\n\n",
+            "<details><summary>{}: {} change{}{objects}{}</summary>\n\n",
             html_code(&p.name),
             p.changes.len(),
             if p.changes.len() == 1 { "" } else { "s" },
@@ -292,6 +347,36 @@ pub fn markdown(r: &DiffReport) -> String {
             }
             if p.changes.len() > MAX_CHANGES {
                 out.push_str(&format!("\n… and {} more\n", p.changes.len() - MAX_CHANGES));
+            }
+        }
+        if !p.objects.is_empty() {
+            out.push_str(
+                "\n| | rendered object | field | before | after |\n|---|---|---|---|---|\n",
+            );
+            let mut rows = 0;
+            for o in &p.objects {
+                let title = code(&o.title());
+                if o.fields.is_empty() {
+                    out.push_str(&format!("| {} | {title} | | | |\n", object_sign(o.change)));
+                    rows += 1;
+                }
+                for c in &o.fields {
+                    out.push_str(&format!(
+                        "| {} | {title} | {} | {} | {} |\n",
+                        object_sign(o.change),
+                        code(&c.path),
+                        cell_value(&value(&c.before, c.redacted && c.kind != ChangeKind::Added)),
+                        cell_value(&value(
+                            &c.after,
+                            c.redacted && c.kind != ChangeKind::Removed
+                        )),
+                    ));
+                    rows += 1;
+                }
+                if rows >= MAX_CHANGES {
+                    out.push_str("\n… and more: the whole diff is in diff.json\n");
+                    break;
+                }
             }
         }
         out.push_str("\n</details>\n\n");

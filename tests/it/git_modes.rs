@@ -707,3 +707,80 @@ fn deleting_an_environment_is_no_schema_change() {
         );
     }
 }
+
+/// `diff` shows what a change does to each environment's rendered
+/// manifests: the objects added, removed and changed, each change a field
+/// with its value before and after, and no Secret value in any format.
+#[test]
+fn diff_shows_the_rendered_objects_a_change_changes_per_environment() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\ndb_password: \"\"\ncache: false\n",
+    );
+    write(
+        p,
+        "libs/web/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\nspec:\n  replicas: #@ data.values.replicas\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  namespace: shop\nstringData:\n  password: #@ data.values.db_password\n#@ if data.values.cache:\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cache\n  namespace: shop\n#@ end\n",
+    );
+    write(p, "envs/dev/web.yml", "replicas: 1\ndb_password: hunter1\n");
+    write(
+        p,
+        "envs/prod/web.yml",
+        "replicas: 3\ndb_password: hunter2\n",
+    );
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "base"]);
+    write(
+        p,
+        "envs/prod/web.yml",
+        "replicas: 5\ndb_password: hunter3\ncache: true\n",
+    );
+    git(p, &["commit", "-q", "-am", "scale prod"]);
+    let args = ["diff", "--base", "HEAD~1", "--head", "HEAD"];
+    let (code, out, err) = run(p, &[&args[..], &["--color", "never"]].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    // one block per pair, its values then its rendered objects
+    assert!(!out.contains("web@dev"), "dev did not change:\n{out}");
+    let prod = &out[out.find("web@prod").unwrap()..];
+    for line in [
+        "  rendered:",
+        "  ~ Deployment shop/web",
+        "      spec.replicas  3 -> 5",
+        "  ~ Secret shop/db",
+        "      stringData.password  (changed; value not shown)",
+        "  + ConfigMap shop/cache",
+    ] {
+        assert!(prod.contains(line), "{line:?} in:\n{out}");
+    }
+    // changed before added
+    assert!(prod.find("~ Deployment").unwrap() < prod.find("+ ConfigMap").unwrap());
+    let (_, md, _) = run(p, &[&args[..], &["--format", "markdown"]].concat());
+    assert!(md.contains("| ~ | <code>Deployment shop/web</code> | <code>spec.replicas</code> | <code>3</code> | <code>5</code> |"), "{md}");
+    let (_, json, _) = run(p, &[&args[..], &["--format", "json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let objects = &v["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "web@prod")
+        .unwrap()["objects"];
+    assert_eq!(objects[0]["kind"], "Deployment", "{objects:#}");
+    assert_eq!(objects[0]["namespace"], "shop");
+    assert_eq!(objects[0]["fields"][0]["path"], "spec.replicas");
+    for text in [&out, &md, &json] {
+        assert!(
+            !text.contains("hunter"),
+            "a Secret's value printed:\n{text}"
+        );
+    }
+    // values only, when asked
+    let (_, out, _) = run(
+        p,
+        &[&args[..], &["--no-render", "--color", "never"]].concat(),
+    );
+    assert!(!out.contains("rendered:"), "{out}");
+}

@@ -459,6 +459,7 @@ fn diff(args: &CiArgs, root: &Path, c: &Change) -> Result<DiffReport, UsageError
         all: args.all,
         secrets: args.secrets.clone(),
         budget: args.budget.budget(),
+        no_render: args.no_render,
     })?;
     // names a reviewer knows, not "work tree"
     report.base = format!("{} ({})", c.base_ref, short(&c.base_sha));

@@ -1,0 +1,177 @@
+//! What a change does to a pair's rendered manifests: the Kubernetes
+//! objects added, removed and changed, matched by apiVersion, kind,
+//! namespace and name (documents that are no object, by position), each
+//! change a field path with its value before and after. A `Secret`'s
+//! `data` and `stringData` never print (a changed Secret says which keys
+//! changed), and neither does any value under a secret-looking key.
+//! Removed objects come first, then changed, then added: what a reviewer
+//! must see first.
+
+use serde::Serialize;
+
+use super::values::{diff, Change, Secrets, Tree};
+use crate::yaml::{Document, Value};
+
+/// What happened to one object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObjectChangeKind {
+    Removed,
+    Changed,
+    Added,
+}
+
+/// One rendered object that the change adds, removes or changes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ObjectChange {
+    pub change: ObjectChangeKind,
+    pub api_version: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+    /// Its changed fields (a changed object); none for one added or removed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<Change>,
+}
+
+impl ObjectChange {
+    /// `Deployment shop/web`, `ConfigMap settings`, `document 3`.
+    pub fn title(&self) -> String {
+        let name = match &self.namespace {
+            Some(ns) => format!("{ns}/{}", self.name),
+            None => self.name.clone(),
+        };
+        if self.kind.is_empty() {
+            name
+        } else {
+            format!("{} {name}", self.kind)
+        }
+    }
+}
+
+/// An object's identity: apiVersion, kind, namespace and name.
+type Identity = (String, String, Option<String>, String);
+
+fn field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    match v {
+        Value::Map(m) => match m.get(key).map(|i| &i.value) {
+            Some(Value::Str(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The objects of a render, each with its identity; a document that is no
+/// object (no apiVersion, kind and name) is known by its place among those.
+fn objects(docs: &[Document]) -> Vec<(Identity, Tree)> {
+    let mut out = Vec::new();
+    let mut others = 0;
+    for d in docs.iter().filter(|d| !d.is_empty()) {
+        let meta = match &d.value {
+            Value::Map(m) => m.get("metadata").map(|i| &i.value),
+            _ => None,
+        };
+        let name = meta.and_then(|m| field(m, "name"));
+        let identity = match (field(&d.value, "apiVersion"), field(&d.value, "kind"), name) {
+            (Some(a), Some(k), Some(n)) => (
+                a.to_string(),
+                k.to_string(),
+                meta.and_then(|m| field(m, "namespace")).map(str::to_string),
+                n.to_string(),
+            ),
+            _ => {
+                others += 1;
+                (
+                    String::new(),
+                    String::new(),
+                    None,
+                    format!("document {others}"),
+                )
+            }
+        };
+        out.push((identity, Tree::from_value(&d.value)));
+    }
+    out
+}
+
+/// For a Secret, the words whose values never print: the repository's
+/// secret words and its `data` and `stringData` (every key below them
+/// is a secret's, whatever its name).
+fn words_for(kind: &str, secrets: &Secrets) -> Option<Secrets> {
+    (kind == "Secret").then(|| secrets.with(&["data", "stringdata"]))
+}
+
+/// The objects `before` and `after` differ by, removed first, then changed,
+/// then added (each group in the order of the render).
+pub fn compare(before: &[Document], after: &[Document], secrets: &Secrets) -> Vec<ObjectChange> {
+    let (b, a) = (objects(before), objects(after));
+    let mut out = Vec::new();
+    let make = |change, id: &Identity, fields| ObjectChange {
+        change,
+        api_version: id.0.clone(),
+        kind: id.1.clone(),
+        namespace: id.2.clone(),
+        name: id.3.clone(),
+        fields,
+    };
+    for (id, _) in &b {
+        if !a.iter().any(|(other, _)| other == id) {
+            out.push(make(ObjectChangeKind::Removed, id, Vec::new()));
+        }
+    }
+    for (id, tree) in &a {
+        match b.iter().find(|(other, _)| other == id) {
+            Some((_, old)) => {
+                let own = words_for(&id.1, secrets);
+                let fields = diff(old, tree, own.as_ref().unwrap_or(secrets));
+                if !fields.is_empty() {
+                    out.push(make(ObjectChangeKind::Changed, id, fields));
+                }
+            }
+            None => out.push(make(ObjectChangeKind::Added, id, Vec::new())),
+        }
+    }
+    // removed, changed, added; the render's order within each
+    out.sort_by_key(|c| c.change);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs(text: &str) -> Vec<Document> {
+        crate::yaml::parse::parse(&crate::yaml::SourceFile::new("r.yml", text), false)
+            .unwrap()
+            .docs
+    }
+
+    #[test]
+    fn objects_are_matched_by_identity_and_secrets_never_print() {
+        let before = docs("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec: {replicas: 3}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData: {password: hunter2, user: app}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n");
+        let after = docs("apiVersion: v1\nkind: Service\nmetadata: {name: web}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec: {replicas: 5}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData: {password: hunter3, user: app}\n");
+        let c = compare(&before, &after, &Secrets::default());
+        let titles: Vec<(ObjectChangeKind, String)> =
+            c.iter().map(|c| (c.change, c.title())).collect();
+        assert_eq!(
+            titles,
+            [
+                (ObjectChangeKind::Removed, "ConfigMap old".to_string()),
+                (ObjectChangeKind::Changed, "Deployment shop/web".to_string()),
+                (ObjectChangeKind::Changed, "Secret db".to_string()),
+                (ObjectChangeKind::Added, "Service web".to_string()),
+            ]
+        );
+        let replicas = &c[1].fields[0];
+        assert_eq!(replicas.path, "spec.replicas");
+        assert_eq!(replicas.before.as_ref().unwrap().short(), "3");
+        assert_eq!(replicas.after.as_ref().unwrap().short(), "5");
+        let secret = &c[2].fields;
+        assert_eq!(secret.len(), 1);
+        assert_eq!(secret[0].path, "stringData.password");
+        assert!(secret[0].redacted && secret[0].before.is_none() && secret[0].after.is_none());
+        assert!(!format!("{c:?}").contains("hunter"));
+    }
+}
