@@ -115,6 +115,7 @@ fuzz_target!(|data: &[u8]| {
         duration: Duration::ZERO,
         values: None,
         usage: None,
+        rendered: None,
     };
     // (each pair's own findings stand: no suppression ran)
     let result = CheckResult {
