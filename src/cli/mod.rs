@@ -28,6 +28,7 @@ pub mod inspect;
 pub mod list;
 pub mod out;
 pub mod render;
+pub mod rendered;
 pub mod schemas;
 pub mod write;
 

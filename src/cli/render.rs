@@ -43,6 +43,17 @@ pub struct RenderArgs {
     #[arg(long = "dangerous-emptied-output-directory", value_name = "DIR")]
     pub emptied_output_directory: Option<PathBuf>,
 
+    /// Render every library x environment pair of the repository (run at
+    /// its root) into --output-files DIR/<library>/<environment>/, each pair's
+    /// folder replaced whole [yttcheck extension]
+    #[arg(long, requires = "output_files", conflicts_with_all = ["files", "emptied_output_directory"])]
+    pub all: bool,
+
+    /// With --all: write nothing; exit 1 naming each pair whose committed
+    /// output under DIR is stale (for a pre-commit hook and CI)
+    #[arg(long, requires = "all")]
+    pub check: bool,
+
     /// Print the final data values instead of rendering (as ytt does with
     /// this flag; the same as `yttcheck inspect`)
     #[arg(long = "data-values-inspect", conflicts_with_all = ["output_files", "emptied_output_directory"])]
@@ -63,6 +74,9 @@ pub fn run(args: &RenderArgs) -> i32 {
             return 1;
         }
     };
+    if args.all {
+        return super::rendered::run(&cwd, args);
+    }
     // ytt's inspect flags on a render: what `inspect` prints, flag for flag
     if args.data_values_inspect || args.schema_inspect {
         return super::inspect::run(&super::inspect::InspectArgs {

@@ -1049,3 +1049,97 @@ fn render_with_ytts_inspect_flags_prints_what_ytt_prints() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("replicas"), "{err}");
 }
+
+/// The rendered-manifests pattern: every pair rendered into
+/// DIR/<library>/<environment>/ as its ytt command renders it, and
+/// `--check` naming each pair whose committed output is stale.
+#[test]
+fn render_all_writes_every_pair_and_check_finds_stale_output() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    super::common::git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "libs/web/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nkind: Deployment\nreplicas: #@ data.values.replicas\n",
+    );
+    write(
+        p,
+        "libs/web/notes.txt",
+        "(@= \"rendered for \" + str(1) @)\n",
+    );
+    write(p, "envs/dev/web.yml", "replicas: 1\n");
+    write(p, "envs/prod/web.yml", "replicas: 3\n");
+    let (code, out, err) = run(p, &["render", "--all", "--output-files", "rendered"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("rendered: web/prod (2 files)"), "{out}");
+    let prod = std::fs::read_to_string(p.join("rendered/web/prod/deploy.yml")).unwrap();
+    // what the pair's own ytt command renders
+    let (_, want, _) = run(
+        p,
+        &[
+            "render",
+            "-f",
+            "libs/web",
+            "--data-values-file",
+            "envs/prod/web.yml",
+        ],
+    );
+    assert_eq!(prod, want);
+    assert!(p.join("rendered/web/dev/notes.txt").is_file());
+    // deterministic: a second run writes the same bytes
+    let before = std::fs::read(p.join("rendered/web/prod/deploy.yml")).unwrap();
+    run(p, &["render", "--all", "--output-files", "rendered"]);
+    assert_eq!(
+        std::fs::read(p.join("rendered/web/prod/deploy.yml")).unwrap(),
+        before
+    );
+    let (code, out, _) = run(
+        p,
+        &["render", "--all", "--output-files", "rendered", "--check"],
+    );
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("fresh: 2 pairs"), "{out}");
+    // a values change makes prod's output stale; an old pair's folder too
+    write(p, "envs/prod/web.yml", "replicas: 5\n");
+    write(p, "rendered/gone/dev/deploy.yml", "kind: Old\n");
+    let (code, out, err) = run(
+        p,
+        &["render", "--all", "--output-files", "rendered", "--check"],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("stale: web/prod: deploy.yml"), "{out}");
+    assert!(
+        out.contains("stale: gone/dev: no pair renders it any more"),
+        "{out}"
+    );
+    assert!(!out.contains("web/dev"), "{out}");
+    assert!(
+        err.contains("run `yttcheck render --all --output-files rendered`"),
+        "{err}"
+    );
+    // --check wrote nothing
+    assert_eq!(
+        std::fs::read(p.join("rendered/web/prod/deploy.yml")).unwrap(),
+        before
+    );
+    // a name from the configuration never leads out of DIR
+    write(p, "victim/keep.txt", "untouched\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "libraries:\n- path: libs/web\n  name: \"../victim\"\ndiscover: false\n",
+    );
+    let (code, _, err) = run(p, &["render", "--all", "--output-files", "rendered"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no plain folder name"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("victim/keep.txt")).unwrap(),
+        "untouched\n"
+    );
+}
