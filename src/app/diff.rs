@@ -171,8 +171,12 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
         unused_values: false,
         kubernetes: None,
     };
-    let before = crate::check::run(&base_cache, &base_plan, &opts);
-    let after = crate::check::run(&head_cache, &head_plan, &opts);
+    // one memo for both sides: a pair whose inputs the change leaves alone
+    // is the same outcome at head (its key is the digest of everything it
+    // reads), and the files both sides share are compiled once
+    let memo = crate::check::Memo::persistent();
+    let before = crate::check::run_with(&base_cache, &base_plan, &opts, &memo);
+    let after = crate::check::run_with(&head_cache, &head_plan, &opts, &memo);
     // schemas per library, from the library's files, whatever its pairs
     let base_schemas = crate::check::library_schemas(&base_cache, &base_plan, &opts);
     let head_schemas = crate::check::library_schemas(&head_cache, &head_plan, &opts);
