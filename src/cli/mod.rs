@@ -98,6 +98,8 @@ pub fn main() -> i32 {
         Command::List(args) => list::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::Inspect(args) => inspect::run(&args),
+        // `render --all`: every pair of the repository (rendered.rs)
+        Command::Render(args) if args.all => rendered::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Lsp => match args::current_dir().and_then(|cwd| {
             crate::lsp::serve(

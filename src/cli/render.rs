@@ -74,9 +74,6 @@ pub fn run(args: &RenderArgs) -> i32 {
             return 1;
         }
     };
-    if args.all {
-        return super::rendered::run(&cwd, args);
-    }
     // ytt's inspect flags on a render: what `inspect` prints, flag for flag
     if args.data_values_inspect || args.schema_inspect {
         return super::inspect::run(&super::inspect::InspectArgs {

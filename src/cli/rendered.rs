@@ -26,8 +26,15 @@ struct PairRender {
 /// Each pair's folder under DIR, and its files (relative to it).
 type Outputs = BTreeMap<String, BTreeMap<String, Vec<u8>>>;
 
-pub fn run(cwd: &Path, args: &RenderArgs) -> i32 {
-    match run_inner(cwd, args) {
+pub fn run(args: &RenderArgs) -> i32 {
+    let cwd = match super::args::current_dir() {
+        Ok(c) => c,
+        Err(UsageError(m)) => {
+            errln!("yttcheck: error: {m}");
+            return 2;
+        }
+    };
+    match run_inner(&cwd, args) {
         Ok(code) => code,
         Err(UsageError(m)) => {
             errln!("yttcheck: error: {m}");
