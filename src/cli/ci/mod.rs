@@ -505,8 +505,12 @@ fn verdict_sections(
     let mut sections = summary_sections(headline, new, None, nothing);
     if !nothing && !old.result.findings.is_empty() {
         let report = render(Format::Markdown, old);
-        // the report's own title gives way to the section's
+        // the report's own title gives way to the section's, and its pairs
+        // table (the first section has it) goes
         let rest = report.split_once('\n').map_or("", |(_, r)| r);
+        let rest = rest
+            .find("<details><summary>Pairs checked")
+            .map_or(rest, |at| &rest[..at]);
         let n = old.result.findings.len();
         sections.push(format!(
             "<details><summary>{n} finding{} already on the base: still there, not this change's</summary>\n\n{rest}\n</details>\n\n",
