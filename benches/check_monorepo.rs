@@ -658,6 +658,7 @@ fn real_packages_of(cases: Option<&Path>, ytt: Option<&str>) {
         cache_reruns(&root, &edited, &[0, 1], wall);
         // (monorepo.py commits what it writes: `--changed-since HEAD`)
         warm_daemon_checks(&root, &edited, &[0, 1], true);
+        rendered_diff(&root, &commands, wall);
     }
     let Some(ytt) = ytt else {
         println!("  ytt: not found (set YTT=/path/to/ytt to time the ytt loop too)");
@@ -674,6 +675,37 @@ fn real_packages_of(cases: Option<&Path>, ytt: Option<&str>) {
     println!(
         "  loop of one ytt per pair (2 at a time): {t:.2} s wall ({:.1}x the check)",
         t / wall.as_secs_f64()
+    );
+}
+
+/// `diff` with every pair rendered at base and head (`--all`), beside the
+/// cold check: the rendered manifests' diff is to cost at most twice a
+/// check (two revisions' renders). A commit edits every third pair's
+/// values file first.
+fn rendered_diff(root: &Path, commands: &[Vec<String>], check: Duration) {
+    for c in commands.iter().step_by(3) {
+        if let Some(w) = c.windows(2).find(|w| w[0] == "--data-values-file") {
+            let path = root.join(&w[1]);
+            let mut text = std::fs::read_to_string(&path).unwrap_or_default();
+            text.push_str("\n# edited for the diff bench\n");
+            std::fs::write(&path, text).expect("edit a values file");
+        }
+    }
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "bench: edit"]);
+    let args = [
+        "diff", "--base", "HEAD~1", "--head", "HEAD", "--all", "--format", "json",
+    ];
+    let runs = measured_runs_exiting(root, &args, 9, &[0, 1]);
+    let mut walls: Vec<f64> = runs.iter().map(|r| r.0.as_secs_f64()).collect();
+    walls.sort_by(f64::total_cmp);
+    let (wall, _) = medians(&runs);
+    println!(
+        "  diff --all, every pair rendered at base and head: {:.3} s wall (min {:.3}, max {:.3} of 9), {:.2}x the cold check",
+        wall.as_secs_f64(),
+        walls[0],
+        walls[walls.len() - 1],
+        wall.as_secs_f64() / check.as_secs_f64()
     );
 }
 
