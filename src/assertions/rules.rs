@@ -192,6 +192,46 @@ fn number_to_int(v: &AnnValue) -> Option<i64> {
 }
 
 impl NodeValidation {
+    /// Each rule as written (`min=1`; empty for a rule given as a
+    /// description and a function) and in words (`a value >= 1`), for a
+    /// reader: the editor's hover, a values reference.
+    pub fn described(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (k, v) in &self.named {
+            if k == "when" {
+                continue;
+            }
+            let words = match k.as_str() {
+                "not_null" if self.not_null => "not null".to_string(),
+                "not_null" => "may be null".to_string(),
+                _ => self
+                    .rules
+                    .iter()
+                    .find(|r| r.name == *k)
+                    .map(Rule::description)
+                    .unwrap_or_default(),
+            };
+            out.push((format!("{k}={}", repr(v)), words));
+        }
+        for r in self
+            .rules
+            .iter()
+            .filter(|r| !self.named.iter().any(|(k, _)| *k == r.name))
+        {
+            let d = r.description();
+            if !d.is_empty() {
+                out.push((String::new(), d));
+            }
+        }
+        if self.when.is_some() {
+            out.push((
+                "when=...".to_string(),
+                "checked only when its condition holds".to_string(),
+            ));
+        }
+        out
+    }
+
     /// Parses `@schema/validation` / `@assert/validate` (ytt's `NewValidationFromAnn`).
     pub fn from_annotation(ann: &Annotation) -> Result<NodeValidation, String> {
         let at = At(&ann.pos);

@@ -83,17 +83,26 @@ fn key_on_line(v: &Value, line: u32, path: &mut Vec<String>) -> Option<Vec<Strin
     None
 }
 
-/// The type the schema declares at `path`, with its default.
-fn schema_at<'a>(t: &'a Type, path: &[String]) -> Option<(&'a Type, &'a Value)> {
+/// The type the schema declares at `path`, with its default and its
+/// validation.
+type Declared<'a> = (
+    &'a Type,
+    &'a Value,
+    Option<&'a crate::assertions::rules::NodeValidation>,
+);
+
+fn schema_at<'a>(t: &'a Type, path: &[String]) -> Option<Declared<'a>> {
     let mut t = t;
     let mut default = None;
+    let mut validation = None;
     for key in path {
         let Type::Map(m) = t else { return None };
         let item = m.items.iter().find(|i| i.key.as_str() == Some(key))?;
         default = Some(&item.default);
+        validation = item.validation.as_deref();
         t = &item.value_type;
     }
-    Some((t, default?))
+    Some((t, default?, validation))
 }
 
 /// Where the schema declares `path` (its key's place).
@@ -184,7 +193,7 @@ pub fn markdown(path: &[String], readings: &[PairReading]) -> Option<String> {
         .find_map(|r| r.schema.as_ref())
         .and_then(|s| schema_at(&s.value_type, path));
     let mut known = schema.is_some();
-    if let Some((t, default)) = schema {
+    if let Some((t, default, validation)) = schema {
         out.push_str(&format!(" — {}", t.name()));
         if !secret {
             out.push_str(&format!(", default {}", short(default, false)));
@@ -193,6 +202,22 @@ pub fn markdown(path: &[String], readings: &[PairReading]) -> Option<String> {
         for text in [&doc.title, &doc.description] {
             if !text.is_empty() {
                 out.push_str(&format!("\n\n{}", crate::escape::markdown::text(text)));
+            }
+        }
+        // each rule as written and in words
+        let rules = validation.map(|v| v.described()).unwrap_or_default();
+        if !rules.is_empty() {
+            out.push_str("\n\nvalidations:");
+            for (written, words) in rules {
+                let written = if written.is_empty() {
+                    String::new()
+                } else {
+                    format!("{} ", code(&written, false))
+                };
+                out.push_str(&format!(
+                    "\n- {written}{}",
+                    crate::escape::markdown::text(&words)
+                ));
             }
         }
         if doc.deprecated {

@@ -819,3 +819,104 @@ fn the_file_watcher_does_not_follow_links_out_of_the_workspace() {
         "{watches} inotify watches for a workspace of 6 folders"
     );
 }
+
+/// Hover on a key, in a values file and in the schema alike, lists each of
+/// its validations as written and in words.
+#[test]
+fn hover_lists_each_validation_as_written_and_in_words() {
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let w = |p: &str, t: &str| super::common::write(&repo, p, t);
+    w(
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1, max=20\nreplicas: 2\n#@schema/validation one_of=[\"debug\", \"info\"]\nlevel: info\n",
+    );
+    w(
+        "libs/web/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nreplicas: #@ data.values.replicas\nlevel: #@ data.values.level\n",
+    );
+    w("envs/dev/web.yml", "replicas: 3\nlevel: debug\n");
+    super::common::git(&repo, &["init", "-q"]);
+    let mut c = Client::start(&repo, json!({}), &[]);
+    for (file, line) in [("envs/dev/web.yml", 0), ("libs/web/schema.yml", 3)] {
+        let hover = c.request("textDocument/hover", position(&repo.join(file), line, 1));
+        let markdown = hover["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{file}: {hover}"));
+        assert!(markdown.contains("validations:"), "{file}: {markdown}");
+        assert!(
+            markdown.contains("- `min=1` a value \\>= 1"),
+            "{file}: {markdown}"
+        );
+        assert!(
+            markdown.contains("- `max=20` a value \\<= 20"),
+            "{file}: {markdown}"
+        );
+    }
+    let hover = c.request(
+        "textDocument/hover",
+        position(&repo.join("envs/dev/web.yml"), 1, 1),
+    );
+    let markdown = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(
+        markdown.contains("`one_of=[\"debug\", \"info\"]` one of"),
+        "{markdown}"
+    );
+}
+
+/// The Neovim set-up docs/editors.md gives for Neovim 0.7 to 0.10, run as
+/// written on the installed Neovim (Debian's is 0.7): a values file with a
+/// bad value gets its diagnostic.
+#[test]
+fn the_documented_neovim_set_up_works_on_debians_neovim() {
+    let Some(nvim) = super::common::tool("nvim") else {
+        return;
+    };
+    let docs = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/editors.md"),
+    )
+    .unwrap();
+    let block = docs
+        .split("<!-- neovim-0.7 -->\n```lua\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("docs/editors.md holds the Neovim 0.7 set-up");
+    let d = tempfile::tempdir().unwrap();
+    let repo = d.path().join("repo");
+    let w = |p: &str, t: &str| super::common::write(&repo, p, t);
+    w(
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\n",
+    );
+    w("envs/prod/web.yml", "replicas: 0\n");
+    super::common::git(&repo, &["init", "-q"]);
+    let setup = d.path().join("setup.lua");
+    std::fs::write(&setup, block).unwrap();
+    let out = d.path().join("out");
+    let run = d.path().join("run.lua");
+    std::fs::write(
+        &run,
+        "vim.cmd('filetype on')\ndofile(os.getenv('SETUP'))\nvim.cmd('edit envs/prod/web.yml')\nlocal buf = vim.api.nvim_get_current_buf()\nlocal ok = vim.wait(20000, function() return #vim.diagnostic.get(buf) > 0 end, 50)\nlocal f = io.open(os.getenv('OUT'), 'w')\nf:write(ok and ('diagnostics ' .. #vim.diagnostic.get(buf)) or 'none')\nf:close()\nvim.cmd('qa!')\n",
+    )
+    .unwrap();
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_yttcheck"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let status = Command::new(nvim)
+        .current_dir(&repo)
+        .args(["--headless", "-u"])
+        .arg(&run)
+        .env("PATH", path)
+        .env("SETUP", &setup)
+        .env("OUT", &out)
+        .env("HOME", d.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "diagnostics 1");
+}
