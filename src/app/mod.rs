@@ -11,6 +11,7 @@
 pub mod budget;
 pub mod check;
 pub mod diff;
+pub mod docs;
 pub mod inspect;
 pub mod kubernetes;
 pub mod plan;

@@ -22,6 +22,7 @@ pub mod check;
 pub mod ci;
 pub mod daemon;
 pub mod diff;
+pub mod docs;
 pub mod explain;
 pub mod hook;
 pub mod inspect;
@@ -57,6 +58,9 @@ pub enum Command {
     Daemon(daemon::DaemonArgs),
     /// Diff the final data values (and schemas) between a base revision and head
     Diff(diff::DiffArgs),
+    /// Write each library's data values reference (from its schema) into
+    /// the README.md of its folder, or check that it is fresh
+    Docs(docs::DocsArgs),
     /// Install or remove yttcheck's git hooks (pre-commit, pre-push)
     Hook(hook::HookArgs),
     /// List the library x environment pairs a check would run, and the files each reads
@@ -94,6 +98,7 @@ pub fn main() -> i32 {
         Command::Ci(args) => ci::run(&args),
         Command::Daemon(args) => daemon::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Docs(args) => docs::run(&args),
         Command::Hook(args) => hook::run(&args),
         Command::List(args) => list::run(&args),
         Command::Explain(args) => explain::run(&args),

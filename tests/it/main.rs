@@ -11,6 +11,7 @@ mod conformance;
 mod daemon;
 mod delivery;
 mod discovery;
+mod docs;
 mod engine_threads;
 mod examples;
 mod first_run;

@@ -1,0 +1,190 @@
+//! `yttcheck docs`: each library's data values reference, written from its
+//! schema into the README.md of the library's folder (between markers; the
+//! rest of the file kept byte for byte), so the table users read never
+//! drifts from the schema. Every key path (nested maps, `[]` for array
+//! items), its type, default, title, description, examples, deprecation,
+//! whether it may be null, and every validation in words.
+
+use crate::assertions::rules::NodeValidation;
+use crate::escape::markdown::{code, text};
+use crate::schema::{DocType, Type};
+use crate::yaml::Value;
+
+/// Where the reference starts and ends in a README.
+pub const BEGIN: &str =
+    "<!-- yttcheck:values:begin (written by `yttcheck docs`; edit the schema, not this table) -->";
+pub const END: &str = "<!-- yttcheck:values:end -->";
+
+/// One row of the reference.
+struct Row {
+    path: String,
+    type_name: String,
+    default: String,
+    notes: Vec<String>,
+}
+
+fn short(v: &Value) -> String {
+    crate::diff::values::Tree::from_value(v).short()
+}
+
+fn walk(
+    t: &Type,
+    path: &str,
+    default: &Value,
+    validation: Option<&NodeValidation>,
+    rows: &mut Vec<Row>,
+) {
+    let (nullable, inner) = match t {
+        Type::Null(n) => (true, n.value_type.as_ref()),
+        other => (false, other),
+    };
+    let doc = t.doc();
+    let inner_doc = inner.doc();
+    let mut notes = Vec::new();
+    for s in [
+        &doc.title,
+        &inner_doc.title,
+        &doc.description,
+        &inner_doc.description,
+    ] {
+        if !s.is_empty() && !notes.contains(&text(s)) {
+            notes.push(text(s));
+        }
+    }
+    for (description, example) in doc.examples.iter().chain(&inner_doc.examples) {
+        let e = code(&short(example));
+        notes.push(if description.is_empty() {
+            format!("example: {e}")
+        } else {
+            format!("example ({}): {e}", text(description))
+        });
+    }
+    if doc.deprecated || inner_doc.deprecated {
+        let notice = [&doc.deprecation_notice, &inner_doc.deprecation_notice]
+            .into_iter()
+            .find(|n| !n.is_empty())
+            .map(|n| format!(": {}", text(n)))
+            .unwrap_or_default();
+        notes.push(format!("**deprecated**{notice}"));
+    }
+    if nullable {
+        notes.push("may be null".into());
+    }
+    for (written, words) in validation.map(|v| v.described()).unwrap_or_default() {
+        notes.push(if written.is_empty() {
+            text(&words)
+        } else {
+            format!("{} ({})", text(&words), code(&written))
+        });
+    }
+    if !path.is_empty() {
+        rows.push(Row {
+            path: path.to_string(),
+            type_name: t.name(),
+            default: match inner {
+                Type::Map(_) => String::new(),
+                _ => code(&short(default)),
+            },
+            notes,
+        });
+    }
+    match inner {
+        Type::Map(m) => {
+            for item in &m.items {
+                let key = item.key.scalar_display();
+                let child = if path.is_empty() {
+                    key
+                } else {
+                    format!("{path}.{key}")
+                };
+                walk(
+                    &item.value_type,
+                    &child,
+                    &item.default,
+                    item.validation.as_deref(),
+                    rows,
+                );
+            }
+        }
+        Type::Array(a) => walk(
+            &a.item_type.value_type,
+            &format!("{path}[]"),
+            &a.item_type.default,
+            a.item_type.validation.as_deref(),
+            rows,
+        ),
+        _ => {}
+    }
+}
+
+/// The reference of a library's schema, between the markers (ending with a
+/// line break).
+pub fn reference(library: &str, schema: Option<&DocType>) -> String {
+    let mut out = format!("{BEGIN}\n\n## Data values of {}\n\n", code(library));
+    match schema {
+        None => out.push_str(
+            "This library declares no data values schema (`#@data/values-schema`): its values are untyped.\n",
+        ),
+        Some(dt) => {
+            let mut rows = Vec::new();
+            walk(&dt.value_type, "", &dt.default, dt.validation.as_deref(), &mut rows);
+            out.push_str("| value | type | default | description and rules |\n|---|---|---|---|\n");
+            for r in rows {
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} |\n",
+                    code(&r.path),
+                    code(&r.type_name),
+                    r.default,
+                    r.notes.join("<br>")
+                ));
+            }
+        }
+    }
+    out.push('\n');
+    out.push_str(END);
+    out.push('\n');
+    out
+}
+
+/// `readme` with its reference replaced by `reference` (or, with no
+/// markers, appended after a blank line): everything outside the markers
+/// stays byte for byte.
+pub fn splice(readme: &str, reference: &str) -> String {
+    if let (Some(b), Some(e)) = (readme.find(BEGIN), readme.find(END)) {
+        if b < e {
+            let mut end = e + END.len();
+            if readme[end..].starts_with('\n') {
+                end += 1;
+            }
+            return format!("{}{reference}{}", &readme[..b], &readme[end..]);
+        }
+    }
+    if readme.is_empty() {
+        return reference.to_string();
+    }
+    let sep = if readme.ends_with("\n\n") {
+        ""
+    } else if readme.ends_with('\n') {
+        "\n"
+    } else {
+        "\n\n"
+    };
+    format!("{readme}{sep}{reference}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_replaces_only_what_is_between_its_markers() {
+        let r = format!("{BEGIN}\nnew\n{END}\n");
+        assert_eq!(splice("", &r), r);
+        assert_eq!(splice("# web\n", &r), format!("# web\n\n{r}"));
+        let old = format!("# web\r\nintro\n\n{BEGIN}\nold\n{END}\ntail\n");
+        assert_eq!(splice(&old, &r), format!("# web\r\nintro\n\n{r}tail\n"));
+        // idempotent
+        let once = splice("# web\n", &r);
+        assert_eq!(splice(&once, &r), once);
+    }
+}

@@ -1,0 +1,105 @@
+//! `yttcheck docs`: the data values reference of each library, written
+//! from its schema into its folder's README.md between markers (the rest
+//! kept byte for byte), and `--check` catching a stale one.
+
+use super::common::{git, run, write};
+
+const SCHEMA: &str = r#"#@data/values-schema
+---
+#@schema/title "Replicas"
+#@schema/desc "How many pods run"
+#@schema/validation min=1, max=20
+replicas: 2
+#@schema/validation one_of=["debug", "info", "warn"]
+log_level: info
+#@schema/nullable
+#@schema/examples ("a host", "db.example.com")
+host: ""
+#@schema/deprecated "use host"
+hostname: ""
+ports:
+- name: http
+  #@schema/validation min=1
+  port: 80
+tls:
+  enabled: false
+"#;
+
+#[test]
+fn docs_writes_a_reference_that_covers_the_schema_and_check_finds_a_stale_one() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(p, "libs/web/schema.yml", SCHEMA);
+    write(p, "libs/web/README.md", "# web\r\n\nOur web app.\n");
+    write(p, "envs/dev/web.yml", "replicas: 3\n");
+    let (code, out, err) = run(p, &["docs"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("wrote: libs/web/README.md"), "{out}");
+    let readme = std::fs::read_to_string(p.join("libs/web/README.md")).unwrap();
+    // the text around the markers is kept byte for byte
+    assert!(
+        readme.starts_with("# web\r\n\nOur web app.\n\n<!-- yttcheck:values:begin"),
+        "{readme}"
+    );
+    for row in [
+        "| <code>replicas</code> | <code>integer</code> | <code>2</code> | Replicas<br>How many pods run<br>a value \\>= 1 (<code>min=1</code>)<br>a value \\<= 20 (<code>max=20</code>) |",
+        "(<code>one\\_of=\\[\"debug\", \"info\", \"warn\"\\]</code>)",
+        "| <code>host</code> |",
+        "example (a host): <code>db.example.com</code>",
+        "may be null",
+        "**deprecated**: use host",
+        "| <code>ports\\[\\].port</code> | <code>integer</code> | <code>80</code> |",
+        "| <code>tls.enabled</code> | <code>boolean</code> | <code>false</code> |",
+    ] {
+        assert!(readme.contains(row), "{row}\n{readme}");
+    }
+    let (code, out, _) = run(p, &["docs", "--check"]);
+    assert_eq!(code, 0, "{out}");
+    // a second run changes nothing
+    let (_, out, _) = run(p, &["docs"]);
+    assert!(out.contains("fresh: 1 reference"), "{out}");
+    // the schema changes: the reference is stale until written again
+    write(
+        p,
+        "libs/web/schema.yml",
+        SCHEMA.replace("replicas: 2", "replicas: 4"),
+    );
+    let (code, out, err) = run(p, &["docs", "--check"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("stale: libs/web/README.md"), "{out}");
+    assert!(err.contains("run `yttcheck docs`"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(p.join("libs/web/README.md")).unwrap(),
+        readme
+    );
+    let (code, _, _) = run(p, &["docs"]);
+    assert_eq!(code, 0);
+    assert!(std::fs::read_to_string(p.join("libs/web/README.md"))
+        .unwrap()
+        .contains("| <code>integer</code> | <code>4</code> |"));
+}
+
+#[test]
+fn a_readme_linked_out_of_the_repository_is_never_read() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("repo");
+    std::fs::create_dir_all(&p).unwrap();
+    git(&p, &["init", "-q", "-b", "main"]);
+    write(
+        &p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    write(d.path(), "secret.txt", "do not copy\n");
+    std::os::unix::fs::symlink(d.path().join("secret.txt"), p.join("libs/web/README.md")).unwrap();
+    let (code, out, err) = run(&p, &["docs"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let readme = std::fs::read_to_string(p.join("libs/web/README.md")).unwrap();
+    assert!(!readme.contains("do not copy"), "{readme}");
+    // the link was replaced, not followed
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("secret.txt")).unwrap(),
+        "do not copy\n"
+    );
+}
