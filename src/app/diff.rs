@@ -178,8 +178,30 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
     let before = crate::check::run_with(&base_cache, &base_plan, &opts, &memo);
     let after = crate::check::run_with(&head_cache, &head_plan, &opts, &memo);
     // schemas per library, from the library's files, whatever its pairs
-    let base_schemas = crate::check::library_schemas(&base_cache, &base_plan, &opts);
-    let head_schemas = crate::check::library_schemas(&head_cache, &head_plan, &opts);
+    // each compared library's schema: the check made it for every library
+    // it started; those it did not (their pairs came from the memo) are
+    // made here, and no other library's
+    let schemas =
+        |result: &crate::check::CheckResult, cache: &SourceCache, plan: &crate::workspace::Plan| {
+            let mut made = result.schemas.clone();
+            let wanted: std::collections::BTreeSet<&str> = plan
+                .pairs
+                .iter()
+                .map(|p| plan.libraries[p.library].name.as_str())
+                .filter(|name| !made.contains_key(*name))
+                .collect();
+            if !wanted.is_empty() {
+                made.extend(crate::check::library_schemas_of(
+                    cache,
+                    plan,
+                    &opts,
+                    |name| wanted.contains(name),
+                ));
+            }
+            made
+        };
+    let base_schemas = schemas(&before, &base_cache, &base_plan);
+    let head_schemas = schemas(&after, &head_cache, &head_plan);
     let mut words = head_plan.secret_words.clone();
     words.extend(args.secrets.iter().cloned());
     let mut report = compare_results(

@@ -31,5 +31,5 @@ pub mod usage;
 pub use finding::{dedupe, Finding, Location, Related, Severity};
 pub use memo::Memo;
 pub use outcome::{CheckOptions, CheckResult, PairOutcome};
-pub use runner::library_schemas;
+pub use runner::{library_schemas, library_schemas_of};
 pub use schedule::{run, run_with};

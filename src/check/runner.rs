@@ -301,9 +301,20 @@ pub fn library_schemas(
     plan: &Plan,
     opts: &CheckOptions,
 ) -> std::collections::BTreeMap<String, Option<DocType>> {
+    library_schemas_of(sources, plan, opts, |_| true)
+}
+
+/// [`library_schemas`] of the libraries `wanted` names.
+pub fn library_schemas_of(
+    sources: &SourceCache,
+    plan: &Plan,
+    opts: &CheckOptions,
+    wanted: impl Fn(&str) -> bool + Sync,
+) -> std::collections::BTreeMap<String, Option<DocType>> {
     let cache = CompileCache::new(crate::ytt::stdlib());
     plan.libraries
         .par_iter()
+        .filter(|lib| wanted(&lib.name))
         .map(|lib| {
             let who = Subject {
                 library: lib.name.clone(),
