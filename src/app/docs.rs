@@ -117,9 +117,71 @@ fn walk(
     }
 }
 
+/// Each environment's final values of a library, for the reference's
+/// table of them.
+pub struct EnvironmentValues<'a> {
+    pub environment: &'a str,
+    /// None: the pair's values could not be computed.
+    pub values: Option<&'a Value>,
+}
+
+/// The value at a dotted key path (no `[]` step), when it is there.
+fn value_at<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
+    let mut v = v;
+    for key in path.split('.') {
+        let Value::Map(m) = v else { return None };
+        v = &m.get(key)?.value;
+    }
+    Some(v)
+}
+
+/// The table of each environment's final value of each leaf key path,
+/// values under secret-looking keys not shown.
+fn environments_table(
+    rows: &[Row],
+    environments: &[EnvironmentValues],
+    secrets: &crate::secrets::Secrets,
+) -> String {
+    let mut out = String::from("\n### Final values per environment\n\n| value |");
+    for e in environments {
+        out.push_str(&format!(" {} |", code(e.environment)));
+    }
+    out.push_str("\n|---|");
+    out.push_str(&"---|".repeat(environments.len()));
+    out.push('\n');
+    for r in rows
+        .iter()
+        .filter(|r| !r.path.contains("[]") && !r.default.is_empty())
+    {
+        let secret = r.path.split('.').any(|k| secrets.is_secret(k));
+        out.push_str(&format!("| {} |", code(&r.path)));
+        for e in environments {
+            let cell = match e.values.map(|v| value_at(v, &r.path)) {
+                None => "(fails)".to_string(),
+                Some(None) => String::new(),
+                Some(Some(_)) if secret => "(secret: not shown)".to_string(),
+                Some(Some(v)) => code(&short(v)),
+            };
+            out.push_str(&format!(" {cell} |"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// The reference of a library's schema, between the markers (ending with a
 /// line break).
 pub fn reference(library: &str, schema: Option<&DocType>) -> String {
+    reference_with(library, schema, &[], &crate::secrets::Secrets::default())
+}
+
+/// [`reference`], with a table of each environment's final values.
+pub fn reference_with(
+    library: &str,
+    schema: Option<&DocType>,
+    environments: &[EnvironmentValues],
+    secrets: &crate::secrets::Secrets,
+) -> String {
     let mut out = format!("{BEGIN}\n\n## Data values of {}\n\n", code(library));
     match schema {
         None => out.push_str(
@@ -129,7 +191,7 @@ pub fn reference(library: &str, schema: Option<&DocType>) -> String {
             let mut rows = Vec::new();
             walk(&dt.value_type, "", &dt.default, dt.validation.as_deref(), &mut rows);
             out.push_str("| value | type | default | description and rules |\n|---|---|---|---|\n");
-            for r in rows {
+            for r in &rows {
                 out.push_str(&format!(
                     "| {} | {} | {} | {} |\n",
                     code(&r.path),
@@ -137,6 +199,9 @@ pub fn reference(library: &str, schema: Option<&DocType>) -> String {
                     r.default,
                     r.notes.join("<br>")
                 ));
+            }
+            if !environments.is_empty() {
+                out.push_str(&environments_table(&rows, environments, secrets));
             }
         }
     }

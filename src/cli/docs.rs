@@ -24,6 +24,11 @@ pub struct DocsArgs {
     /// Only these libraries (repeatable)
     #[arg(long = "library", value_name = "NAME")]
     pub libraries: Vec<String>,
+
+    /// Add a table of each environment's final values (values under
+    /// secret-looking keys are not shown)
+    #[arg(long)]
+    pub environments: bool,
 }
 
 pub fn run(args: &DocsArgs) -> i32 {
@@ -56,6 +61,11 @@ fn run_inner(args: &DocsArgs) -> Result<i32, UsageError> {
         kubernetes: None,
     };
     let schemas = crate::check::library_schemas(&cache, &plan, &opts);
+    // each pair's final values, when the tables of them are asked for
+    let checked = args
+        .environments
+        .then(|| crate::check::run(&cache, &plan, &opts));
+    let secrets = crate::secrets::Secrets::new(&plan.secret_words);
     let snapshot = source.opened.snapshot();
     let read = |rel: &str| -> String {
         snapshot
@@ -72,8 +82,21 @@ fn run_inner(args: &DocsArgs) -> Result<i32, UsageError> {
         .iter()
         .filter(|l| args.libraries.is_empty() || args.libraries.contains(&l.name))
     {
-        let reference =
-            crate::app::docs::reference(&lib.name, schemas.get(&lib.name).and_then(Option::as_ref));
+        let environments: Vec<crate::app::docs::EnvironmentValues> = checked
+            .iter()
+            .flat_map(|c| c.pairs.iter())
+            .filter(|p| p.library == lib.name && p.environment != crate::workspace::DEFAULTS_ENV)
+            .map(|p| crate::app::docs::EnvironmentValues {
+                environment: &p.environment,
+                values: p.values.as_ref().map(|d| &d.value),
+            })
+            .collect();
+        let reference = crate::app::docs::reference_with(
+            &lib.name,
+            schemas.get(&lib.name).and_then(Option::as_ref),
+            &environments,
+            &secrets,
+        );
         if args.output.is_some() {
             all.push_str(&reference);
             all.push('\n');

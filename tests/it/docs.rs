@@ -103,3 +103,39 @@ fn a_readme_linked_out_of_the_repository_is_never_read() {
         "do not copy\n"
     );
 }
+
+#[test]
+fn with_environments_the_reference_shows_each_final_value_and_no_secret() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\ndb:\n  host: localhost\n  password: \"\"\n",
+    );
+    write(
+        p,
+        "envs/dev/web.yml",
+        "replicas: 1\ndb:\n  password: hunter1\n",
+    );
+    write(
+        p,
+        "envs/prod/web.yml",
+        "replicas: 5\ndb:\n  host: db.prod\n  password: hunter2\n",
+    );
+    let (code, out, err) = run(p, &["docs", "--environments"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let readme = std::fs::read_to_string(p.join("libs/web/README.md")).unwrap();
+    for row in [
+        "| value | <code>dev</code> | <code>prod</code> |",
+        "| <code>replicas</code> | <code>1</code> | <code>5</code> |",
+        "| <code>db.host</code> | <code>localhost</code> | <code>db.prod</code> |",
+        "| <code>db.password</code> | (secret: not shown) | (secret: not shown) |",
+    ] {
+        assert!(readme.contains(row), "{row}\n{readme}");
+    }
+    assert!(!readme.contains("hunter"), "{readme}");
+    let (code, _, _) = run(p, &["docs", "--environments", "--check"]);
+    assert_eq!(code, 0);
+}
