@@ -586,6 +586,7 @@ impl<'a> Keys<'a> {
             .files
             .iter()
             .chain(lib.extra_files.iter().map(|f| &f.path))
+            .chain(lib.packages.iter().map(|p| &p.path))
         {
             self.file(f).hash(&mut h);
         }

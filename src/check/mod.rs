@@ -20,6 +20,7 @@ mod inputs;
 pub mod kubernetes;
 pub mod memo;
 pub mod outcome;
+pub mod package;
 pub mod policy;
 pub mod progress;
 pub mod runner;

@@ -286,10 +286,18 @@ pub(super) fn library_start(
             }
         }
     };
-    LibraryStart {
-        warnings: unknown_annotations(cache, opts, &files, who),
-        base: library_base(cache, opts, files, who),
+    let mut warnings = unknown_annotations(cache, opts, &files, who);
+    let base = library_base(cache, opts, files, who);
+    if let (Ok(b), false) = (&base, lib.packages.is_empty()) {
+        warnings.extend(super::package::findings(
+            sources,
+            lib,
+            &b.schema.schema,
+            Some(&b.merged.doc.value),
+            who,
+        ));
     }
+    LibraryStart { warnings, base }
 }
 
 /// Each library's schema (its `@data/values-schema` documents merged), from

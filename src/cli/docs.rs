@@ -1,13 +1,14 @@
-//! `yttcheck docs [--check] [--output FILE]`: writes each library's data
-//! values reference (`app::docs`) into the README.md of its folder, or
-//! checks that it is fresh (CI, the `yttcheck-docs` pre-commit hook).
+//! `yttcheck docs [--check] [--output FILE] [--modelines]`: writes what
+//! `app::derived` says each library's schema makes (its values reference
+//! in README.md, committed exports, its Package CRs' valuesSchema,
+//! modelines), or checks that it is fresh (CI, the `yttcheck-docs`
+//! pre-commit hook).
 
 use std::path::PathBuf;
 
 use clap::Args;
 
 use crate::app::{load_plan, open_source, Selection, UsageError};
-use crate::check::CheckOptions;
 use crate::source::SourceCache;
 
 #[derive(Args, Debug)]
@@ -29,6 +30,12 @@ pub struct DocsArgs {
     /// secret-looking keys are not shown)
     #[arg(long)]
     pub environments: bool,
+
+    /// Also write a `# yaml-language-server: $schema=` modeline into each
+    /// plain values file of a library with a JSON Schema export (`exports:`
+    /// in .yttcheck.yml), naming the export
+    #[arg(long)]
+    pub modelines: bool,
 }
 
 pub fn run(args: &DocsArgs) -> i32 {
@@ -50,23 +57,9 @@ fn run_inner(args: &DocsArgs) -> Result<i32, UsageError> {
     let source = open_source(&selection)?;
     let cache = SourceCache::new(source.opened.snapshot());
     let plan = load_plan(&cache, &source, &selection)?;
-    let opts = CheckOptions {
-        jobs: 0,
-        eval: crate::app::budget::eval_opts(&Default::default(), plan.budget.as_ref())?,
-        skip_validation: false,
-        progress: false,
-        keep_values: true,
-        render: false,
-        unused_values: false,
-        kubernetes: None,
-    };
-    let schemas = crate::check::library_schemas(&cache, &plan, &opts);
-    // each pair's final values, when the tables of them are asked for
-    let checked = args
-        .environments
-        .then(|| crate::check::run(&cache, &plan, &opts));
-    let secrets = crate::secrets::Secrets::new(&plan.secret_words);
     let snapshot = source.opened.snapshot();
+    // read through the snapshot: a README that links out of the
+    // repository is never read
     let read = |rel: &str| -> String {
         snapshot
             .read(rel)
@@ -74,71 +67,41 @@ fn run_inner(args: &DocsArgs) -> Result<i32, UsageError> {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default()
     };
-    // (file, its text as it should be)
-    let mut wanted: Vec<(String, String)> = Vec::new();
-    let mut all = String::new();
-    for lib in plan
-        .libraries
-        .iter()
-        .filter(|l| args.libraries.is_empty() || args.libraries.contains(&l.name))
-    {
-        let environments: Vec<crate::app::docs::EnvironmentValues> = checked
-            .iter()
-            .flat_map(|c| c.pairs.iter())
-            .filter(|p| p.library == lib.name && p.environment != crate::workspace::DEFAULTS_ENV)
-            .map(|p| crate::app::docs::EnvironmentValues {
-                environment: &p.environment,
-                values: p.values.as_ref().map(|d| &d.value),
-            })
-            .collect();
-        let reference = crate::app::docs::reference_with(
-            &lib.name,
-            schemas.get(&lib.name).and_then(Option::as_ref),
-            &environments,
-            &secrets,
-        );
-        if args.output.is_some() {
-            all.push_str(&reference);
-            all.push('\n');
-            continue;
-        }
-        let rel = if lib.root.is_root() {
-            "README.md".to_string()
-        } else {
-            format!("{}/README.md", lib.root)
-        };
-        // read through the snapshot: a README that links out of the
-        // repository is never read
-        let current = read(&rel);
-        wanted.push((rel, crate::app::docs::splice(&current, &reference)));
-    }
-    if let Some(out) = &args.output {
-        wanted.push((out.to_string_lossy().into_owned(), all));
-    }
+    let request = crate::app::derived::DocsRequest {
+        libraries: args.libraries.clone(),
+        environments: args.environments,
+        output: args
+            .output
+            .as_ref()
+            .map(|o| o.to_string_lossy().into_owned()),
+        modelines: args.modelines,
+    };
+    let wanted = crate::app::derived::wanted(&cache, &plan, &request, &read)?;
     let mut stale = 0;
-    for (rel, text) in &wanted {
-        if read(rel) == *text {
+    for w in &wanted {
+        if read(&w.path) == w.text {
             continue;
         }
         stale += 1;
         if args.check {
-            outln!("stale: {rel}");
+            outln!("stale: {} ({})", w.path, w.what);
         } else {
-            super::write::output_file(&root, rel, text.as_bytes())
-                .map_err(|e| UsageError(format!("cannot write {rel}: {e}")))?;
-            outln!("wrote: {rel}");
+            super::write::output_file(&root, &w.path, w.text.as_bytes())
+                .map_err(|e| UsageError(format!("cannot write {}: {e}", w.path)))?;
+            outln!("wrote: {} ({})", w.path, w.what);
         }
     }
     if args.check && stale > 0 {
         errln!(
-            "yttcheck: {stale} data values reference{} stale: run `yttcheck docs`",
-            if stale == 1 { " is" } else { "s are" }
+            "yttcheck: {stale} file{} stale: run `yttcheck docs`{}",
+            if stale == 1 { " is" } else { "s are" },
+            if args.modelines { " --modelines" } else { "" }
         );
         return Ok(1);
     }
     if stale == 0 {
         outln!(
-            "fresh: {} reference{}",
+            "fresh: {} file{}",
             wanted.len(),
             if wanted.len() == 1 { "" } else { "s" }
         );

@@ -171,6 +171,11 @@ pub fn run(args: &ListArgs) -> i32 {
                     "root": l.root.as_str(),
                     "declared": l.declared,
                     "name_origin": l.name_origin,
+                    "packages": l.packages.iter().map(|p| serde_json::json!({
+                        "path": p.path.as_str(),
+                        "name": p.name,
+                        "tied_by": p.tied_by,
+                    })).collect::<Vec<_>>(),
                 })
             })
             .collect();
@@ -222,6 +227,15 @@ pub fn run(args: &ListArgs) -> i32 {
         for l in &plan.libraries {
             if let Some(origin) = library_origin(l) {
                 out.push_str(&format!("library {}: {}, {origin}\n", l.name, l.root));
+            }
+            for p in &l.packages {
+                out.push_str(&format!(
+                    "package {}: {} ({}), by {}\n",
+                    l.name,
+                    p.path,
+                    crate::escape::control(&p.name),
+                    p.tied_by
+                ));
             }
         }
         if args.all {

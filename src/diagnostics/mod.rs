@@ -220,8 +220,10 @@ impl std::fmt::Debug for Finding {
 }
 
 /// An edit that fixes a finding: on `location`'s line, the first `old` at or
-/// after its column becomes `new`. Editors offer it as a code action; the
-/// hint of the finding says the same in words.
+/// after its column becomes `new`; or, with `lines`, that many whole lines
+/// from `location`'s line become the lines of `new` (a block written
+/// afresh). Editors offer it as a code action; the hint of the finding says
+/// the same in words.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fix {
     /// What the edit does, for people (`rename 'replica' to 'replicas'`).
@@ -229,6 +231,9 @@ pub struct Fix {
     pub location: Location,
     pub old: String,
     pub new: String,
+    /// Whole lines replaced by `new` (`old` is then what they hold).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<u32>,
 }
 
 impl Fix {
@@ -239,6 +244,20 @@ impl Fix {
             location,
             old: old.to_string(),
             new: new.to_string(),
+            lines: None,
+        }
+    }
+
+    /// The lines `old` (of a file whose text is `text`) from `location`'s
+    /// line written as `new` (no line end at its end).
+    pub fn replace_lines(title: String, location: Location, old: &str, new: String) -> Fix {
+        let lines = old.split('\n').count() as u32;
+        Fix {
+            title,
+            location,
+            old: old.to_string(),
+            new,
+            lines: Some(lines),
         }
     }
 
@@ -247,6 +266,15 @@ impl Fix {
     pub fn apply(&self, text: &str) -> Option<String> {
         let index = self.location.line.checked_sub(1)? as usize;
         let mut lines: Vec<&str> = text.split('\n').collect();
+        if let Some(n) = self.lines {
+            let end = index.checked_add(n as usize)?;
+            let held = lines.get(index..end)?.join("\n");
+            if held != self.old {
+                return None;
+            }
+            lines.splice(index..end, self.new.split('\n'));
+            return Some(lines.join("\n"));
+        }
         let line = *lines.get(index)?;
         let from = line
             .char_indices()

@@ -110,6 +110,51 @@ rules! {
         example: "envs/prod/secretgen.yml   # the library is named secretgen-controller",
         fix: "Rename it after the library (`yttcheck list` shows the names), or give it an environment-wide name (common.yml, values.yml, _all.yml...) if every library of the environment should read it.",
     },
+    /// A Package CR's valuesSchema that disagrees with its library's schema: a value missing from either, or a type or default that differs.
+    PackageSchemaDrift {
+        id: "package/schema-drift",
+        severity: Error,
+        summary: "A Package CR's `spec.valuesSchema.openAPIv3` that disagrees with its library's schema: a value one has and the other not, or a type (with `nullable`) or default that differs.",
+        why: "The CR is what `kctrl` and `tanzu package available get --values-schema` show the package's users, and what kapp-controller documents installs with; the schema is what ytt checks their values against. Kept in step by hand, they drift: users are shown values that ytt refuses, defaults that are not the defaults, and not shown values that exist. The library's side is ytt's own export (`--data-values-schema-inspect -o openapi-v3`), so a CR written from it matches exactly. Found at the CR's property (a Package CR is tied to the library its `template[].ytt.paths` name in the bundle beside it, or by `package:` on the library's entry in .yttcheck.yml).",
+        example: "# schema.yaml\n#@data/values-schema\n---\nreplicas: 2\n# package.yaml\nspec:\n  valuesSchema:\n    openAPIv3:\n      properties:\n        replicas:\n          type: string   # the schema says integer\n          default: \"2\"",
+        fix: "Write the valuesSchema from the schema: the editor's fix-it writes the block afresh (the rest of the file kept byte for byte), or paste `yttcheck inspect -f LIBRARY --data-values-schema-inspect -o openapi-v3`'s components.schemas.dataValues under valuesSchema.openAPIv3.",
+    },
+    /// A Package CR whose valuesSchema documents a value otherwise than the library's schema.
+    PackageDocDrift {
+        id: "package/doc-drift",
+        severity: Note,
+        summary: "A Package CR whose valuesSchema documents a value otherwise than the library's schema (title, description, examples, deprecation).",
+        why: "Users read the CR's descriptions (`kctrl package available get --values-schema`); the schema's `@schema/desc` is where authors change them. A description changed in one place only tells users something the package no longer does.",
+        example: "#@schema/desc \"Replicas of the controller\"\nreplicas: 2\n# package.yaml: description: How many pods",
+        fix: "Change the description in the schema and write the CR's valuesSchema from it (the fix-it of package/schema-drift does both at once).",
+    },
+    /// A Package CR with a valuesSchema whose library has no schema: compared by key only.
+    PackageUntypedLibrary {
+        id: "package/untyped-library",
+        severity: Note,
+        summary: "A Package CR with a valuesSchema whose library has no schema (`#@data/values` only): there is nothing typed to compare it with.",
+        why: "ytt exports an untyped (null) schema for such a library, so types and defaults cannot be held to anything; the keys the library's data values declare are compared instead (package/key-drift). Said once per CR, never as a wall of errors.",
+        example: "# values.yaml\n#@data/values\n---\nnamespace: harbor\n# package.yaml has spec.valuesSchema.openAPIv3",
+        fix: "Turn the library's data values into a schema (`#@data/values-schema`), then write the CR's valuesSchema from it.",
+    },
+    /// A Package CR whose valuesSchema offers keys the untyped library does not declare, or misses keys it does.
+    PackageKeyDrift {
+        id: "package/key-drift",
+        severity: Warning,
+        summary: "A Package CR whose valuesSchema names keys the library's (untyped) data values do not declare, or does not name keys they declare.",
+        why: "A key the CR offers that the data values do not declare is refused by ytt when a user sets it (whereabouts' CR said `resources.request` where its values say `requests`); a declared key the CR does not name is invisible to users.",
+        example: "# values.yaml: whereabouts.config.resources.requests.cpu\n# package.yaml: whereabouts.config.resources.request.cpu",
+        fix: "Rename the key on the side that is wrong (the data values are what ytt reads).",
+    },
+    /// A Package CR without a valuesSchema for a library with a schema.
+    PackageMissingValuesSchema {
+        id: "package/missing-values-schema",
+        severity: Warning,
+        summary: "A Package CR without `spec.valuesSchema.openAPIv3` for a library that has a schema.",
+        why: "Users of the package are shown no values (`kctrl package available get --values-schema` prints nothing) although the library declares and checks them.",
+        example: "spec:\n  refName: x.example.com\n  template: ...   # no valuesSchema",
+        fix: "Add valuesSchema.openAPIv3 from `yttcheck inspect -f LIBRARY --data-values-schema-inspect -o openapi-v3` (its components.schemas.dataValues).",
+    },
     /// A suppression that no finding needed any more.
     SuppressionUnused {
         id: "suppression/unused",

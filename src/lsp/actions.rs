@@ -118,7 +118,35 @@ pub fn for_diagnostic(uri: &Uri, text: &str, diagnostic: &Diagnostic) -> Vec<Cod
         ..Default::default()
     };
     let mut out = Vec::new();
-    if let Some(fix) = &data.fix {
+    if let Some(fix) = data.fix.as_ref().filter(|f| f.lines.is_some()) {
+        // whole lines written afresh, when they still hold what was read
+        let index = fix.location.line.saturating_sub(1) as usize;
+        let n = fix.lines.unwrap_or(0) as usize;
+        let held = lines.get(index..index + n).map(|l| l.join("\n"));
+        if n > 0 && held.as_deref() == Some(fix.old.as_str()) {
+            let last = lines[index + n - 1];
+            out.push(CodeAction {
+                title: crate::escape::control(&fix.title).into_owned(),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![diagnostic.clone()]),
+                edit: Some(edit(vec![TextEdit {
+                    range: Range {
+                        start: Position {
+                            line: index as u32,
+                            character: 0,
+                        },
+                        end: Position {
+                            line: (index + n - 1) as u32,
+                            character: utf16_column(last, last.len()),
+                        },
+                    },
+                    new_text: fix.new.clone(),
+                }])),
+                is_preferred: Some(true),
+                ..Default::default()
+            });
+        }
+    } else if let Some(fix) = &data.fix {
         let index = fix.location.line.saturating_sub(1) as usize;
         let key = data.rule == crate::diagnostics::RuleId::SchemaUndeclaredKey.id();
         if let Some((line, (start, end, new_text))) = lines
@@ -257,6 +285,57 @@ mod tests {
         actions.pop(); // the ignore comment
         let edits = actions.pop()?.edit?.changes?.remove(&uri)?;
         Some(edits.into_iter().next().unwrap())
+    }
+
+    #[test]
+    fn a_block_fix_replaces_its_whole_lines_only_while_they_hold_what_was_read() {
+        let uri = Uri::from_str("file:///r/package.yaml").unwrap();
+        let text = "spec:\n  valuesSchema:\n    openAPIv3: {}\n  template: x\n";
+        let fix = crate::diagnostics::Fix::replace_lines(
+            "write it".into(),
+            crate::diagnostics::Location {
+                path: "package.yaml".into(),
+                line: 2,
+                column: 0,
+            },
+            "  valuesSchema:\n    openAPIv3: {}",
+            "  valuesSchema:\n    openAPIv3:\n      type: object".into(),
+        );
+        assert_eq!(
+            fix.apply(text).unwrap(),
+            "spec:\n  valuesSchema:\n    openAPIv3:\n      type: object\n  template: x\n"
+        );
+        let d = |fix: crate::diagnostics::Fix| Diagnostic {
+            data: Some(
+                serde_json::to_value(Data {
+                    rule: "package/schema-drift".into(),
+                    fix: Some(fix),
+                })
+                .unwrap(),
+            ),
+            ..Default::default()
+        };
+        let actions = for_diagnostic(&uri, text, &d(fix.clone()));
+        let edit = &actions[0].edit.as_ref().unwrap().changes.as_ref().unwrap()[&uri][0];
+        assert_eq!(
+            (edit.range.start, edit.range.end),
+            (
+                Position {
+                    line: 1,
+                    character: 0
+                },
+                Position {
+                    line: 2,
+                    character: 17
+                }
+            )
+        );
+        assert_eq!(edit.new_text, fix.new);
+        // the file changed since: no fix (the ignore stays)
+        let changed = text.replace("{}", "{a: 1}");
+        assert_eq!(fix.apply(&changed), None);
+        let actions = for_diagnostic(&uri, &changed, &d(fix));
+        assert!(actions.iter().all(|a| !a.title.contains("write it")));
     }
 
     #[test]

@@ -149,6 +149,7 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
             .as_deref()
             .and_then(|b| crate::source::confine(b).ok()),
         fail_on_existing: cfg.fail_on_existing,
+        exports: cfg.exports.clone(),
         rules: cfg.rules.clone(),
         ignore: cfg.ignore.clone(),
         policies,
@@ -411,7 +412,9 @@ fn libraries(
     }
     if cfg.discover.unwrap_or(true) {
         let declared: Vec<RepoPath> = roots.iter().map(|r| r.root.clone()).collect();
-        for root in discover_libraries(files, claimed) {
+        for root in discover_libraries(files, claimed, &|f| {
+            super::vendored::is_other_tools(files, f)
+        }) {
             let overlaps = declared
                 .iter()
                 .any(|d| root.starts_with(d) || d.starts_with(&root));
@@ -465,10 +468,36 @@ fn libraries(
                 extra_files: extra,
                 file_marks: spec.map(|s| s.file_marks.clone()).unwrap_or_default(),
                 left_out,
+                packages: Vec::new(),
             }
         })
         .collect();
     libraries.sort_by(|a, b| a.name.cmp(&b.name));
+    // the Package CRs each library packages, named by its entry or found
+    let mut named = Vec::new();
+    for spec in &cfg.libraries {
+        let (Some(package), Some(path)) = (&spec.package, &spec.path) else {
+            if spec.package.is_some() {
+                problems.config_about(
+                    spec.package.as_deref(),
+                    "package: names the Package CR of one library (an entry with path:), not of a glob's".to_string(),
+                );
+            }
+            continue;
+        };
+        let root = RepoPath::new(path.trim_end_matches('/'));
+        let lib = libraries
+            .iter()
+            .position(|l| Some(&l.root) == root.as_ref());
+        match (lib, crate::source::confine(package).ok()) {
+            (Some(lib), Some(file)) if files.is_file(&file) => named.push((lib, file)),
+            _ => problems.config_about(
+                Some(package),
+                format!("package: {package} is no file of the repository"),
+            ),
+        }
+    }
+    super::packages::tie(files, &mut libraries, &named);
     (libraries, ambiguous)
 }
 
@@ -765,6 +794,7 @@ fn unread_yaml(
     for l in libraries {
         read.extend(l.files.iter());
         read.extend(l.extra_files.iter().map(|f| &f.path));
+        read.extend(l.packages.iter().map(|p| &p.path));
     }
     for p in pairs {
         read.extend(p.inputs.files.iter().map(|f| &f.path));
@@ -794,8 +824,11 @@ fn unread_yaml(
         {
             continue;
         }
-        if files.text(f).is_some() {
-            unused.push(f.clone());
+        if let Some(src) = files.text(f) {
+            // kapp-controller's metadata of a package is no ytt input
+            if !super::packages::holds_packaging_metadata(src.text()) {
+                unused.push(f.clone());
+            }
             continue;
         }
         let message = files

@@ -73,6 +73,25 @@ pub struct Config {
     /// every check uses it without the flag (hooks, daemon, `ci`, editor).
     #[serde(default)]
     pub baseline: Option<String>,
+    /// Committed exports of a library's schema that `yttcheck docs` writes
+    /// and `docs --check` holds fresh.
+    #[serde(default)]
+    pub exports: Vec<ExportSpec>,
+}
+
+/// `exports: [{library: web, path: schemas/web.json, format: json-schema}]`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct ExportSpec {
+    /// The library whose schema is exported.
+    pub library: String,
+    /// The file of the repository it is written to.
+    pub path: String,
+    /// `json-schema` (the default for a `.json` file) or `openapi-v3`
+    /// (ytt's `--data-values-schema-inspect -o openapi-v3`, the default
+    /// otherwise).
+    #[serde(default)]
+    pub format: Option<String>,
 }
 
 /// `kubernetes: {version: 1.30.0, strict: true, schema_locations: [...],
@@ -156,6 +175,11 @@ pub struct LibrarySpec {
     /// gives them to ytt.
     #[serde(default)]
     pub file_marks: Vec<String>,
+    /// The file of the library's Package CR (kapp-controller's
+    /// `data.packaging.carvel.dev` `Package`), when the CR does not say it
+    /// by its ytt paths.
+    #[serde(default)]
+    pub package: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -290,9 +314,11 @@ const SECTION_KEYS: &[&[&str]] = &[
         "vendored",
         "baseline",
         "fail_on_existing",
+        "exports",
     ],
     &["rule", "paths", "reason"],
-    &["path", "glob", "name", "files", "file_marks"],
+    &["path", "glob", "name", "files", "file_marks", "package"],
+    &["library", "format"],
     &[
         "name",
         "glob",
@@ -472,9 +498,19 @@ fn unknown_key_hint(message: &str) -> Option<String> {
     let start = message.find("unknown field `")? + "unknown field `".len();
     let rest = &message[start..];
     let key = &rest[..rest.find('`')?];
-    let best = SECTION_KEYS
+    // the keys the section accepts, as the parser lists them (the name of
+    // another section's key is no answer), else every section's
+    let expected: Vec<&str> = message
+        .find("expected ")
+        .map(|i| message[i..].split('`').skip(1).step_by(2).collect())
+        .unwrap_or_default();
+    let all: Vec<&str> = SECTION_KEYS
         .iter()
-        .flat_map(|s| s.iter())
+        .flat_map(|s| s.iter().copied())
+        .collect();
+    let candidates = if expected.is_empty() { &all } else { &expected };
+    let best = candidates
+        .iter()
         .map(|k| (crate::template::compiler::metas::strsim(key, k), *k))
         .filter(|(d, _)| *d <= 3)
         .min_by_key(|(d, _)| *d)?;

@@ -284,7 +284,13 @@ fn is_claimed(claimed: &[RepoPath], f: &RepoPath) -> bool {
     path.match_indices('/').any(|(i, _)| found(&path[..i]))
 }
 
-pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec<RepoPath> {
+/// The library folders of the repository. `other_tools` tells another
+/// tool's file (a library does not climb to a folder for it).
+pub(super) fn discover_libraries(
+    files: &RepoFiles,
+    claimed: &[RepoPath],
+    other_tools: &dyn Fn(&RepoPath) -> bool,
+) -> Vec<RepoPath> {
     // every YAML file is read for its annotations: on all cores (reading
     // is most of discovery), each file once for both
     use rayon::prelude::*;
@@ -322,10 +328,12 @@ pub(super) fn discover_libraries(files: &RepoFiles, claimed: &[RepoPath]) -> Vec
     let candidates: Vec<RepoPath> = roots.into_iter().collect();
     // folders holding ytt files right in them (not only in sub-folders,
     // which may be other things entirely)
+    // (other tools' files are not ytt's: a bundle's vendir.yml, the
+    // Package CR beside a bundle; a library does not climb to them)
     let holding_ytt_files: BTreeSet<&str> = files
         .files
         .iter()
-        .filter(|f| is_ytt_file(f) && !is_claimed(claimed, f))
+        .filter(|f| is_ytt_file(f) && !is_claimed(claimed, f) && !other_tools(f))
         .filter_map(|f| f.as_str().rsplit_once('/').map(|(dir, _)| dir))
         .collect();
     let mut climbed = BTreeSet::new();

@@ -16,6 +16,7 @@ pub mod config;
 pub mod declared;
 pub mod discover;
 pub mod pack;
+pub mod packages;
 pub mod patterns;
 pub mod plan;
 pub mod vendored;

@@ -21,6 +21,18 @@ impl FileArg {
     }
 }
 
+/// A Package CR (one document of a file) tied to a library.
+#[derive(Debug, Clone, Hash, PartialEq, Eq)]
+pub struct PackageCr {
+    pub path: RepoPath,
+    /// Which document of the file it is (0-based, as parsed).
+    pub document: usize,
+    /// Its `metadata.name` (empty when it has none).
+    pub name: String,
+    /// How it was tied to the library (`yttcheck list` says it).
+    pub tied_by: String,
+}
+
 /// A ytt library: a folder given to ytt with `-f`, with its own schema.
 #[derive(Debug, Clone, Hash)]
 pub struct Library {
@@ -44,6 +56,9 @@ pub struct Library {
     /// inside it, excluded paths), relative to the folder: what the
     /// equivalent ytt command excludes with `--file-mark`.
     pub left_out: Vec<String>,
+    /// The Package CRs of the repository that package it
+    /// (`package/schema-drift` holds their `valuesSchema` to its schema).
+    pub packages: Vec<PackageCr>,
 }
 
 /// What an environment gives one library: ytt's inputs after `-f <library>`.
@@ -228,6 +243,8 @@ pub struct Plan {
     pub vendored_globs: Vec<String>,
     /// `baseline:` of the config file.
     pub baseline: Option<RepoPath>,
+    /// `exports:` of the config file.
+    pub exports: Vec<super::config::ExportSpec>,
     /// `fail_on_existing:` of the config file.
     pub fail_on_existing: bool,
     /// `.yttcheck.yml`'s per-rule severities and per-path ignores.
@@ -336,6 +353,7 @@ impl Plan {
         lib.files
             .iter()
             .chain(lib.extra_files.iter().map(|f| &f.path))
+            .chain(lib.packages.iter().map(|p| &p.path))
     }
 
     /// A policy's file, its helpers and its pack's manifest (none for an

@@ -133,6 +133,32 @@ pub(super) fn is_well_known(f: &RepoPath) -> bool {
             .any(|d| WELL_KNOWN_FOLDERS.contains(&d))
 }
 
+/// The API groups of Carvel's other tools' configuration (a bundle's
+/// `kbld-config.yml`, `vendir.yml`, `.imgpkg/images.yml`).
+const CARVEL_TOOLS: &[&str] = &["kbld.k14s.io/", "vendir.k14s.io/", "imgpkg.carvel.dev/"];
+
+/// Whether a file is another tool's: a well-known file (`vendir.yml`,
+/// `.imgpkg/`...), Carvel's packaging (a `Package` CR, its metadata), or
+/// another Carvel tool's configuration.
+pub(super) fn is_other_tools(files: &RepoFiles, f: &RepoPath) -> bool {
+    is_well_known(f)
+        || (f.is_yaml()
+            && files.text(f).is_some_and(|t| {
+                let t = t.text();
+                super::packages::may_hold_packages(t)
+                    || super::packages::holds_packaging_metadata(t)
+                    || CARVEL_TOOLS.iter().any(|g| {
+                        t.lines().any(|l| {
+                            l.starts_with("apiVersion:")
+                                && l["apiVersion:".len()..]
+                                    .trim()
+                                    .trim_matches(['"', '\''])
+                                    .starts_with(g)
+                        })
+                    })
+            }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -58,7 +58,7 @@ fn docs_writes_a_reference_that_covers_the_schema_and_check_finds_a_stale_one() 
     assert_eq!(code, 0, "{out}");
     // a second run changes nothing
     let (_, out, _) = run(p, &["docs"]);
-    assert!(out.contains("fresh: 1 reference"), "{out}");
+    assert!(out.contains("fresh: 1 file"), "{out}");
     // the schema changes: the reference is stale until written again
     write(
         p,
@@ -138,4 +138,116 @@ fn with_environments_the_reference_shows_each_final_value_and_no_secret() {
     assert!(!readme.contains("hunter"), "{readme}");
     let (code, _, _) = run(p, &["docs", "--environments", "--check"]);
     assert_eq!(code, 0);
+}
+
+/// `exports:` in .yttcheck.yml: each committed export written as `inspect
+/// --data-values-schema-inspect -o FORMAT` prints it and held fresh by
+/// `docs --check`; `--modelines` names the JSON Schema export in each plain
+/// values file of the library; a Package CR's valuesSchema is written from
+/// the schema too.
+#[test]
+fn docs_keeps_exports_modelines_and_package_crs_in_step_with_the_schema() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    write(p, "packages/web/bundle/config/schema.yml", SCHEMA);
+    write(p, "envs/dev/web.yml", "replicas: 3\n");
+    write(
+        p,
+        ".yttcheck.yml",
+        "exports:\n- library: web\n  path: schemas/web.json\n- library: web\n  path: schemas/web.openapi.yml\n",
+    );
+    write(
+        p,
+        "packages/web/package.yaml",
+        "apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: web.example.com.1.0.0\nspec:\n  refName: web.example.com\n  valuesSchema:\n    openAPIv3:\n      type: object\n      properties:\n        replicas:\n          type: string\n  template:\n    spec:\n      template:\n      - ytt:\n          paths: [config/]\n",
+    );
+    let (code, out, err) = run(p, &["docs", "--modelines"]);
+    assert_eq!(code, 0, "{out}{err}");
+    for w in [
+        "wrote: schemas/web.json (schema export)",
+        "wrote: schemas/web.openapi.yml (schema export)",
+        "wrote: envs/dev/web.yml (modeline)",
+        "wrote: packages/web/package.yaml (Package CR valuesSchema)",
+    ] {
+        assert!(out.contains(w), "{w}\n{out}");
+    }
+    let (_, json_schema, _) = run(
+        p,
+        &[
+            "inspect",
+            "-f",
+            "packages/web/bundle/config",
+            "--data-values-schema-inspect",
+            "-o",
+            "json-schema",
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("schemas/web.json")).unwrap(),
+        json_schema
+    );
+    let (_, openapi, _) = run(
+        p,
+        &[
+            "inspect",
+            "-f",
+            "packages/web/bundle/config",
+            "--data-values-schema-inspect",
+            "-o",
+            "openapi-v3",
+        ],
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("schemas/web.openapi.yml")).unwrap(),
+        openapi
+    );
+    assert_eq!(
+        std::fs::read_to_string(p.join("envs/dev/web.yml")).unwrap(),
+        "# yaml-language-server: $schema=../../schemas/web.json\nreplicas: 3\n"
+    );
+    // the CR now matches: no package finding, and the rest of it is kept
+    let cr = std::fs::read_to_string(p.join("packages/web/package.yaml")).unwrap();
+    assert!(cr.starts_with("apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: web.example.com.1.0.0\nspec:\n  refName: web.example.com\n  valuesSchema:\n    openAPIv3:\n      type: object\n"), "{cr}");
+    assert!(
+        cr.ends_with(
+            "  template:\n    spec:\n      template:\n      - ytt:\n          paths: [config/]\n"
+        ),
+        "{cr}"
+    );
+    let (_, report) = super::common::check_json(p, &[]);
+    let package: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"].as_str().unwrap().starts_with("package/"))
+        .collect();
+    assert!(package.is_empty(), "{report:#}");
+    // ytt reads the values file with its modeline as before
+    let (code, out, err) = run(p, &["docs", "--check", "--modelines"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // the schema changes: each export is stale, and so is the CR
+    write(
+        p,
+        "packages/web/bundle/config/schema.yml",
+        SCHEMA.replace("replicas: 2", "replicas: 4"),
+    );
+    let (code, out, _) = run(p, &["docs", "--check"]);
+    assert_eq!(code, 1, "{out}");
+    for w in [
+        "stale: schemas/web.json (schema export)",
+        "stale: schemas/web.openapi.yml (schema export)",
+        "stale: packages/web/package.yaml (Package CR valuesSchema)",
+    ] {
+        assert!(out.contains(w), "{w}\n{out}");
+    }
+    // an export of a library that does not exist is a usage error
+    write(
+        p,
+        ".yttcheck.yml",
+        "exports:\n- library: webb\n  path: schemas/web.json\n",
+    );
+    let (code, _, err) = run(p, &["docs", "--check"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no library is named 'webb'"), "{err}");
 }

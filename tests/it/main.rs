@@ -29,6 +29,7 @@ mod kubernetes_upgrades;
 mod literal_annotations;
 mod lsp;
 mod node_runs;
+mod package_crs;
 mod packaging;
 mod policies;
 mod private_libraries;
