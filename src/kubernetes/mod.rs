@@ -83,7 +83,25 @@ pub struct Schemas {
     crds: Mutex<HashMap<[u8; 32], Arc<OnceLock<Lookup>>>>,
     /// Sibling documents (`_definitions.json`) parsed once.
     siblings: Arc<Mutex<HashMap<String, serde_json::Value>>>,
+    /// What a schema found in an object, by the schema and the object's
+    /// content: environments render the same objects again and again, and
+    /// each distinct one is validated once (bounded: a daemon keeps it).
+    found: Mutex<HashMap<(usize, [u8; 32]), validate::Found>>,
+    /// Per schema folder, the shared definitions its kinds refer to
+    /// (`_definitions.json` of the `-local` layouts, 1.2 MB), prepared once:
+    /// each kind's schema is compiled against it, not against a copy of it
+    /// analysed again for every kind.
+    definitions: Mutex<HashMap<String, Option<Arc<jsonschema::Registry<'static>>>>>,
 }
+
+/// Where the `-local` layouts' schemas find their shared definitions (their
+/// `$ref`s are `/api/_definitions.json#/$defs/...` under the `$id`
+/// `https://kubernetes.io/api/...`).
+const DEFINITIONS_URI: &str = "https://kubernetes.io/api/_definitions.json";
+
+/// At most this many objects' verdicts are kept (then they are forgotten
+/// all at once, as the memo's maps are).
+const FOUND_LIMIT: usize = 50_000;
 
 impl std::fmt::Debug for Schemas {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -109,7 +127,36 @@ impl Schemas {
             kinds: Mutex::default(),
             crds: Mutex::default(),
             siblings: Arc::default(),
+            found: Mutex::default(),
+            definitions: Mutex::default(),
         })
+    }
+
+    /// What the schema `schema` (its address: schemas live as long as
+    /// `self`) finds in an object whose content digest is `object`, found
+    /// by `validate` the first time only.
+    pub(crate) fn found_once(
+        &self,
+        schema: usize,
+        object: [u8; 32],
+        validate: impl FnOnce() -> validate::Found,
+    ) -> validate::Found {
+        let key = (schema, object);
+        if let Some(f) = self
+            .found
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return f.clone();
+        }
+        let f = validate();
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        if found.len() >= FOUND_LIMIT {
+            found.clear();
+        }
+        found.insert(key, f.clone());
+        f
     }
 
     pub fn options(&self) -> &KubernetesOptions {
@@ -170,17 +217,53 @@ impl Schemas {
             fetch: self.fetch.clone(),
             parsed: self.siblings.clone(),
         };
-        match jsonschema::options()
+        let folder = at.rsplit_once('/').map_or("", |(f, _)| f);
+        // (only a schema that names them: a `-standalone` schema has no
+        // `$ref`, and no folder of definitions is asked for)
+        let names_definitions = bytes.windows(17).any(|w| w == b"_definitions.json");
+        let definitions = names_definitions
+            .then(|| self.definitions_of(folder))
+            .flatten();
+        let options = jsonschema::options()
             .with_retriever(retriever)
-            .should_validate_formats(false)
-            .build(&schema)
-        {
+            .should_validate_formats(false);
+        let built = match &definitions {
+            Some(registry) => options.with_registry(registry).build(&schema),
+            None => options.build(&schema),
+        };
+        match built {
             Ok(v) => Lookup::Schema {
                 validator: Box::new(v),
                 from: at.to_string(),
             },
             Err(e) => Lookup::Failed(format!("the schema at {at} cannot be used: {e}")),
         }
+    }
+
+    /// The definitions beside the schemas of `folder`, prepared once (`None`
+    /// when the folder has none, or they cannot be read: a kind's `$ref`
+    /// to them is then retrieved as any other sibling, and fails as one).
+    fn definitions_of(&self, folder: &str) -> Option<Arc<jsonschema::Registry<'static>>> {
+        let mut kept = self.definitions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(r) = kept.get(folder) {
+            return r.clone();
+        }
+        let registry = self
+            .fetch
+            .fetch(&format!("{folder}/_definitions.json"))
+            .ok()
+            .flatten()
+            .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+            .and_then(|doc| {
+                jsonschema::Registry::new()
+                    .add(DEFINITIONS_URI, doc)
+                    .ok()?
+                    .prepare()
+                    .ok()
+            })
+            .map(Arc::new);
+        kept.insert(folder.to_string(), registry.clone());
+        registry
     }
 
     /// The compiled schema of one version of a CRD (`schema` as

@@ -35,6 +35,65 @@ pub struct Violation {
     pub key_path: Option<String>,
 }
 
+/// What a schema found in one object: each error's rule, field path and
+/// message (all of them functions of the object's content and the schema,
+/// so shared by every pair that renders the same object).
+pub(crate) type Found = std::sync::Arc<Vec<(RuleId, Vec<Segment>, String)>>;
+
+/// A digest of a YAML value's content (its JSON form is a function of it).
+fn content_digest(v: &Value) -> [u8; 32] {
+    fn feed(v: &Value, h: &mut blake3::Hasher) {
+        match v {
+            Value::Null => {
+                h.update(b"n");
+            }
+            Value::Bool(b) => {
+                h.update(if *b { b"t" } else { b"f" });
+            }
+            Value::Int(i) => {
+                h.update(b"i");
+                h.update(&i.to_le_bytes());
+            }
+            Value::UInt(u) => {
+                h.update(b"u");
+                h.update(&u.to_le_bytes());
+            }
+            Value::Float(f) => {
+                h.update(b"d");
+                h.update(&f.to_bits().to_le_bytes());
+            }
+            Value::Str(s) => {
+                h.update(b"s");
+                h.update(&(s.len() as u64).to_le_bytes());
+                h.update(s.as_bytes());
+            }
+            Value::Binary(b) => {
+                h.update(b"b");
+                h.update(&(b.len() as u64).to_le_bytes());
+                h.update(b);
+            }
+            Value::Map(m) => {
+                h.update(b"m");
+                h.update(&(m.items.len() as u64).to_le_bytes());
+                for i in &m.items {
+                    feed(&i.key, h);
+                    feed(&i.value, h);
+                }
+            }
+            Value::Array(a) => {
+                h.update(b"a");
+                h.update(&(a.items.len() as u64).to_le_bytes());
+                for i in &a.items {
+                    feed(&i.value, h);
+                }
+            }
+        }
+    }
+    let mut h = blake3::Hasher::new();
+    feed(v, &mut h);
+    *h.finalize().as_bytes()
+}
+
 /// What one pair's validation needs besides its documents.
 pub struct PairDocs<'a> {
     pub docs: &'a [Document],
@@ -250,7 +309,28 @@ fn validate_one(
             return;
         }
     };
-    let mut json = to_json(&doc.value);
+    // an object seen before with this schema (another environment's, most
+    // often) has the same errors: found once, placed for each pair
+    let schema_id = &**validator as *const jsonschema::Validator as usize;
+    let found = schemas.found_once(schema_id, content_digest(&doc.value), || {
+        std::sync::Arc::new(schema_errors(structural, validator, &what, &doc.value))
+    });
+    for (rule, path, message) in found.iter() {
+        out.push(at(pair, doc, path, *rule, message.clone()));
+    }
+}
+
+/// The errors of an object against its schema (a CRD's structural schema
+/// prunes and defaults it first, as the server does): rule, field path,
+/// message.
+fn schema_errors(
+    structural: Option<&serde_json::Value>,
+    validator: &jsonschema::Validator,
+    what: &str,
+    value: &Value,
+) -> Vec<(RuleId, Vec<Segment>, String)> {
+    let mut out = Vec::new();
+    let mut json = to_json(value);
     if let Some(schema) = structural {
         super::structural::prune_and_default(schema, &mut json);
         for d in super::structural::duplicate_map_keys(schema, &json) {
@@ -262,18 +342,13 @@ fn validate_one(
                     super::structural::PathPart::Index(i) => Segment::Index(i),
                 })
                 .collect();
-            out.push(at(
-                pair,
-                doc,
-                &path,
-                RuleId::KubernetesInvalid,
-                format!(
-                    "{what}: {}: the same {} as item {} of the list (the server keys the list by them and refuses a duplicate)",
-                    key_path(&path),
-                    d.keys,
-                    d.first
-                ),
-            ));
+            let message = format!(
+                "{what}: {}: the same {} as item {} of the list (the server keys the list by them and refuses a duplicate)",
+                key_path(&path),
+                d.keys,
+                d.first
+            );
+            out.push((RuleId::KubernetesInvalid, path, message));
         }
     }
     for e in validator.iter_errors(&json) {
@@ -291,35 +366,26 @@ fn validate_one(
                 for field in unexpected {
                     let mut path = segments.clone();
                     path.push(Segment::Key(field.clone()));
-                    out.push(at(
-                        pair,
-                        doc,
-                        &path,
-                        RuleId::KubernetesUnknownField,
-                        format!(
-                            "{what}: {}: unknown field {}",
-                            key_path(&path),
-                            quoted(field)
-                        ),
-                    ));
+                    let message = format!(
+                        "{what}: {}: unknown field {}",
+                        key_path(&path),
+                        quoted(field)
+                    );
+                    out.push((RuleId::KubernetesUnknownField, path, message));
                 }
             }
             kind => {
                 let words = words(kind, e.instance());
-                out.push(at(
-                    pair,
-                    doc,
-                    &segments,
-                    RuleId::KubernetesInvalid,
-                    format!("{what}: {}: {words}", key_path(&segments)),
-                ));
+                let message = format!("{what}: {}: {words}", key_path(&segments));
+                out.push((RuleId::KubernetesInvalid, segments, message));
             }
         }
     }
+    out
 }
 
 #[derive(Debug, Clone)]
-enum Segment {
+pub(crate) enum Segment {
     Key(String),
     Index(usize),
 }
