@@ -141,22 +141,26 @@ const CARVEL_TOOLS: &[&str] = &["kbld.k14s.io/", "vendir.k14s.io/", "imgpkg.carv
 /// `.imgpkg/`...), Carvel's packaging (a `Package` CR, its metadata), or
 /// another Carvel tool's configuration.
 pub(super) fn is_other_tools(files: &RepoFiles, f: &RepoPath) -> bool {
-    is_well_known(f)
-        || (f.is_yaml()
-            && files.text(f).is_some_and(|t| {
-                let t = t.text();
-                super::packages::may_hold_packages(t)
-                    || super::packages::holds_packaging_metadata(t)
-                    || CARVEL_TOOLS.iter().any(|g| {
-                        t.lines().any(|l| {
-                            l.starts_with("apiVersion:")
-                                && l["apiVersion:".len()..]
-                                    .trim()
-                                    .trim_matches(['"', '\''])
-                                    .starts_with(g)
-                        })
-                    })
-            }))
+    if is_well_known(f) {
+        return true;
+    }
+    if !f.is_yaml() {
+        return false;
+    }
+    let Some(src) = files.text(f) else {
+        return false;
+    };
+    let t = src.text();
+    let names_a_tool = |group: &str| {
+        t.contains(group)
+            && t.lines().any(|l| {
+                l.strip_prefix("apiVersion:")
+                    .is_some_and(|v| v.trim().trim_matches(['"', '\'']).starts_with(group))
+            })
+    };
+    super::packages::may_hold_packages(t)
+        || super::packages::holds_packaging_metadata(t)
+        || CARVEL_TOOLS.iter().any(|g| names_a_tool(g))
 }
 
 #[cfg(test)]
