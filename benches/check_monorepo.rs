@@ -658,6 +658,7 @@ fn real_packages_of(cases: Option<&Path>, ytt: Option<&str>) {
         cache_reruns(&root, &edited, &[0, 1], wall);
         // (monorepo.py commits what it writes: `--changed-since HEAD`)
         warm_daemon_checks(&root, &edited, &[0, 1], true);
+        kubernetes_cost(&root, wall);
         rendered_diff(&root, &commands, wall);
     }
     let Some(ytt) = ytt else {
@@ -675,6 +676,37 @@ fn real_packages_of(cases: Option<&Path>, ytt: Option<&str>) {
     println!(
         "  loop of one ytt per pair (2 at a time): {t:.2} s wall ({:.1}x the check)",
         t / wall.as_secs_f64()
+    );
+}
+
+/// `check` with every rendered object validated against Kubernetes 1.30.0's
+/// schemas (the `-local` layout `.ci/run` installs from the
+/// kubernetes-validate wheel), beside the cold check: at most 1.3x it.
+fn kubernetes_cost(root: &Path, check: Duration) {
+    let schemas = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/kubernetes-json-schema");
+    if !schemas.join("v1.30.0-local").is_dir() {
+        println!("  kubernetes: target/tools/kubernetes-json-schema not found (.ci/run installs it), skipped");
+        return;
+    }
+    let location = schemas.to_string_lossy().into_owned();
+    let args = [
+        "check",
+        "--quiet",
+        "--schema-location",
+        &location,
+        "--kubernetes-version",
+        "1.30.0",
+    ];
+    let runs = measured_runs_exiting(root, &args, 9, &[0, 1]);
+    let mut walls: Vec<f64> = runs.iter().map(|r| r.0.as_secs_f64()).collect();
+    walls.sort_by(f64::total_cmp);
+    let (wall, _) = medians(&runs);
+    println!(
+        "  check with Kubernetes 1.30.0 schemas: {:.3} s wall (min {:.3}, max {:.3} of 9), {:.2}x the cold check",
+        wall.as_secs_f64(),
+        walls[0],
+        walls[walls.len() - 1],
+        wall.as_secs_f64() / check.as_secs_f64()
     );
 }
 
