@@ -11,6 +11,7 @@ pub mod cli;
 pub mod daemon;
 pub mod diagnostics;
 pub mod diff;
+pub mod disk;
 pub mod escape;
 pub mod files;
 pub mod gocompat;

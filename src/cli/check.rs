@@ -145,7 +145,7 @@ pub fn in_process(req: &CheckRequest, cache_dir: Option<&std::path::Path>) -> An
     let mut warning = String::new();
     let store = cache_dir.and_then(|dir| {
         let dir = req.cwd.join(dir);
-        match super::cache::open(&dir, &req.cwd.join(&req.selection.root)) {
+        match crate::disk::store::open(&dir, &req.cwd.join(&req.selection.root)) {
             Ok(store) => Some(store),
             Err(why) => {
                 warning = format!("yttcheck: warning: not using the cache: {why}\n");
@@ -186,12 +186,12 @@ pub fn request(args: &CheckArgs) -> Result<CheckRequest, UsageError> {
     let outputs = outputs(args)?;
     for o in &outputs {
         if let Some(f) = &o.file {
-            super::write::can_write(f)
+            crate::disk::write::can_write(f)
                 .map_err(|e| UsageError(format!("cannot write {}: {e}", f.display())))?;
         }
     }
     if let (Some(f), true) = (&args.baseline, args.update_baseline) {
-        super::write::can_write(f)
+        crate::disk::write::can_write(f)
             .map_err(|e| UsageError(format!("cannot write {}: {e}", f.display())))?;
     }
     let cwd = super::args::current_dir()?;
@@ -220,7 +220,7 @@ pub fn deliver(answer: &mut Answer) -> i32 {
         super::out::err(&answer.stderr);
     }
     for (path, text) in &answer.files {
-        if let Err(e) = super::write::report_file(path, text.as_bytes()) {
+        if let Err(e) = crate::disk::write::report_file(path, text.as_bytes()) {
             errln!("yttcheck: error: cannot write {}: {e}", path.display());
             return 2;
         }

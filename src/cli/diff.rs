@@ -104,7 +104,7 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
             _ => render::json(&report),
         };
         match file {
-            Some(path) => super::write::report_file(&path, text.as_bytes())
+            Some(path) => crate::disk::write::report_file(&path, text.as_bytes())
                 .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
             None if format == "text" => super::out::report(&text),
             None => super::out::data(&text),

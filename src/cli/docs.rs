@@ -86,7 +86,7 @@ fn run_inner(args: &DocsArgs) -> Result<i32, UsageError> {
         if args.check {
             outln!("stale: {} ({})", w.path, w.what);
         } else {
-            super::write::output_file(&root, &w.path, w.text.as_bytes())
+            crate::disk::write::output_file(&root, &w.path, w.text.as_bytes())
                 .map_err(|e| UsageError(format!("cannot write {}: {e}", w.path)))?;
             outln!("wrote: {} ({})", w.path, w.what);
         }

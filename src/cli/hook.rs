@@ -108,7 +108,7 @@ fn install(dir: &Path, name: &str, text: &str) -> Result<(), UsageError> {
     }
     // written beside, then renamed over: a commit never runs half a hook,
     // and a link where the hook goes is replaced, never written through
-    super::write::replace_with_mode(dir, std::ffi::OsStr::new(name), text.as_bytes(), 0o755)
+    crate::disk::write::replace_with_mode(dir, std::ffi::OsStr::new(name), text.as_bytes(), 0o755)
         .map_err(|e| io("write", &hook, e))?;
     outln!("installed {}", hook.display());
     Ok(())

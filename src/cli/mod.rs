@@ -17,7 +17,6 @@ macro_rules! outln {
 }
 
 pub mod args;
-pub mod cache;
 pub mod check;
 pub mod ci;
 pub mod daemon;
@@ -31,7 +30,6 @@ pub mod out;
 pub mod render;
 pub mod rendered;
 pub mod schemas;
-pub mod write;
 
 use clap::{Parser, Subcommand};
 

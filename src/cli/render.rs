@@ -217,7 +217,7 @@ fn write_files(r: &Rendered, dir: &Path) -> Result<(), String> {
             OutputContent::Yaml(docs) => crate::yaml::print::print_docs(&r.docs.docs[docs.clone()]),
             OutputContent::Text(t) => t.clone(),
         };
-        let path = super::write::output_file(dir, &f.path, bytes.as_bytes())
+        let path = crate::disk::write::output_file(dir, &f.path, bytes.as_bytes())
             .map_err(|e| format!("Writing '{}': {e}", f.path))?;
         outln!("creating: {}", path.display());
     }

@@ -141,7 +141,7 @@ fn plain_name(name: &str) -> bool {
 
 /// Writes a pair's folder afresh: what an earlier render left there and
 /// this one does not make is removed (a link there is removed, not
-/// followed), then each file is written through `cli::write`.
+/// followed), then each file is written through `disk::write`.
 fn replace_folder(
     dir: &Path,
     folder: &str,
@@ -155,7 +155,7 @@ fn replace_folder(
     }
     .map_err(|e| UsageError(format!("cannot replace {}: {e}", path.display())))?;
     for (rel, bytes) in files {
-        super::write::output_file(dir, &format!("{folder}/{rel}"), bytes)
+        crate::disk::write::output_file(dir, &format!("{folder}/{rel}"), bytes)
             .map_err(|e| UsageError(format!("cannot write {folder}/{rel}: {e}")))?;
     }
     Ok(())

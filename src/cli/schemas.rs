@@ -275,7 +275,7 @@ impl HostFetch {
         }
     }
 
-    /// Writes a cache entry through `cli::write` (a temporary file renamed
+    /// Writes a cache entry through `disk::write` (a temporary file renamed
     /// into place: a reader never sees half of it; no link is followed). A
     /// cache that cannot be written only costs a fetch next time.
     fn keep(&self, name: &str, ext: &str, bytes: &[u8]) {
@@ -293,7 +293,7 @@ impl HostFetch {
             base = parent;
         }
         rel.reverse();
-        let _ = super::write::output_file(base, &rel.join("/"), bytes);
+        let _ = crate::disk::write::output_file(base, &rel.join("/"), bytes);
     }
 }
 

@@ -523,13 +523,13 @@ fn a_circle_between_files_is_caught() {
     assert!(file_edges()["template/compiler/program.rs"].contains("template/compiler/nodes.rs"));
 }
 
-/// Files are written only by `cli::write` (no link followed), the runner's
+/// Files are written only by `disk::write` (no link followed), the runner's
 /// own files (`cli::ci::github::append`) and the daemon in its private
 /// folder: no other module creates or writes a file.
 #[test]
-fn only_cli_write_writes_files() {
+fn only_disk_write_writes_files() {
     let allowed = [
-        "cli/write.rs",
+        "disk/write.rs",
         "cli/ci/github.rs",
         "daemon/server.rs",
         "daemon/client.rs",
@@ -547,7 +547,7 @@ fn only_cli_write_writes_files() {
         ] {
             assert!(
                 !code.contains(forbidden),
-                "{rel} writes a file ({forbidden}): use cli::write"
+                "{rel} writes a file ({forbidden}): use disk::write"
             );
         }
     }

@@ -219,7 +219,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
     };
     let mut request = request;
     let store = match &args.cache_dir {
-        Some(dir) => match super::cache::open(&request.cwd.join(dir), &root) {
+        Some(dir) => match crate::disk::store::open(&request.cwd.join(dir), &root) {
             Ok(store) => {
                 request.kubernetes.schema_cache = Some(
                     request
@@ -443,7 +443,7 @@ fn present(
 }
 
 fn write_file(path: &Path, text: &str) -> Result<(), UsageError> {
-    super::write::report_file(path, text.as_bytes())
+    crate::disk::write::report_file(path, text.as_bytes())
         .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))
 }
 

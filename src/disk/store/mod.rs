@@ -8,7 +8,7 @@
 //! that wrote them (`DIR/<build>/results.pack`): another build never reads
 //! them, and the first run of a new build removes the old builds' folders.
 //! The pack is read once at the first lookup and written once at the end
-//! of a run that added to it, through [`super::write::output_file`] (a
+//! of a run that added to it, through [`crate::disk::write::output_file`] (a
 //! temporary file renamed over it: a reader never sees half a pack; no
 //! link is followed). Two runs at once each write what they used; the
 //! last one's pack stays, and the other's new entries are computed again
@@ -86,7 +86,7 @@ pub fn open(dir: &Path, checked: &Path) -> Result<Arc<DiskStore>, String> {
     for (name, text) in [(TAG_NAME, TAG), (".gitignore", "*\n")] {
         let current = std::fs::read_to_string(dir.join(name)).ok();
         if current.as_deref() != Some(text) {
-            super::write::output_file(&dir, name, text.as_bytes())
+            crate::disk::write::output_file(&dir, name, text.as_bytes())
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
         }
     }
@@ -253,7 +253,7 @@ impl DiskStore {
             .entries()
             .filter(|(k, _)| !used.new.contains_key(*k) && !used.seen.contains(*k));
         let bytes = pack::encode(this_run.chain(older), max_bytes);
-        match super::write::output_file(&self.entries_made(), PACK_NAME, &bytes) {
+        match crate::disk::write::output_file(&self.entries_made(), PACK_NAME, &bytes) {
             Ok(_) => self.saved.fetch_add(1, Relaxed),
             Err(_) => self.failed.fetch_add(1, Relaxed),
         };
