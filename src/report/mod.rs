@@ -14,6 +14,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod sarif;
+pub mod summary;
 pub mod text;
 
 use crate::check::{CheckResult, Finding, Location, Severity};

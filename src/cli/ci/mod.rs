@@ -15,7 +15,6 @@
 //! go to a folder for an artifact.
 
 pub mod github;
-pub mod summary;
 
 use std::path::{Path, PathBuf};
 
@@ -375,16 +374,25 @@ fn present(
 
     // the summary: whole in the report folder, fitted in the job summary
     let sections = match (&new_input, &old_input) {
-        (Some(new), Some(old)) => {
-            verdict_sections(&headline, new, old, diff.as_ref(), nothing_to_check)
-        }
-        _ => summary_sections(&headline, &input, diff.as_ref(), nothing_to_check),
+        (Some(new), Some(old)) => crate::report::summary::verdict_sections(
+            &headline,
+            new,
+            old,
+            diff.as_ref().map(crate::diff::render::markdown),
+            nothing_to_check,
+        ),
+        _ => crate::report::summary::sections(
+            &headline,
+            &input,
+            diff.as_ref().map(crate::diff::render::markdown),
+            nothing_to_check,
+        ),
     };
     write_file(&report_dir.join("summary.md"), &sections.concat())?;
     if let (Some(file), false) = (&gh.summary_file, args.no_summary) {
-        let fitted = summary::fit(
+        let fitted = crate::report::summary::fit(
             &sections,
-            summary::GITHUB_SUMMARY_LIMIT,
+            crate::report::summary::GITHUB_SUMMARY_LIMIT,
             "truncated: the summary is over GitHub's 1 MiB; the whole report is in the `yttcheck` artifact (summary.md, findings.json, yttcheck.sarif)",
         );
         github::append(file, &fitted, "GITHUB_STEP_SUMMARY")?;
@@ -491,54 +499,4 @@ fn headline(event: &Event, result: &CheckResult, args: &CiArgs, nothing: bool) -
                 .unwrap_or_default()
         ),
     }
-}
-
-/// The summary of a change: the findings it brings first, those that
-/// stood on its base in a collapsed section, then the diff.
-fn verdict_sections(
-    headline: &str,
-    new: &ReportInput,
-    old: &ReportInput,
-    diff: Option<&DiffReport>,
-    nothing: bool,
-) -> Vec<String> {
-    let mut sections = summary_sections(headline, new, None, nothing);
-    if !nothing && !old.result.findings.is_empty() {
-        let report = render(Format::Markdown, old);
-        // the report's own title gives way to the section's, and its pairs
-        // table (the first section has it) goes
-        let rest = report.split_once('\n').map_or("", |(_, r)| r);
-        let rest = rest
-            .find("<details><summary>Pairs checked")
-            .map_or(rest, |at| &rest[..at]);
-        let n = old.result.findings.len();
-        sections.push(format!(
-            "<details><summary>{n} finding{} already on the base: still there, not this change's</summary>\n\n{rest}\n</details>\n\n",
-            if n == 1 { "" } else { "s" }
-        ));
-    }
-    if let Some(d) = diff {
-        sections.push(crate::diff::render::markdown(d));
-    }
-    sections
-}
-
-fn summary_sections(
-    headline: &str,
-    input: &ReportInput,
-    diff: Option<&DiffReport>,
-    nothing: bool,
-) -> Vec<String> {
-    if nothing {
-        // (the headline is ours: counts, the event's name, the shard asked)
-        return vec![format!("✅ yttcheck: {headline}.\n")];
-    }
-    // the findings report's own title, then our line of context under it
-    let report = render(Format::Markdown, input);
-    let (title, rest) = report.split_once('\n').unwrap_or((&report, ""));
-    let mut sections = vec![format!("{title}\n\n_{headline}_\n{rest}\n")];
-    if let Some(d) = diff {
-        sections.push(crate::diff::render::markdown(d));
-    }
-    sections
 }

@@ -1,8 +1,11 @@
-//! The job summary: GitHub renders `$GITHUB_STEP_SUMMARY` as Markdown on the
-//! run's page, and refuses a step's summary over 1 MiB (the whole step's
+//! The CI job summary, a printer over the findings report (and the diff's
+//! Markdown, which its face renders): GitHub renders `$GITHUB_STEP_SUMMARY`
+//! as Markdown on the run's page, and refuses a step's summary over 1 MiB (the whole step's
 //! summary is then dropped, not cut). So the summary is built from sections
 //! in order of importance and cut at a line before the limit, with a line
 //! that says where the rest is.
+
+use super::ReportInput;
 
 /// GitHub's limit on one step's summary.
 pub const GITHUB_SUMMARY_LIMIT: usize = 1024 * 1024;
@@ -37,6 +40,54 @@ pub fn fit(sections: &[String], limit: usize, cut_note: &str) -> String {
     }
     out.push_str(&note);
     out
+}
+
+/// The summary of a change: the findings it brings first, those that
+/// stood on its base in a collapsed section, then the diff.
+pub fn verdict_sections(
+    headline: &str,
+    new: &ReportInput,
+    old: &ReportInput,
+    diff: Option<String>,
+    nothing: bool,
+) -> Vec<String> {
+    let mut sections = sections(headline, new, None, nothing);
+    if !nothing && !old.result.findings.is_empty() {
+        let report = super::render(super::Format::Markdown, old);
+        // the report's own title gives way to the section's, and its pairs
+        // table (the first section has it) goes
+        let rest = report.split_once('\n').map_or("", |(_, r)| r);
+        let rest = rest
+            .find("<details><summary>Pairs checked")
+            .map_or(rest, |at| &rest[..at]);
+        let n = old.result.findings.len();
+        sections.push(format!(
+            "<details><summary>{n} finding{} already on the base: still there, not this change's</summary>\n\n{rest}\n</details>\n\n",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    sections.extend(diff);
+    sections
+}
+
+/// The summary of a check: the findings report under its title, with the
+/// headline under it, then the diff (already Markdown).
+pub fn sections(
+    headline: &str,
+    input: &ReportInput,
+    diff: Option<String>,
+    nothing: bool,
+) -> Vec<String> {
+    if nothing {
+        // (the headline is ours: counts, the event's name, the shard asked)
+        return vec![format!("✅ yttcheck: {headline}.\n")];
+    }
+    // the findings report's own title, then our line of context under it
+    let report = super::render(super::Format::Markdown, input);
+    let (title, rest) = report.split_once('\n').unwrap_or((&report, ""));
+    let mut sections = vec![format!("{title}\n\n_{headline}_\n{rest}\n")];
+    sections.extend(diff);
+    sections
 }
 
 #[cfg(test)]
