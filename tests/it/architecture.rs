@@ -616,3 +616,47 @@ fn every_test_runs_python_through_the_one_helper_that_skips_outside_ci() {
         offenders.join("\n")
     );
 }
+
+/// The code map has a section for every module of the layers table (its job,
+/// then its invariants as a list), and no section for a module that is not
+/// there; every module `lib.rs` declares is in the layers table.
+#[test]
+fn every_module_has_its_section_in_the_code_map() {
+    let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let layered: BTreeSet<String> = layering().layer.keys().cloned().collect();
+    let modules = &doc[doc.find("## Modules").expect("a Modules section")..];
+    let modules = &modules[..modules.find("\n## ").unwrap_or(modules.len())];
+    let sections: BTreeSet<String> = modules
+        .lines()
+        .filter_map(|l| l.strip_prefix("### `"))
+        .filter_map(|l| l.split('`').next())
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        sections, layered,
+        "the code map's sections and the layers table differ"
+    );
+    let lib = std::fs::read_to_string(root().join("src/lib.rs")).expect("src/lib.rs");
+    let declared: BTreeSet<String> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').to_string())
+        .collect();
+    assert_eq!(
+        declared, layered,
+        "lib.rs's modules and the layers table differ"
+    );
+    // each section is short to scan: its job in one paragraph, invariants as a list
+    for section in modules.split("\n### ").skip(1) {
+        let paragraphs = section
+            .split("\n\n")
+            .skip(1)
+            .filter(|p| !p.trim().is_empty() && !p.trim_start().starts_with("- "))
+            .count();
+        assert!(
+            paragraphs <= 1,
+            "{}: one paragraph, then a list",
+            section.lines().next().unwrap_or("")
+        );
+    }
+}
