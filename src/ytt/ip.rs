@@ -9,7 +9,7 @@ use starlark::values::tuple::{AllocTuple, UnpackTuple};
 use starlark::values::{Heap, Value};
 
 use super::args::{exactly, str_of};
-use super::object::{Object, ObjectKind};
+use super::object::{Object, ObjectValue};
 use super::{err, static_module};
 
 pub(super) fn is_v4(a: &IpAddr) -> bool {
@@ -54,6 +54,47 @@ fn mask(a: IpAddr, prefix: u8) -> IpAddr {
     }
 }
 
+/// `ip.parse_addr(...)`'s value.
+#[derive(Debug, Clone)]
+struct Addr(IpAddr);
+
+/// The network of `ip.parse_cidr(...)`: its masked address and prefix.
+#[derive(Debug, Clone)]
+struct Net(IpAddr, u8);
+
+impl ObjectValue for Addr {
+    fn type_name(&self) -> &'static str {
+        "@ytt:ip.addr"
+    }
+    fn methods(&self) -> &'static [&'static str] {
+        &["is_ipv4", "is_ipv6", "string"]
+    }
+    fn call<'v>(&self, name: &str, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+        Ok(match name {
+            "is_ipv4" => Value::new_bool(is_v4(&self.0)),
+            "is_ipv6" => Value::new_bool(!is_v4(&self.0)),
+            _ => heap.alloc_str(&ip_string(&self.0)).to_value(),
+        })
+    }
+}
+
+impl ObjectValue for Net {
+    fn type_name(&self) -> &'static str {
+        "@ytt:ip.net"
+    }
+    fn methods(&self) -> &'static [&'static str] {
+        &["addr", "string"]
+    }
+    fn call<'v>(&self, name: &str, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+        Ok(match name {
+            "addr" => heap.alloc(Object::new(Addr(self.0))),
+            _ => heap
+                .alloc_str(&format!("{}/{}", ip_string(&self.0), self.1))
+                .to_value(),
+        })
+    }
+}
+
 #[starlark_module]
 fn ip_members(builder: &mut GlobalsBuilder) {
     fn parse_addr<'v>(
@@ -65,9 +106,7 @@ fn ip_members(builder: &mut GlobalsBuilder) {
         let a: IpAddr = s
             .parse()
             .map_err(|_| err(format!("ip.parse_addr: invalid IP address: {s}")))?;
-        Ok(heap.alloc(Object {
-            kind: ObjectKind::IpAddr(a),
-        }))
+        Ok(heap.alloc(Object::new(Addr(a))))
     }
     fn parse_cidr<'v>(
         #[starlark(args)] args: UnpackTuple<Value<'v>>,
@@ -83,12 +122,8 @@ fn ip_members(builder: &mut GlobalsBuilder) {
         if p > max || prefix.starts_with('+') || (prefix.len() > 1 && prefix.starts_with('0')) {
             return Err(bad());
         }
-        let addr_v = heap.alloc(Object {
-            kind: ObjectKind::IpAddr(a),
-        });
-        let net_v = heap.alloc(Object {
-            kind: ObjectKind::IpNet(mask(a, p), p),
-        });
+        let addr_v = heap.alloc(Object::new(Addr(a)));
+        let net_v = heap.alloc(Object::new(Net(mask(a, p), p)));
         Ok(heap.alloc(AllocTuple([addr_v, net_v])))
     }
 }

@@ -10,7 +10,7 @@ use starlark::values::tuple::UnpackTuple;
 use starlark::values::{Heap, Value};
 
 use super::args::{exactly, str_of};
-use super::object::{Object, ObjectKind};
+use super::object::{Object, ObjectValue};
 use super::{err, static_module};
 
 // ------------------------------------------------------------------ url
@@ -283,9 +283,72 @@ fn url_members(builder: &mut GlobalsBuilder) {
         exactly("url.parse", &args, 1)?;
         let s = str_of("url.parse", args.items[0])?;
         let u = ParsedUrl::parse(s).map_err(|e| err(format!("url.parse: {e}")))?;
-        Ok(heap.alloc(Object {
-            kind: ObjectKind::Url(u),
-        }))
+        Ok(heap.alloc(Object::new(Url(u))))
+    }
+}
+
+/// `url.parse(...)`'s value.
+#[derive(Debug, Clone)]
+struct Url(ParsedUrl);
+
+/// A URL's user: name and password.
+#[derive(Debug, Clone)]
+struct User(String, Option<String>);
+
+impl ObjectValue for Url {
+    fn type_name(&self) -> &'static str {
+        "@ytt:url.value"
+    }
+    fn methods(&self) -> &'static [&'static str] {
+        &["user", "without_user", "string", "hostname"]
+    }
+    fn attribute<'v>(&self, name: &str, heap: Heap<'v>) -> Option<Value<'v>> {
+        (name == "user").then(|| match &self.0.user {
+            None => Value::new_none(),
+            Some((n, p)) => heap.alloc(Object::new(User(n.clone(), p.clone()))),
+        })
+    }
+    fn call<'v>(&self, name: &str, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+        Ok(match name {
+            "hostname" => heap.alloc_str(&self.0.hostname()).to_value(),
+            "without_user" => {
+                let mut u = self.0.clone();
+                u.user = None;
+                heap.alloc(Object::new(Url(u)))
+            }
+            "string" => heap.alloc_str(&self.0.to_string_go()).to_value(),
+            m => return Err(err(format!("unknown method {m}"))),
+        })
+    }
+}
+
+impl ObjectValue for User {
+    fn type_name(&self) -> &'static str {
+        "@ytt:url.user"
+    }
+    fn methods(&self) -> &'static [&'static str] {
+        &["name", "password", "string"]
+    }
+    fn attribute<'v>(&self, name: &str, heap: Heap<'v>) -> Option<Value<'v>> {
+        match name {
+            "name" => Some(heap.alloc_str(&self.0).to_value()),
+            "password" => Some(match &self.1 {
+                None => Value::new_none(),
+                Some(p) => heap.alloc_str(p).to_value(),
+            }),
+            _ => None,
+        }
+    }
+    fn call<'v>(&self, name: &str, heap: Heap<'v>) -> starlark::Result<Value<'v>> {
+        match name {
+            "string" => Ok(heap
+                .alloc_str(&match &self.1 {
+                    None => path_escape(&self.0),
+                    Some(p) => format!("{}:{}", path_escape(&self.0), path_escape(p)),
+                })
+                .to_value()),
+            m => Err(err(format!("unknown method {m}"))),
+        }
     }
 }
 

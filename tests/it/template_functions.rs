@@ -243,3 +243,48 @@ fn a_runaway_template_called_as_a_function_stops_at_the_same_line() {
     assert!(as_module.contains("loop.yml:4"), "{as_module}");
     assert_eq!(cache.template_functions(), 1);
 }
+
+/// `@ytt:url` and `@ytt:ip` values: their attributes, zero-argument
+/// methods, names and `dir()` (each module gives its own through
+/// `ytt::object::ObjectValue`).
+#[test]
+fn url_and_ip_values_answer_their_attributes_and_methods() {
+    let d = tempfile::tempdir().unwrap();
+    super::common::write(
+        d.path(),
+        "t.yml",
+        r#"#@ load("@ytt:url", "url")
+#@ load("@ytt:ip", "ip")
+#@ u = url.parse("https://user:p%40ss@example.com:8443/path?q=1")
+#@ c = ip.parse_cidr("10.1.2.3/8")
+s: #@ u.string()
+h: #@ u.hostname()
+w: #@ u.without_user().string()
+un: #@ u.user.name
+up: #@ u.user.password
+nouser: #@ url.parse("http://x").user
+a4: #@ ip.parse_addr("10.1.2.3").is_ipv4()
+a6: #@ ip.parse_addr("::1").is_ipv6()
+c0: #@ c[0].string()
+c1: #@ c[1].string()
+c1a: #@ c[1].addr().string()
+d: #@ dir(u)
+r: #@ str(c[1])
+m: #@ str(u.string)
+"#,
+    );
+    let (code, out, err) = super::common::run(d.path(), &["render", "-f", "t.yml"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "s: https://user:p%40ss@example.com:8443/path?q=1\nh: example.com\nw: https://example.com:8443/path?q=1\nun: user\nup: p@ss\nnouser: null\na4: true\na6: true\nc0: 10.1.2.3\nc1: 10.0.0.0/8\nc1a: 10.0.0.0\nd:\n- hostname\n- string\n- user\n- without_user\nr: '@ytt:ip.net(...)'\nm: <built-in method string>\n"
+    );
+    super::common::write(
+        d.path(),
+        "e.yml",
+        "#@ load(\"@ytt:url\", \"url\")\nx: #@ url.parse(\"http://x\").string(1)\n",
+    );
+    let (code, _, err) = super::common::run(d.path(), &["render", "-f", "e.yml"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("string: expected no argument"), "{err}");
+}
