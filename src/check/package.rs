@@ -100,9 +100,10 @@ pub(super) fn findings(
             f.detail = d.detail;
             if d.rule == RuleId::PackageSchemaDrift {
                 f.fix = fix.clone();
-                f.detail.push(
-                    "hint: write the CR's valuesSchema from the schema (the fix-it, or `yttcheck inspect -f LIBRARY --data-values-schema-inspect -o openapi-v3`)".to_string(),
-                );
+                f.detail.push(format!(
+                    "hint: write the CR's valuesSchema from the schema: the fix-it, `yttcheck docs`, or `yttcheck inspect -f {} --data-values-schema-inspect -o openapi-v3`",
+                    if lib.root.is_root() { "." } else { lib.root.as_str() }
+                ));
             }
             out.push(f);
         }

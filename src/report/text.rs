@@ -212,7 +212,9 @@ fn finding(
             line(out, &["  ", &st.blue("|"), " ", &st.dim(&detail_line(l))]);
         }
     } else {
-        for l in f.detail.iter().filter(|l| l.starts_with("hint: ")) {
+        // (a Package CR's drift says both sides: the schema's and the CR's)
+        let sides = matches!(f.rule, RuleId::PackageSchemaDrift | RuleId::PackageDocDrift);
+        for l in f.detail.iter().filter(|l| sides || l.starts_with("hint: ")) {
             line(out, &["  ", &st.blue("="), " ", &control(l)]);
         }
     }

@@ -298,6 +298,30 @@ fn each_change_of_a_matching_cr_is_found_at_its_line_and_the_fix_writes_it_afres
     assert!(package_findings(&report).is_empty(), "{report:#}");
 }
 
+/// The text report shows both sides of a drift.
+#[test]
+fn the_text_report_shows_both_sides_of_a_drift() {
+    let Some(cases) = cases() else { return };
+    let case = contour(&cases);
+    let (d, _) = one_package(
+        &case,
+        &exported(&case).replace("default: projectcontour", "default: contour"),
+    );
+    let (_, out, _) = run(
+        d.path(),
+        &["check", "--daemon", "never", "--color", "never"],
+    );
+    assert!(out.contains("error[package/schema-drift]"), "{out}");
+    assert!(
+        out.contains("= schema: string, default \"projectcontour\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("= Package CR: string, default \"contour\""),
+        "{out}"
+    );
+}
+
 /// whereabouts 0.5.0 has no schema (plain `#@data/values`), and its CR said
 /// `resources.request` where the values say `requests` (as TCE's did).
 #[test]
