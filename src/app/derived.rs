@@ -10,7 +10,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::check::CheckOptions;
 use crate::schema::Schema;
 use crate::source::{RepoPath, SourceCache};
 use crate::workspace::Plan;
@@ -53,16 +52,10 @@ pub fn wanted(
     req: &DocsRequest,
     read: &dyn Fn(&str) -> String,
 ) -> Result<Vec<Wanted>, UsageError> {
-    let opts = CheckOptions {
-        jobs: 0,
-        eval: super::budget::eval_opts(&Default::default(), plan.budget.as_ref())?,
-        skip_validation: false,
-        progress: false,
-        keep_values: true,
-        render: false,
-        unused_values: false,
-        kubernetes: None,
-    };
+    let opts = super::inspect::values_only(super::budget::eval_opts(
+        &Default::default(),
+        plan.budget.as_ref(),
+    )?);
     let chosen = |name: &str| req.libraries.is_empty() || req.libraries.iter().any(|l| l == name);
     for e in &plan.exports {
         if !plan.libraries.iter().any(|l| l.name == e.library) {

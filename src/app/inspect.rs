@@ -116,16 +116,7 @@ pub fn pairs_reading(
     if plan.pairs.is_empty() {
         return Ok(Vec::new());
     }
-    let opts = CheckOptions {
-        jobs: 0,
-        eval: eval_opts(budget, plan.budget.as_ref())?,
-        skip_validation: false,
-        progress: false,
-        keep_values: true,
-        render: false,
-        unused_values: false,
-        kubernetes: None,
-    };
+    let opts = values_only(eval_opts(budget, plan.budget.as_ref())?);
     let result = crate::check::run(&cache, &plan, &opts);
     Ok(result
         .pairs
@@ -148,4 +139,19 @@ pub fn pairs_reading(
             }
         })
         .collect())
+}
+
+/// A check's options for the final values of pairs and nothing more: no
+/// rendering, every validation, on every core.
+pub(super) fn values_only(eval: crate::template::eval::EvalOpts) -> CheckOptions {
+    CheckOptions {
+        jobs: 0,
+        eval,
+        skip_validation: false,
+        progress: false,
+        keep_values: true,
+        render: false,
+        unused_values: false,
+        kubernetes: None,
+    }
 }

@@ -103,6 +103,42 @@ pub fn yaml_key(key: &str) -> String {
     out
 }
 
+/// Where a fix's edit goes in the file whose lines are `lines`, and its
+/// text: whole lines written afresh while they still hold what was read,
+/// or a span of one line ([`fix_span`]); `None` when the file changed so
+/// that the fix no longer applies.
+fn fix_edit(lines: &[&str], fix: &crate::diagnostics::Fix, rule: &str) -> Option<(Range, String)> {
+    let index = fix.location.line.saturating_sub(1) as usize;
+    let at = |line: usize, character: u32| Position {
+        line: line as u32,
+        character,
+    };
+    if let Some(n) = fix.lines {
+        let n = n as usize;
+        let held = lines.get(index..index.checked_add(n)?)?;
+        if n == 0 || held.join("\n") != fix.old {
+            return None;
+        }
+        let last = held[n - 1];
+        let end = at(index + n - 1, utf16_column(last, last.len()));
+        return Some((
+            Range {
+                start: at(index, 0),
+                end,
+            },
+            fix.new.clone(),
+        ));
+    }
+    let line = lines.get(index)?;
+    let key = rule == crate::diagnostics::RuleId::SchemaUndeclaredKey.id();
+    let (start, end, new_text) = fix_span(line, fix, key)?;
+    let range = Range {
+        start: at(index, utf16_column(line, start)),
+        end: at(index, utf16_column(line, end)),
+    };
+    Some((range, new_text))
+}
+
 /// The actions on `diagnostic` of the file whose text is `text`.
 pub fn for_diagnostic(uri: &Uri, text: &str, diagnostic: &Diagnostic) -> Vec<CodeAction> {
     let Some(data) = diagnostic
@@ -118,62 +154,19 @@ pub fn for_diagnostic(uri: &Uri, text: &str, diagnostic: &Diagnostic) -> Vec<Cod
         ..Default::default()
     };
     let mut out = Vec::new();
-    if let Some(fix) = data.fix.as_ref().filter(|f| f.lines.is_some()) {
-        // whole lines written afresh, when they still hold what was read
-        let index = fix.location.line.saturating_sub(1) as usize;
-        let n = fix.lines.unwrap_or(0) as usize;
-        let held = lines.get(index..index + n).map(|l| l.join("\n"));
-        if n > 0 && held.as_deref() == Some(fix.old.as_str()) {
-            let last = lines[index + n - 1];
-            out.push(CodeAction {
-                title: crate::escape::control(&fix.title).into_owned(),
-                kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![diagnostic.clone()]),
-                edit: Some(edit(vec![TextEdit {
-                    range: Range {
-                        start: Position {
-                            line: index as u32,
-                            character: 0,
-                        },
-                        end: Position {
-                            line: (index + n - 1) as u32,
-                            character: utf16_column(last, last.len()),
-                        },
-                    },
-                    new_text: fix.new.clone(),
-                }])),
-                is_preferred: Some(true),
-                ..Default::default()
-            });
-        }
-    } else if let Some(fix) = &data.fix {
-        let index = fix.location.line.saturating_sub(1) as usize;
-        let key = data.rule == crate::diagnostics::RuleId::SchemaUndeclaredKey.id();
-        if let Some((line, (start, end, new_text))) = lines
-            .get(index)
-            .and_then(|line| Some((line, fix_span(line, fix, key)?)))
-        {
-            out.push(CodeAction {
-                title: crate::escape::control(&fix.title).into_owned(),
-                kind: Some(CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![diagnostic.clone()]),
-                edit: Some(edit(vec![TextEdit {
-                    range: Range {
-                        start: Position {
-                            line: index as u32,
-                            character: utf16_column(line, start),
-                        },
-                        end: Position {
-                            line: index as u32,
-                            character: utf16_column(line, end),
-                        },
-                    },
-                    new_text,
-                }])),
-                is_preferred: Some(true),
-                ..Default::default()
-            });
-        }
+    if let Some((fix, (range, new_text))) = data
+        .fix
+        .as_ref()
+        .and_then(|fix| Some((fix, fix_edit(&lines, fix, &data.rule)?)))
+    {
+        out.push(CodeAction {
+            title: crate::escape::control(&fix.title).into_owned(),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![diagnostic.clone()]),
+            edit: Some(edit(vec![TextEdit { range, new_text }])),
+            is_preferred: Some(true),
+            ..Default::default()
+        });
     }
     let line = diagnostic.range.start.line;
     if let Some(text) = lines.get(line as usize) {

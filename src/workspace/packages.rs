@@ -24,15 +24,20 @@ const GROUP: &str = "data.packaging.carvel.dev/";
 /// Whether a file's text may hold a Package CR: a cheap look before it is
 /// parsed (most YAML files of a repository hold none).
 pub fn may_hold_packages(text: &str) -> bool {
-    text.contains(GROUP)
-        && text.lines().any(|l| {
-            let t = l.trim();
-            t.starts_with("kind:")
-                && t.trim_start_matches("kind:")
-                    .trim()
-                    .trim_matches(['"', '\''])
-                    == "Package"
-        })
+    text.contains(GROUP) && kinds(text).any(|k| k == "Package")
+}
+
+/// The values of a text's `kind:` lines, unquoted (a cheap look at what
+/// its documents are, before anything is parsed).
+fn kinds(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|l| {
+        Some(
+            l.trim()
+                .strip_prefix("kind:")?
+                .trim()
+                .trim_matches(['"', '\'']),
+        )
+    })
 }
 
 /// Whether a file's text holds Carvel packaging documents that are no ytt
@@ -41,14 +46,9 @@ pub fn may_hold_packages(text: &str) -> bool {
 /// tied to no library is one: `package:` on a library's entry ties it.)
 pub fn holds_packaging_metadata(text: &str) -> bool {
     text.contains("packaging.carvel.dev/")
-        && text.lines().any(|l| {
-            let t = l.trim();
-            t.starts_with("kind:")
-                && t.trim_start_matches("kind:")
-                    .trim()
-                    .trim_matches(['"', '\''])
-                    .strip_prefix("Package")
-                    .is_some_and(|rest| !rest.is_empty())
+        && kinds(text).any(|k| {
+            k.strip_prefix("Package")
+                .is_some_and(|rest| !rest.is_empty())
         })
 }
 

@@ -228,3 +228,32 @@ pub fn input_file(
         marks: Default::default(),
     })
 }
+
+/// The real configurations of `../shared/realworld/cases`, or `None`
+/// (skipped, loudly, naming `what`) outside CI; with CI set, a missing
+/// corpus fails the test.
+pub fn realworld_cases(what: &str) -> Option<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/cases");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "../shared/realworld not found, and CI is set"
+    );
+    skip(&format!("{what}: ../shared/realworld not found"));
+    None
+}
+
+/// Copies the folder `from` to `to`, recursively.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}

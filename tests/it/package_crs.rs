@@ -10,31 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::common::{check_json, run, skip, write};
+use super::common::{check_json, copy_dir, run, write};
 
 fn cases() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realworld/cases");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "../shared/realworld not found, and CI is set"
-    );
-    skip("package CRs: ../shared/realworld not found");
-    None
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
+    super::common::realworld_cases("package CRs")
 }
 
 /// ytt's recorded export of a case's schema: the lines of its

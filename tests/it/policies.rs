@@ -267,18 +267,7 @@ fn the_example_prod_pack_on_the_example_monorepo() {
     insta::assert_snapshot!("example_prod_pack", text);
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
+use super::common::copy_dir;
 
 #[test]
 fn output_policies_check_rendered_documents_selected_by_their_fields() {
