@@ -7,7 +7,8 @@ use super::finding::{Finding, Location};
 use super::from_errors::Subject;
 use crate::diagnostics::RuleId;
 use crate::files::InputFile;
-use crate::source::{RepoPath, SourceCache, SourceError};
+use crate::source::{EntryKind, RepoPath, Snapshot, SourceCache, SourceError};
+use crate::workspace::plan::EmbeddedValues;
 
 /// A file read failure as a finding.
 fn unreadable(e: &SourceError, who: &Subject) -> Finding {
@@ -76,5 +77,117 @@ pub(super) fn marked_input_files(
         Ok(files)
     } else {
         Err(problems)
+    }
+}
+
+/// A data values file kept inside another file (a Secret's key), read for
+/// one pair and served to the values flags under a name no repository path
+/// can have; its findings name the Secret's file, at its lines.
+pub(super) struct EmbeddedFile {
+    virtual_path: String,
+    shown_as: RepoPath,
+    text: String,
+}
+
+impl EmbeddedFile {
+    /// The `--data-values-file` argument: `name=path`, the Secret's file as
+    /// the name.
+    pub(super) fn flag(&self) -> String {
+        format!("{}={}", self.shown_as, self.virtual_path)
+    }
+}
+
+/// The pair's values kept in Secrets, read; a key that cannot be read (the
+/// file changed since the plan, base64 that is not) is a finding at its
+/// line.
+pub(super) fn embedded_values(
+    sources: &SourceCache,
+    wanted: &[EmbeddedValues],
+    who: &Subject,
+) -> Result<Vec<EmbeddedFile>, Vec<Finding>> {
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for (i, e) in wanted.iter().enumerate() {
+        let src = match sources.get(&e.path) {
+            Ok(src) => src,
+            Err(err) => {
+                problems.push(unreadable(&err, who));
+                continue;
+            }
+        };
+        match crate::workspace::embedded::values_text(&src, e.document, &e.key) {
+            Ok(text) => out.push(EmbeddedFile {
+                // NUL is in no repository path
+                virtual_path: format!("\0embedded/{i}.yml"),
+                shown_as: e.path.clone(),
+                text,
+            }),
+            Err(err) => {
+                let mut location = Location::file(e.path.as_str());
+                location.line = err.line;
+                problems.push(who.finding(
+                    RuleId::FileUnreadable,
+                    format!(
+                        "the values {} of a Secret cannot be read: {}",
+                        e.key, err.message
+                    ),
+                    Some(location),
+                ));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+/// The snapshot as the values flags read it (plain values files), through
+/// the shared file cache, with the pair's embedded values files.
+pub(super) struct PairSnapshot<'a> {
+    pub(super) sources: &'a SourceCache<'a>,
+    pub(super) embedded: &'a [EmbeddedFile],
+}
+
+impl PairSnapshot<'_> {
+    fn embedded(&self, path: &str) -> Option<&EmbeddedFile> {
+        self.embedded.iter().find(|e| e.virtual_path == path)
+    }
+}
+
+impl Snapshot for PairSnapshot<'_> {
+    fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
+        match self.embedded(path) {
+            Some(_) => Ok(EntryKind::File),
+            None => self.sources.snapshot().kind(path),
+        }
+    }
+    fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
+        self.sources.snapshot().list(dir)
+    }
+    fn list_kinds(
+        &self,
+        dir: &str,
+    ) -> Result<Vec<(String, crate::source::EntryKindResult)>, SourceError> {
+        self.sources.snapshot().list_kinds(dir)
+    }
+    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
+        if let Some(e) = self.embedded(path) {
+            return Ok(e.text.as_bytes().to_vec());
+        }
+        match RepoPath::new(path) {
+            Some(p) => self.sources.get(&p).map(|s| s.text().as_bytes().to_vec()),
+            None => self.sources.snapshot().read(path),
+        }
+    }
+    fn resolve_symlink(&self, path: &str) -> Option<String> {
+        match self.embedded(path) {
+            Some(_) => None,
+            None => self.sources.snapshot().resolve_symlink(path),
+        }
+    }
+    fn describe(&self) -> String {
+        self.sources.snapshot().describe()
     }
 }

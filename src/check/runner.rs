@@ -20,7 +20,7 @@ use super::usage::ValueUsage;
 use crate::diagnostics::Severity;
 use crate::files::{FileInLibrary, InputFile, LibraryCtx, LibraryTree};
 use crate::schema::{DocType, Type};
-use crate::source::{EntryKind, RepoPath, Snapshot, SourceCache, SourceError, Stdin};
+use crate::source::{RepoPath, SourceCache, Stdin};
 use crate::template::{CompileCache, EvalSession};
 use crate::values::envelope::{ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA};
 use crate::values::pipeline::{
@@ -36,41 +36,8 @@ use crate::yaml::{Document, Value};
 
 use super::finding::{Finding, Location};
 use super::from_errors::{from_values_error, Stage, Subject};
-use super::inputs::{input_files, marked_input_files};
+use super::inputs::{embedded_values, input_files, marked_input_files, PairSnapshot};
 use super::outcome::CheckOptions;
-
-/// The snapshot as the values flags read it (plain values files), through
-/// the shared file cache.
-struct CachedSnapshot<'a> {
-    sources: &'a SourceCache<'a>,
-}
-
-impl Snapshot for CachedSnapshot<'_> {
-    fn kind(&self, path: &str) -> Result<EntryKind, SourceError> {
-        self.sources.snapshot().kind(path)
-    }
-    fn list(&self, dir: &str) -> Result<Vec<String>, SourceError> {
-        self.sources.snapshot().list(dir)
-    }
-    fn list_kinds(
-        &self,
-        dir: &str,
-    ) -> Result<Vec<(String, crate::source::EntryKindResult)>, SourceError> {
-        self.sources.snapshot().list_kinds(dir)
-    }
-    fn read(&self, path: &str) -> Result<Vec<u8>, SourceError> {
-        match RepoPath::new(path) {
-            Some(p) => self.sources.get(&p).map(|s| s.text().as_bytes().to_vec()),
-            None => self.sources.snapshot().read(path),
-        }
-    }
-    fn resolve_symlink(&self, path: &str) -> Option<String> {
-        self.sources.snapshot().resolve_symlink(path)
-    }
-    fn describe(&self) -> String {
-        self.sources.snapshot().describe()
-    }
-}
 
 /// A file's ytt order offset for environment `-f` files: after every library
 /// file, in the environment's order.
@@ -485,6 +452,7 @@ fn evaluate_pair(
     let session = EvalSession::new(tree, &opts.eval, cache, empty_values());
 
     // flags: plain values files, -v, --data-value-yaml, ...
+    let embedded = embedded_values(sources, &pair.inputs.embedded_values, who)?;
     let flags = DataValuesFlags {
         env_from_strings: pair.inputs.env_prefixes.clone(),
         env_from_yaml: pair.inputs.env_yaml_prefixes.clone(),
@@ -497,10 +465,14 @@ fn evaluate_pair(
             .data_values_files
             .iter()
             .map(|p| format!("{p}={p}"))
+            .chain(embedded.iter().map(|e| e.flag()))
             .collect(),
     };
     let stdin = Stdin::closed();
-    let snap = CachedSnapshot { sources };
+    let snap = PairSnapshot {
+        sources,
+        embedded: &embedded,
+    };
     let mut overlays = flags
         .as_overlays(&snap, &stdin, &pair.inputs.env, opts.eval.strict)
         .map_err(|m| vec![super::from_errors::from_flag_error(&m, who)])?;

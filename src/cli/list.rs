@@ -153,6 +153,11 @@ pub fn run(args: &ListArgs) -> i32 {
                     "library": plan.libraries[p.library].name,
                     "environment": p.environment,
                     "ytt": ytt_command(&plan, p),
+                    "embedded_values": p.inputs.embedded_values.iter().map(|e| serde_json::json!({
+                        "file": e.path.as_str(),
+                        "document": e.document,
+                        "key": e.key,
+                    })).collect::<Vec<_>>(),
                     "files": plan.files_read(p).iter().map(|f| f.as_str().to_string()).collect::<Vec<_>>(),
                 })
             })
@@ -206,6 +211,16 @@ pub fn run(args: &ListArgs) -> i32 {
                 .map(|s| shell_quote(s))
                 .collect();
             out.push_str(&format!("  {}\n", cmd.join(" ")));
+            for e in &p.inputs.embedded_values {
+                // kapp-controller writes each key to a file for
+                // --data-values-file; no shell line can say that alone
+                out.push_str(&format!(
+                    "  and --data-values-file: key {} of the Secret in {} (document {})\n",
+                    crate::escape::control(&e.key),
+                    e.path,
+                    e.document + 1
+                ));
+            }
             for f in plan.files_read(p) {
                 out.push_str(&format!("    {f}\n"));
             }

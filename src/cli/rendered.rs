@@ -56,6 +56,13 @@ fn run_inner(cwd: &Path, args: &RenderArgs) -> Result<i32, UsageError> {
     let mut failed = Vec::new();
     for pair in &plan.pairs {
         let name = pair.name(&plan);
+        if !pair.inputs.embedded_values.is_empty() {
+            errln!(
+                "yttcheck: note: {}: its values are kept in a Secret (a PackageInstall's); --output-files does not render such pairs yet (`yttcheck check` and `diff` do)",
+                crate::escape::control(&name)
+            );
+            continue;
+        }
         let mut cmd = super::list::ytt_command(&plan, pair);
         // `ytt ... --data-values-inspect`: the render, without the inspect
         cmd.retain(|a| a != "--data-values-inspect");

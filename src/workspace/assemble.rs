@@ -109,7 +109,9 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         &mut problems,
     );
     let matrix = matrix(&cfg, &libraries, &per_lib, &mut problems);
-    let (mut pairs, skipped) = pairs(files, &libraries, &mut per_lib, &matrix);
+    let (mut pairs, mut skipped) = pairs(files, &libraries, &mut per_lib, &matrix);
+    let samples = samples(files, &cfg, &libraries, &mut problems);
+    super::installs::add_pairs(files, &libraries, &samples, &mut pairs, &mut skipped);
     let policies = policies(files, &cfg, &libraries, &mut pairs, &mut problems);
     let names: Vec<String> = libraries.iter().map(|l| l.name.clone()).collect();
     let unmatched_files: Vec<UnmatchedFile> = std::mem::take(&mut problems.unmatched)
@@ -501,6 +503,42 @@ fn libraries(
     (libraries, ambiguous)
 }
 
+/// The sample values files library entries name (`samples:`): the
+/// library's index and the file.
+fn samples(
+    files: &RepoFiles,
+    cfg: &Config,
+    libraries: &[Library],
+    problems: &mut Problems,
+) -> Vec<(usize, RepoPath)> {
+    let mut out = Vec::new();
+    for spec in cfg.libraries.iter().filter(|s| !s.samples.is_empty()) {
+        let lib = spec.path.as_deref().and_then(|path| {
+            let root = RepoPath::new(path.trim_end_matches('/'));
+            libraries
+                .iter()
+                .position(|l| Some(&l.root) == root.as_ref())
+        });
+        let Some(lib) = lib else {
+            problems.config_about(
+                spec.samples.first().map(String::as_str),
+                "samples: names the sample values files of one library (an entry with path:), not of a glob's".to_string(),
+            );
+            continue;
+        };
+        for sample in &spec.samples {
+            match crate::source::confine(sample).ok() {
+                Some(file) if files.is_file(&file) => out.push((lib, file)),
+                _ => problems.config_about(
+                    Some(sample),
+                    format!("samples: {sample} is no file of the repository"),
+                ),
+            }
+        }
+    }
+    out
+}
+
 /// The files under a library's folder that it does not read, relative to
 /// the folder, a whole folder of them as `folder/**/*` (ytt's `--file-mark`
 /// pattern for everything below it).
@@ -800,6 +838,7 @@ fn unread_yaml(
         read.extend(p.inputs.files.iter().map(|f| &f.path));
         read.extend(p.inputs.unsorted.iter().map(|f| &f.path));
         read.extend(p.inputs.data_values_files.iter());
+        read.extend(p.inputs.embedded_values.iter().map(|e| &e.path));
     }
     // a policy's files are configuration, used or not (a pack whose
     // manifest is broken is reported as that)

@@ -180,6 +180,10 @@ pub struct LibrarySpec {
     /// by its ytt paths.
     #[serde(default)]
     pub package: Option<String>,
+    /// Sample values files of the library (plain values, or a Secret's
+    /// keys), each checked as a pair of its own (`sample-<name>`).
+    #[serde(default)]
+    pub samples: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -317,7 +321,15 @@ const SECTION_KEYS: &[&[&str]] = &[
         "exports",
     ],
     &["rule", "paths", "reason"],
-    &["path", "glob", "name", "files", "file_marks", "package"],
+    &[
+        "path",
+        "glob",
+        "name",
+        "files",
+        "file_marks",
+        "package",
+        "samples",
+    ],
     &["library", "format"],
     &[
         "name",

@@ -8,6 +8,9 @@
 //! * [`assemble`] — the plan, step by step, from discovery and the config;
 //! * [`plan`] — libraries, pairs, and the files each pair reads;
 //! * [`cached`] — plans a long-lived process keeps, by what they depend on;
+//! * [`packages`] — Package CRs, each tied to the library it packages;
+//! * [`installs`] — PackageInstalls and sample values files, pairs of the library they configure;
+//! * [`embedded`] — data values kept in a Secret, read at the Secret's lines;
 //! * [`vendored`] — vendored packages (vendir, `vendored:`) and other tools' files.
 
 pub mod assemble;
@@ -15,6 +18,8 @@ pub mod cached;
 pub mod config;
 pub mod declared;
 pub mod discover;
+pub mod embedded;
+pub mod installs;
 pub mod pack;
 pub mod packages;
 pub mod patterns;

@@ -29,7 +29,7 @@ pub fn may_hold_packages(text: &str) -> bool {
 
 /// The values of a text's `kind:` lines, unquoted (a cheap look at what
 /// its documents are, before anything is parsed).
-fn kinds(text: &str) -> impl Iterator<Item = &str> {
+pub(super) fn kinds(text: &str) -> impl Iterator<Item = &str> {
     text.lines().filter_map(|l| {
         Some(
             l.trim()
@@ -76,6 +76,19 @@ pub fn package_name(doc: &Value) -> String {
         .to_string()
 }
 
+/// What a Package CR says of itself (`tied_by` left for the caller).
+fn package_cr(path: &RepoPath, document: usize, doc: &Value) -> PackageCr {
+    let text = |p: &[&str]| at(doc, p).and_then(Value::as_str).unwrap_or("").to_string();
+    PackageCr {
+        path: path.clone(),
+        document,
+        name: package_name(doc),
+        ref_name: text(&["spec", "refName"]),
+        version: text(&["spec", "version"]),
+        tied_by: String::new(),
+    }
+}
+
 /// The folders of its bundle a Package's ytt step reads
 /// (`spec.template.spec.template[].ytt.paths`), normalised (`config`), the
 /// standard input (`-`) left out.
@@ -114,10 +127,8 @@ pub(super) fn tie(files: &RepoFiles, libraries: &mut [Library], declared: &[(usi
         };
         for (i, doc) in package_documents(&docs) {
             libraries[*lib].packages.push(PackageCr {
-                path: path.clone(),
-                document: i,
-                name: package_name(doc),
                 tied_by: "named in .yttcheck.yml".to_string(),
+                ..package_cr(path, i, doc)
             });
         }
     }
@@ -140,10 +151,8 @@ pub(super) fn tie(files: &RepoFiles, libraries: &mut [Library], declared: &[(usi
                 ties.push((
                     lib,
                     PackageCr {
-                        path: path.clone(),
-                        document: i,
-                        name: package_name(doc),
                         tied_by: how,
+                        ..package_cr(path, i, doc)
                     },
                 ));
             }

@@ -29,6 +29,10 @@ pub struct PackageCr {
     pub document: usize,
     /// Its `metadata.name` (empty when it has none).
     pub name: String,
+    /// Its `spec.refName` and `spec.version`: what a `PackageInstall`
+    /// asks for (empty when it has none).
+    pub ref_name: String,
+    pub version: String,
     /// How it was tied to the library (`yttcheck list` says it).
     pub tied_by: String,
 }
@@ -74,6 +78,10 @@ pub struct EnvInputs {
     pub files: Vec<FileArg>,
     /// `--data-values-file` (plain YAML), in order.
     pub data_values_files: Vec<RepoPath>,
+    /// `--data-values-file`s kept inside another file (a key of a Secret a
+    /// `PackageInstall` takes its values from), after `data_values_files`,
+    /// in order.
+    pub embedded_values: Vec<EmbeddedValues>,
     /// `-v`.
     pub data_values: Vec<String>,
     /// `--data-value-yaml`.
@@ -106,6 +114,7 @@ impl EnvInputs {
             .chain(&self.files)
             .map(|f| &f.path)
             .chain(&self.data_values_files)
+            .chain(self.embedded_values.iter().map(|e| &e.path))
             .map(Cow::Borrowed);
         let named = self.data_value_files.iter().filter_map(|kv| {
             let (_, path) = kv.rsplit_once('=')?;
@@ -119,6 +128,7 @@ impl EnvInputs {
         debug_assert!(self.unsorted.is_empty() && more.unsorted.is_empty());
         self.files.extend(more.files);
         self.data_values_files.extend(more.data_values_files);
+        self.embedded_values.extend(more.embedded_values);
         self.data_values.extend(more.data_values);
         self.data_values_yaml.extend(more.data_values_yaml);
         self.data_value_files.extend(more.data_value_files);
@@ -126,6 +136,20 @@ impl EnvInputs {
         self.env_yaml_prefixes.extend(more.env_yaml_prefixes);
         self.env.extend(more.env);
     }
+}
+
+/// A data values file kept inside another file: one key of a Kubernetes
+/// `Secret`'s `stringData` or `data` (kapp-controller writes each key of a
+/// `PackageInstall`'s values Secret to a file and gives it to ytt as
+/// `--data-values-file`). Findings in it are placed at the Secret's lines.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct EmbeddedValues {
+    /// The file holding the Secret.
+    pub path: RepoPath,
+    /// Which document of the file (0-based, as parsed).
+    pub document: usize,
+    /// The key of `stringData`/`data`.
+    pub key: String,
 }
 
 /// Name of the environment of a library that has none: its defaults alone.

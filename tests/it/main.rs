@@ -30,6 +30,7 @@ mod literal_annotations;
 mod lsp;
 mod node_runs;
 mod package_crs;
+mod package_installs;
 mod packaging;
 mod policies;
 mod private_libraries;

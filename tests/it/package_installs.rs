@@ -1,0 +1,427 @@
+//! Consumers' values against the package: `PackageInstall`s whose values
+//! Secret is in the repository, and sample values files named in
+//! `.yttcheck.yml`, checked as pairs of the package's library at the
+//! Secret's lines.
+
+use serde_json::Value;
+
+use super::common::{check_json, copy_dir, run, write};
+
+const SCHEMA: &str = "#@data/values-schema
+---
+#@schema/validation min=1
+replicas: 1
+image:
+  tag: latest
+#@schema/validation one_of=[\"debug\",\"info\"]
+log_level: info
+";
+
+/// A Package CR of `web.example.com` at `version` whose bundle beside it
+/// reads `config/`.
+fn package(version: &str) -> String {
+    format!(
+        "apiVersion: data.packaging.carvel.dev/v1alpha1
+kind: Package
+metadata:
+  name: web.example.com.{version}
+spec:
+  refName: web.example.com
+  version: {version}
+  template:
+    spec:
+      fetch:
+      - imgpkgBundle:
+          image: example/web:{version}
+      template:
+      - ytt:
+          paths:
+          - config/
+      deploy:
+      - kapp: {{}}
+"
+    )
+}
+
+/// A PackageInstall of `web.example.com` named `name` whose values are
+/// the Secret `secret` (none when empty), with `constraints`.
+fn install(name: &str, constraints: &str, secret: &str) -> String {
+    let values = if secret.is_empty() {
+        String::new()
+    } else {
+        format!("  values:\n  - secretRef:\n      name: {secret}\n")
+    };
+    format!(
+        "apiVersion: packaging.carvel.dev/v1alpha1
+kind: PackageInstall
+metadata:
+  name: {name}
+  namespace: apps
+spec:
+  serviceAccountName: installer
+  packageRef:
+    refName: web.example.com
+    versionSelection:
+      constraints: \"{constraints}\"
+{values}"
+    )
+}
+
+/// A Secret `name` whose `values.yml` is `values` (a literal block).
+fn secret(name: &str, values: &str) -> String {
+    let body: String = values.lines().map(|l| format!("    {l}\n")).collect();
+    format!(
+        "apiVersion: v1
+kind: Secret
+metadata:
+  name: {name}
+  namespace: apps
+stringData:
+  values.yml: |
+{body}"
+    )
+}
+
+/// A repository with the web package at 1.0.0 (its schema above).
+fn repo() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let pkg = d.path().join("packages/web/1.0.0");
+    write(&pkg, "bundle/config/schema.yml", SCHEMA);
+    write(
+        &pkg,
+        "bundle/config/cm.yml",
+        "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  replicas: #@ str(data.values.replicas)\n",
+    );
+    write(&pkg, "package.yaml", package("1.0.0"));
+    d
+}
+
+/// The findings of the pairs of environment `pair_env`, less the Package
+/// CR's own (the CRs here carry no valuesSchema).
+fn findings_of<'r>(report: &'r Value, pair_env: &str) -> Vec<&'r Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| !f["rule"].as_str().unwrap().starts_with("package/"))
+        .filter(|f| {
+            f["environments"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|e| e == pair_env))
+        })
+        .collect()
+}
+
+fn place(f: &Value) -> (String, u64, u64) {
+    (
+        f["location"]["path"].as_str().unwrap().to_string(),
+        f["location"]["line"].as_u64().unwrap(),
+        f["location"]["column"].as_u64().unwrap(),
+    )
+}
+
+#[test]
+fn an_installs_values_are_checked_at_the_secrets_lines() {
+    let d = repo();
+    let doc = format!(
+        "{}---\n{}",
+        install("web", ">=1.0.0", "web-values"),
+        secret(
+            "web-values",
+            "replicas: 0\nimage:\n  tag: \"1.2\"\nlog_level: verbose\n"
+        )
+    );
+    write(d.path(), "gitops/prod/web.yml", &doc);
+    let line_of = |needle: &str| doc.lines().position(|l| l.contains(needle)).unwrap() as u64 + 1;
+    let (code, report) = check_json(d.path(), &[]);
+    assert_eq!(code, 1);
+    let mine = findings_of(&report, "web");
+    let mut got: Vec<(String, String, u64, u64)> = mine
+        .iter()
+        .map(|f| {
+            let (p, l, c) = place(f);
+            (f["rule"].as_str().unwrap().to_string(), p, l, c)
+        })
+        .collect();
+    got.sort();
+    let file = "gitops/prod/web.yml".to_string();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "validation/min".into(),
+                file.clone(),
+                line_of("replicas: 0"),
+                5
+            ),
+            (
+                "validation/one_of".into(),
+                file,
+                line_of("log_level: verbose"),
+                5
+            ),
+        ]
+    );
+    // the package's own defaults are a pair too, and pass
+    assert!(findings_of(&report, "defaults")
+        .iter()
+        .all(|f| f["severity"] != "error"));
+    // list says where the values come from
+    let (code, listed, _) = run(d.path(), &["list"]);
+    assert_eq!(code, 0);
+    assert!(
+        listed.contains(
+            "web@web\n  ytt -f packages/web/1.0.0/bundle/config --data-values-inspect\n  and --data-values-file: key values.yml of the Secret in gitops/prod/web.yml (document 2)\n"
+        ),
+        "{listed}"
+    );
+}
+
+#[test]
+fn good_values_pass_and_base64_data_is_read_from_its_key_on() {
+    let d = repo();
+    write(
+        d.path(),
+        "gitops/web.yml",
+        install("web", "1.0.0", "web-values"),
+    );
+    // `replicas: "3"` (a string where the schema wants an int), base64 under data
+    let encoded = "cmVwbGljYXM6ICIzIgo=";
+    write(
+        d.path(),
+        "gitops/web-values.yml",
+        format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-values\ndata:\n  values.yml: {encoded}\n"),
+    );
+    let (code, report) = check_json(d.path(), &[]);
+    assert_eq!(code, 1);
+    let mine = findings_of(&report, "web");
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert_eq!(mine[0]["rule"], "schema/type-mismatch");
+    assert_eq!(place(mine[0]).0, "gitops/web-values.yml");
+    assert_eq!(place(mine[0]).1, 6);
+    // fixed: clean
+    write(
+        d.path(),
+        "gitops/web-values.yml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-values\ndata:\n  values.yml: cmVwbGljYXM6IDMK\n",
+    );
+    let (code, report) = check_json(d.path(), &[]);
+    assert_eq!(code, 0, "{report}");
+}
+
+#[test]
+fn the_version_the_constraints_allow_is_the_library_checked() {
+    let d = repo();
+    // 2.0.0 renamed replicas to count (and forbids the old key)
+    let v2 = d.path().join("packages/web/2.0.0");
+    write(
+        &v2,
+        "bundle/config/schema.yml",
+        "#@data/values-schema\n---\ncount: 1\n",
+    );
+    write(&v2, "package.yaml", package("2.0.0"));
+    for (constraints, errors) in [("<2.0.0", 0), (">=1.0.0", 1), ("1.0.x || 3.x", 0)] {
+        write(
+            d.path(),
+            "gitops/web.yml",
+            format!(
+                "{}---\n{}",
+                install("web", constraints, "v"),
+                secret("v", "replicas: 2\n")
+            ),
+        );
+        let (_, report) = check_json(d.path(), &[]);
+        let errs: Vec<&Value> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "error")
+            .collect();
+        assert_eq!(errs.len(), errors, "{constraints}: {errs:?}");
+    }
+}
+
+#[test]
+fn an_install_whose_secret_or_package_is_elsewhere_says_why_and_checks_nothing_false() {
+    let d = repo();
+    write(
+        d.path(),
+        "gitops/web.yml",
+        install("web", ">=1.0.0", "sealed-elsewhere"),
+    );
+    // a package from a package repository elsewhere: no pair, no finding
+    write(
+        d.path(),
+        "gitops/other.yml",
+        install("other", ">=0.0.0", "").replace("web.example.com", "other.example.com"),
+    );
+    let (code, report) = check_json(d.path(), &[]);
+    assert_eq!(code, 0, "{report}");
+    let (code, listed, _) = run(d.path(), &["list", "--names"]);
+    assert_eq!(code, 0);
+    assert_eq!(listed, "web@defaults\n");
+    let (_, listed, _) = run(d.path(), &["list", "--format", "json"]);
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    let reasons: Vec<&str> = listed["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["reason"].as_str().unwrap())
+        .collect();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(
+        reasons[0].contains("values Secret sealed-elsewhere is not in the repository"),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn an_install_without_values_is_the_package_with_its_defaults() {
+    let d = repo();
+    write(
+        d.path(),
+        "packages/web/1.0.0/bundle/config/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min_len=1\nhost: \"\"\n",
+    );
+    write(d.path(), "gitops/web.yml", install("web", ">=1.0.0", ""));
+    let (code, report) = check_json(d.path(), &[]);
+    assert_eq!(code, 1);
+    // the install would fail on the cluster: host is required
+    let mine = findings_of(&report, "web");
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert_eq!(mine[0]["rule"], "validation/min_len");
+}
+
+#[test]
+fn a_sample_values_file_named_in_config_is_a_pair_of_its_own() {
+    let d = repo();
+    write(d.path(), "samples/values.yml", "replicas: -1\n");
+    write(
+        d.path(),
+        "samples/secret.yml",
+        secret("web-values", "log_level: debug\nimage:\n  tag: 1\n"),
+    );
+    write(
+        d.path(),
+        ".yttcheck.yml",
+        "libraries:\n- path: packages/web/1.0.0/bundle/config\n  name: web\n  samples: [samples/values.yml, samples/secret.yml]\n",
+    );
+    let (code, report) = check_json(d.path(), &[]);
+    assert_eq!(code, 1);
+    let plain = findings_of(&report, "sample-values");
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    assert_eq!(place(plain[0]), ("samples/values.yml".into(), 1, 1));
+    let held = findings_of(&report, "sample-secret");
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(held[0]["rule"], "schema/type-mismatch");
+    assert_eq!(place(held[0]), ("samples/secret.yml".into(), 10, 7));
+    // a sample that is no file is an error of the config
+    write(
+        d.path(),
+        ".yttcheck.yml",
+        "libraries:\n- path: packages/web/1.0.0/bundle/config\n  samples: [samples/nope.yml]\n",
+    );
+    let (code, report) = check_json(d.path(), &[]);
+    assert_eq!(code, 2, "a configuration error");
+    assert!(report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["rule"] == "config/invalid"
+            && f["message"].as_str().unwrap().contains("samples/nope.yml")));
+}
+
+/// TCE's example values files that ytt's recorded run took as
+/// `--data-values-file`, each given instead through a PackageInstall's
+/// Secret: the verdict is ytt's, and its error is at the Secret's line.
+#[test]
+fn real_packages_values_through_a_secret_get_ytts_verdict() {
+    let Some(cases) = super::common::realworld_cases("package installs") else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let mut expected: Vec<(String, bool, Option<u64>)> = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(&cases)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("community-edition__addons-packages-"))
+        .collect();
+    names.sort();
+    for name in names {
+        let case = cases.join(&name);
+        let short = name
+            .trim_start_matches("community-edition__addons-packages-")
+            .trim_end_matches("-bundle-config");
+        let mut packaged = false;
+        for inv in std::fs::read_dir(&case).unwrap().flatten() {
+            let inv_name = inv.file_name().to_string_lossy().into_owned();
+            let Ok(args) = std::fs::read_to_string(inv.path().join("args.json")) else {
+                continue;
+            };
+            let args: Vec<String> = serde_json::from_str(&args).unwrap();
+            if !inv_name.starts_with("values-")
+                || args
+                    != [
+                        "-f",
+                        "files/",
+                        "--data-values-file",
+                        &args[3],
+                        "--data-values-inspect",
+                    ]
+            {
+                continue;
+            }
+            let (pkg, version) = short.rsplit_once('-').unwrap();
+            let ref_name = format!("{pkg}.community.tanzu.vmware.com");
+            if !packaged {
+                let dir = d.path().join("addons/packages").join(pkg).join(version);
+                copy_dir(&case.join("files"), &dir.join("bundle/config"));
+                let cr = package(version).replace("web.example.com", &ref_name);
+                write(&dir, "package.yaml", cr);
+                packaged = true;
+            }
+            let values = std::fs::read_to_string(case.join(&args[3])).unwrap();
+            let install_name = format!("{pkg}-{}", inv_name.trim_start_matches("values-"));
+            let doc = format!(
+                "{}---\n{}",
+                install(&install_name, version, &install_name)
+                    .replace("web.example.com", &ref_name),
+                secret(&install_name, &values)
+            );
+            let offset = doc.lines().position(|l| l == "  values.yml: |").unwrap() as u64 + 1;
+            write(d.path(), &format!("gitops/{install_name}.yml"), &doc);
+            let failed = std::fs::read_to_string(inv.path().join("expected.exit"))
+                .unwrap()
+                .trim()
+                != "0";
+            // ytt's error names the values file's line: `  20 | ...`
+            let line = failed
+                .then(|| std::fs::read_to_string(inv.path().join("expected.stderr")).unwrap())
+                .and_then(|err| {
+                    err.lines()
+                        .find_map(|l| l.trim().split_once(" | ")?.0.trim().parse::<u64>().ok())
+                });
+            expected.push((install_name, failed, line.map(|l| l + offset)));
+        }
+    }
+    assert!(expected.len() >= 5, "{expected:?}");
+    assert!(expected.iter().any(|(_, failed, _)| *failed));
+    let (_, report) = check_json(d.path(), &[]);
+    for (install_name, failed, line) in &expected {
+        let errors: Vec<&Value> = findings_of(&report, install_name)
+            .into_iter()
+            .filter(|f| f["severity"] == "error")
+            .collect();
+        assert_eq!(!errors.is_empty(), *failed, "{install_name}: {errors:?}");
+        if let Some(line) = line {
+            assert!(
+                errors
+                    .iter()
+                    .any(|f| place(f).0 == format!("gitops/{install_name}.yml")
+                        && place(f).1 == *line),
+                "{install_name}: line {line}: {errors:?}"
+            );
+        }
+    }
+}
