@@ -13,6 +13,7 @@ pub mod diagnostics;
 pub mod diff;
 pub mod disk;
 pub mod escape;
+pub mod fetch;
 pub mod files;
 pub mod gocompat;
 pub mod kubernetes;

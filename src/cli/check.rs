@@ -157,7 +157,7 @@ pub fn in_process(req: &CheckRequest, cache_dir: Option<&std::path::Path>) -> An
         outcomes: store
             .clone()
             .map(|s| s as std::sync::Arc<dyn crate::check::memo::OutcomeStore>),
-        schema_fetch: Some(&super::schemas::fetcher),
+        schema_fetch: Some(&crate::fetch::schemas::fetcher),
         ..Warm::none()
     };
     // fetched schemas go beside the results, in a folder known to be usable

@@ -235,7 +235,7 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
                 git_dir: git.git_dir().to_path_buf(),
                 idle,
                 restarts: w.restarts,
-                make_fetch: Some(std::sync::Arc::new(super::schemas::fetcher)),
+                make_fetch: Some(std::sync::Arc::new(crate::fetch::schemas::fetcher)),
             };
             errln!(
                 "yttcheck daemon {} (pid {}) serving {} on {}",

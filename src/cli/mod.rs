@@ -29,7 +29,6 @@ pub mod list;
 pub mod out;
 pub mod render;
 pub mod rendered;
-pub mod schemas;
 
 use clap::{Parser, Subcommand};
 
@@ -107,7 +106,7 @@ pub fn main() -> i32 {
         Command::Lsp => match args::current_dir().and_then(|cwd| {
             crate::lsp::serve(
                 cwd,
-                std::sync::Arc::new(crate::cli::schemas::fetcher),
+                std::sync::Arc::new(crate::fetch::schemas::fetcher),
                 std::io::stdin(),
                 out::protocol(),
             )

@@ -24,6 +24,7 @@ use super::runtime::error::{
 use super::runtime::guard::{self};
 
 use super::eval::*;
+use super::setup::parse_source;
 
 // ------------------------------------------------------------------ compiling
 
@@ -411,19 +412,6 @@ impl TemplateError {
         self.message = self.message.to_string();
         self
     }
-}
-
-/// Parses generated Starlark in ytt's dialect, with `*` routed through the
-/// guarded multiplication (see [`guard::MUL_FUNCTION`]).
-pub(super) fn parse_source(name: &str, source: String) -> starlark::Result<AstModule> {
-    let mut ast = AstModule::parse(name, source, &dialect())?;
-    let replace = HashMap::from([
-        ("*".to_string(), guard::MUL_FUNCTION.to_string()),
-        ("<<".to_string(), guard::SHL_FUNCTION.to_string()),
-        (">>".to_string(), guard::SHR_FUNCTION.to_string()),
-    ]);
-    ast.replace_binary_operators(&replace);
-    Ok(ast)
 }
 
 fn parse_ast(name: &str, program: &Arc<Program>) -> Result<AstModule, TemplateError> {

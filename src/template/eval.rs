@@ -12,9 +12,8 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
 
-use starlark::environment::{FrozenModule, Globals, GlobalsBuilder, LibraryExtension, Module};
+use starlark::environment::{FrozenModule, GlobalsBuilder, Module};
 use starlark::eval::Evaluator;
 use starlark::syntax::AstModule;
 use starlark::values::{OwnedFrozenValue, Value as SValue};
@@ -34,66 +33,13 @@ use super::runtime::{self, Runtime};
 
 pub use super::cache::{CompileCache, Compiled, StdLib};
 use super::loader::{LibraryHost, Loader};
-
-/// Limits and options for evaluations.
-#[derive(Debug, Clone)]
-pub struct EvalOpts {
-    pub ignore_unknown_comments: bool,
-    /// ytt's `--strict`: only unambiguous YAML scalars.
-    pub strict: bool,
-    pub implicit_map_key_overrides: bool,
-    /// Deepest Starlark call stack.
-    pub max_call_depth: usize,
-    /// Most evaluation steps (starlark-rust "ticks") per file evaluation.
-    pub max_steps: u64,
-    /// Wall-clock limit per file evaluation.
-    pub timeout: Duration,
-    /// Largest Starlark heap per file evaluation, in bytes.
-    pub max_heap: usize,
-}
-
-impl Default for EvalOpts {
-    fn default() -> Self {
-        EvalOpts {
-            ignore_unknown_comments: false,
-            strict: false,
-            implicit_map_key_overrides: false,
-            max_call_depth: 256,
-            max_steps: 50_000_000,
-            timeout: Duration::from_secs(10),
-            max_heap: 1 << 30,
-        }
-    }
-}
+use super::setup::InjectedPrint;
+pub use super::setup::{
+    call_in_fresh_evaluator, configure, globals, prepare_globals_in_background, set_print_sink,
+    EvalOpts,
+};
 
 pub use super::compiler::dialect;
-
-static GLOBALS: OnceLock<Globals> = OnceLock::new();
-
-/// The global environment every ytt file sees.
-pub fn globals() -> &'static Globals {
-    GLOBALS.get_or_init(|| {
-        GlobalsBuilder::extended_by(&[LibraryExtension::Print, LibraryExtension::SetType])
-            .with(runtime::instructions)
-            .with(guard::guarded_operators)
-            .build()
-    })
-}
-
-/// Builds [`globals`] on another thread, if no one has yet. starlark-rust
-/// builds the documentation of every built-in function as it makes them
-/// (parsing doc strings with regular expressions: 2-3 ms), so a process
-/// that is about to evaluate starts this while it reads and plans.
-pub fn prepare_globals_in_background() {
-    if GLOBALS.get().is_none() {
-        // a detached thread: the first evaluation waits for it if need be
-        let _ = std::thread::Builder::new()
-            .name("starlark-globals".into())
-            .spawn(|| {
-                globals();
-            });
-    }
-}
 
 pub use super::runtime::host::{Host, LibraryAnswer, LibraryOp, LibraryRequest};
 
@@ -110,29 +56,6 @@ pub trait Libraries: Send + Sync {
         req: &LibraryRequest,
         op: &LibraryOp,
     ) -> Result<LibraryAnswer, String>;
-}
-
-/// Where Starlark's `print()` goes. The engine never writes to a terminal
-/// itself: the host (the command line) sets a sink once at start-up; without
-/// one, printed text is dropped.
-type PrintSink = Box<dyn Fn(&str) + Send + Sync>;
-static PRINT_SINK: std::sync::OnceLock<PrintSink> = std::sync::OnceLock::new();
-
-/// Sets where Starlark's `print()` output goes (once per process; later
-/// calls are ignored).
-pub fn set_print_sink(sink: impl Fn(&str) + Send + Sync + 'static) {
-    let _ = PRINT_SINK.set(Box::new(sink));
-}
-
-struct InjectedPrint;
-
-impl PrintHandler for InjectedPrint {
-    fn println(&self, text: &str) -> starlark::Result<()> {
-        if let Some(sink) = PRINT_SINK.get() {
-            sink(text);
-        }
-        Ok(())
-    }
 }
 
 /// `print()` kept until the evaluation is known to have succeeded.
@@ -589,42 +512,6 @@ impl<'a> EvalSession<'a> {
     ) -> Result<R, TemplateError> {
         call_in_fresh_evaluator(self.opts, f).map_err(|e| self.starlark_error(&e))
     }
-}
-
-/// Applies the evaluation limits (see [`guard`]).
-pub fn configure(ev: &mut Evaluator, opts: &EvalOpts, tracker: &Tracker) {
-    let _ = ev.set_max_callstack_size(opts.max_call_depth);
-    let _ = ev.set_max_tick_count(opts.max_steps.max(1));
-    let _ = ev.set_max_heap_size(opts.max_heap);
-    let deadline = Instant::now() + opts.timeout;
-    ev.set_check_cancelled(Box::new(move || Instant::now() > deadline));
-    ev.before_stmt_for_dap(tracker.hook(opts.max_heap, deadline));
-    static PRINT: InjectedPrint = InjectedPrint;
-    ev.set_print_handler(&PRINT);
-}
-
-/// Runs `f` with a fresh module and evaluator (for calling functions out of
-/// templates: overlay matchers, validation rules).
-pub fn call_in_fresh_evaluator<R>(
-    opts: &EvalOpts,
-    f: impl for<'v> FnOnce(&mut Evaluator<'v, '_, '_>) -> starlark::Result<R>,
-) -> starlark::Result<R> {
-    Module::with_temp_heap(|module| {
-        module.set_extra_value(module.heap().alloc(ValueStore::default()));
-        let rt = Runtime::new(None);
-        let tracker = Tracker::default();
-        let result = guard::catch_panics(|| {
-            let mut ev = Evaluator::new(&module);
-            configure(&mut ev, opts, &tracker);
-            ev.extra = Some(&rt);
-            f(&mut ev)
-        });
-        result.unwrap_or_else(|panic| {
-            Err(starlark::Error::new_other(anyhow::anyhow!(
-                "evaluation failed inside the Starlark interpreter: {panic}"
-            )))
-        })
-    })
 }
 
 /// Turns `AnnValue::Live` handles into frozen ones once the module is frozen.

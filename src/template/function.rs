@@ -36,10 +36,10 @@ use starlark::values::OwnedFrozenValue;
 
 use super::compiler::blocks::Program;
 use super::compiler::{NodeTable, NODES_GLOBAL, START_CTX};
-use super::eval::{configure, globals, EvalOpts};
 use super::runtime::guard::{self, Tracker};
 use super::runtime::values::NodeTableValue;
 use super::runtime::Runtime;
+use super::setup::{configure, globals, EvalOpts};
 
 /// The name the template's function is defined under (a name with a
 /// leading `_` would be private to its module, and not to be had from it).
@@ -116,7 +116,7 @@ fn make(
     opts: &EvalOpts,
 ) -> Option<TemplateFunction> {
     let (source, loads) = function_source(program, ast)?;
-    let parsed = super::cache::parse_source(name, source).ok()?;
+    let parsed = super::setup::parse_source(name, source).ok()?;
     let function = Module::with_temp_heap(|module| {
         module.set(
             NODES_GLOBAL,

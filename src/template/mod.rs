@@ -20,6 +20,7 @@ pub mod eval;
 mod function;
 pub mod loader;
 pub mod runtime;
+pub mod setup;
 
 pub use eval::{CompileCache, EvalOpts, EvalSession, Host};
 pub use runtime::error::{multi_line_error, TemplateError, TemplateErrorKind};

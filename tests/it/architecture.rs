@@ -227,6 +227,23 @@ fn only_source_touches_git() {
     }
 }
 
+#[test]
+fn only_fetch_connects_to_other_hosts() {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    for f in files {
+        let rel = f.strip_prefix(&src).unwrap().to_string_lossy().to_string();
+        let text = std::fs::read_to_string(&f).unwrap();
+        if !rel.starts_with("fetch") {
+            assert!(
+                !text.contains("ureq::") && !text.contains("TcpStream"),
+                "{rel} uses the network: only fetch connects to other hosts"
+            );
+        }
+    }
+}
+
 /// The code of a file before its unit tests (`#[cfg(test)]`), without
 /// comment lines.
 fn code_of(text: &str) -> String {
@@ -490,6 +507,15 @@ fn circles_between_files_are_listed_with_their_reason() {
         })
         .collect();
     let found = circles(&file_edges());
+    // the debt is bounded: at most two circles, none of more than three files
+    assert!(
+        found.len() <= 2,
+        "{} circles between files: {found:?}",
+        found.len()
+    );
+    for c in &found {
+        assert!(c.len() <= 3, "a circle of {} files: {c:?}", c.len());
+    }
     for c in &found {
         assert!(
             listed.contains(c),

@@ -1,7 +1,7 @@
 //! `check`'s Kubernetes schemas: the request's flags and `.yttcheck.yml`'s
 //! `kubernetes:` merged, CRD files read, and what the host's
-//! [`SchemaFetch`] may read ([`FetchPolicy`]; the command line's fetcher,
-//! `cli::schemas`, reads files and HTTPS through a disk cache).
+//! [`SchemaFetch`] may read ([`FetchPolicy`]; the hosts' fetcher,
+//! `fetch::schemas`, reads files and HTTPS through a disk cache).
 //!
 //! A repository is not trusted (a pull request writes its configuration),
 //! so what the configuration names is confined: its schema locations are
@@ -11,7 +11,9 @@
 //! (`kubernetes::validate`). Flags are the runner's own: they may name any
 //! folder, or a plain-`http` server (a mirror, a test's loopback server).
 
-pub mod network;
+pub use crate::fetch::{
+    digest, network, FetchPolicy, MakeFetch, DEFAULT_HOST_TIMEOUT, RUN_FETCH_DEADLINE,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::check::kubernetes::KubernetesCheck;
 use crate::kubernetes::location::is_url;
-use crate::kubernetes::{KubernetesOptions, SchemaFetch, Schemas};
+use crate::kubernetes::{KubernetesOptions, Schemas};
 use crate::source::cache::SourceCache;
 use crate::source::RepoPath;
 use crate::workspace::Plan;
@@ -60,38 +62,6 @@ impl KubernetesRequest {
         self.version.is_some() || !self.locations.is_empty() || self.strict
     }
 }
-
-/// What a fetcher may read, and where it keeps what it fetched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FetchPolicy {
-    /// Prefixes of the locations the flags gave: anything under them is
-    /// read as asked (any folder; plain `http`).
-    pub trusted: Vec<String>,
-    /// The repository (canonical): the configuration's folders are in it,
-    /// and nothing read through them may lead out of it.
-    pub root: PathBuf,
-    /// The schema cache folder (none: fetched every run).
-    pub cache: Option<PathBuf>,
-    /// The cache only, never the network.
-    pub offline: bool,
-    /// Hosts the runner allowed the configuration to name
-    /// (`--allow-schema-host`): their addresses are not checked.
-    pub allow_hosts: Vec<String>,
-    /// How long a host may take to connect, and then to answer, before it is
-    /// given up for the run ([`DEFAULT_HOST_TIMEOUT`]).
-    pub host_timeout: Duration,
-}
-
-/// How long a schema host may take to connect and to answer by default.
-pub const DEFAULT_HOST_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The most a run waits for schema hosts in all: every fetch of a run
-/// shares this deadline, then fails as unavailable.
-pub const RUN_FETCH_DEADLINE: Duration = Duration::from_secs(60);
-
-/// Makes the fetcher of a run (the host's: the application never touches
-/// the network or writes a file).
-pub type MakeFetch = dyn Fn(FetchPolicy) -> Arc<dyn SchemaFetch> + Send + Sync;
 
 /// What a long-lived process (the daemon, the language server) keeps of the
 /// last run's Kubernetes check: its compiled schemas serve the next run
@@ -422,14 +392,6 @@ fn crd_files(sources: &SourceCache, path: &RepoPath) -> Result<Vec<RepoPath>, St
 fn static_prefix(location: &str) -> String {
     let head = location.split("{{").next().unwrap_or("");
     head.rsplit_once('/').map_or(head, |(f, _)| f).to_string() + "/"
-}
-
-/// The first 16 bytes of SHA-256 in hex: a fingerprint part, a cache
-/// entry's name.
-pub fn digest(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    let d = sha2::Sha256::digest(bytes);
-    d.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
 /// What identifies a local schema folder's content without reading it: the

@@ -239,7 +239,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         outcomes: store
             .clone()
             .map(|s| s as std::sync::Arc<dyn crate::check::memo::OutcomeStore>),
-        schema_fetch: Some(&super::schemas::fetcher),
+        schema_fetch: Some(&crate::fetch::schemas::fetcher),
         ..Warm::none()
     };
     // a change is judged on what it brings: the findings of its libraries

@@ -1,4 +1,4 @@
-//! The command line's [`SchemaFetch`]: Kubernetes schemas from files, and
+//! The hosts' [`SchemaFetch`]: Kubernetes schemas from files, and
 //! over HTTPS with rustls (ureq), kept in a disk cache, as the run's
 //! [`FetchPolicy`] allows (`app::kubernetes` decides what a repository's
 //! configuration may name). Redirects are not followed; a response or file
@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use ureq::unversioned::resolver::{DefaultResolver, ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
-use crate::app::kubernetes::network;
-use crate::app::kubernetes::{FetchPolicy, RUN_FETCH_DEADLINE};
+use super::network;
+use super::{FetchPolicy, RUN_FETCH_DEADLINE};
 use crate::kubernetes::location::is_url;
 use crate::kubernetes::SchemaFetch;
 
@@ -184,7 +184,7 @@ impl HostFetch {
     /// location or a host it allowed (any address; the error's details are
     /// the runner's to see).
     fn url(&self, url: &str, open: bool) -> Result<Option<Arc<[u8]>>, String> {
-        let name = crate::app::kubernetes::digest(url.as_bytes());
+        let name = super::digest(url.as_bytes());
         if let Some(dir) = &self.policy.cache {
             if let Ok(bytes) = read_bounded(&dir.join(format!("{name}.json"))) {
                 return Ok(Some(Arc::from(bytes)));

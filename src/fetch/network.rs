@@ -1,6 +1,6 @@
 //! Where a repository's configuration may send the runner: the rules for
 //! the `https://` schema locations of `.yttcheck.yml`, and which addresses
-//! a name they give may resolve to. Pure (the fetcher, `cli::schemas`,
+//! a name they give may resolve to. Pure (the fetcher, `fetch::schemas`,
 //! resolves and connects; it asks these functions first).
 //!
 //! A pull request writes `.yttcheck.yml`, and `check`, `ci` and the editor
