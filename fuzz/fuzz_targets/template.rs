@@ -7,26 +7,13 @@
 #![no_main]
 use std::collections::BTreeMap;
 
-use clap::Parser;
 use libfuzzer_sys::fuzz_target;
-use yttcheck::cli::inspect::{inspect_in, InspectArgs};
-use yttcheck::cli::render::{render_in, RenderArgs};
+use yttcheck::app::budget::Budget;
+use yttcheck::app::ytt::{inspect_in, render_in, InspectRun, RenderRun, YttRun};
 use yttcheck::source::Stdin;
 
 #[path = "mem.rs"]
 mod mem;
-
-#[derive(Parser)]
-struct Line {
-    #[command(flatten)]
-    args: InspectArgs,
-}
-
-#[derive(Parser)]
-struct RenderLine {
-    #[command(flatten)]
-    args: RenderArgs,
-}
 
 fuzz_target!(|data: &[u8]| {
     let mut parts = data.splitn(3, |b| *b == 0);
@@ -42,28 +29,23 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let snap = mem::Mem(files);
-    let Ok(line) = Line::try_parse_from([
-        "inspect",
-        "-f",
-        "config",
-        "--max-steps",
-        "200000",
-        "--timeout",
-        "2",
-    ]) else {
-        return;
+    // ytt -f config --max-steps 200000 --timeout 2
+    let input = YttRun {
+        files: vec!["config".to_string()],
+        budget: Budget {
+            max_steps: Some(200_000),
+            timeout: Some(2.0),
+        },
+        ..YttRun::default()
     };
-    let _ = inspect_in(&snap, &Stdin::closed(), &[], &line.args);
-    let Ok(render) = RenderLine::try_parse_from([
-        "render",
-        "-f",
-        "config",
-        "--max-steps",
-        "200000",
-        "--timeout",
-        "2",
-    ]) else {
-        return;
+    let inspect = InspectRun {
+        input: input.clone(),
+        ..InspectRun::default()
     };
-    let _ = render_in(&snap, &Stdin::closed(), &[], &render.args);
+    let _ = inspect_in(&snap, &Stdin::closed(), &[], &inspect);
+    let render = RenderRun {
+        input,
+        output: Vec::new(),
+    };
+    let _ = render_in(&snap, &Stdin::closed(), &[], &render);
 });

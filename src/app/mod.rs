@@ -16,8 +16,10 @@ pub mod docs;
 pub mod inspect;
 pub mod kubernetes;
 pub mod plan;
+pub mod rendered;
 pub mod source;
 pub mod verdict;
+pub mod ytt;
 
 pub use budget::Budget;
 pub use check::{Answer, CheckRequest, Warm};

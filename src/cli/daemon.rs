@@ -3,22 +3,19 @@
 //! this process on any failure (the answer is the same bytes either way).
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand};
 
-use crate::daemon::client::{self, ClientError};
+use crate::daemon::client;
 use crate::daemon::paths::DaemonPaths;
-use crate::daemon::protocol::{Answer, CheckCall, Reply, Request, PROTOCOL};
+use crate::daemon::protocol::{Answer, Reply, Request};
 use crate::daemon::server::{self, Exit, ServeOptions};
 use crate::source::git::Git;
 
 use super::out;
 use crate::app::{CheckRequest, UsageError};
-
-/// How long a client waits for a check's answer before checking itself.
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The default idle time before a daemon exits.
 const DEFAULT_IDLE: Duration = Duration::from_secs(15 * 60);
@@ -97,96 +94,23 @@ pub fn client_mode(flag: Option<&str>) -> Result<Mode, UsageError> {
     }
 }
 
-/// The work tree and git dir of a check's repository, and its daemon's
-/// paths (the quick way when it can, else by opening the repository).
-fn repository(root: &Path) -> Option<(PathBuf, PathBuf, DaemonPaths)> {
-    if std::env::var_os("GIT_DIR").is_none() {
-        if let Some((workdir, git_dir)) = crate::source::git::find_git_dir(root) {
-            let paths = DaemonPaths::for_git_dir(&git_dir);
-            return Some((workdir, git_dir, paths));
-        }
-    }
-    let git = Git::discover(root).ok()?;
-    let git_dir = git.git_dir().canonicalize().ok()?;
-    let paths = DaemonPaths::for_git_dir(&git_dir);
-    Some((git.workdir().to_path_buf(), git_dir, paths))
-}
-
-/// Whether `path` is a report file `req` asks for.
-fn asked_for(req: &CheckRequest, path: &std::path::Path) -> bool {
-    req.outputs.iter().any(|o| o.file.as_deref() == Some(path))
-}
-
 /// The check's answer from the daemon, or `None` to check in this process.
 pub fn check(req: &CheckRequest, mode: Mode) -> Option<Answer> {
     if mode == Mode::Never || req.update_baseline {
         return None;
     }
-    let warn = |why: &str| {
-        if mode == Mode::Always {
-            errln!(
-                "yttcheck: warning: the daemon could not answer ({why}); checking in this process"
-            );
-        }
-    };
-    let root = req.cwd.join(&req.selection.root);
-    let Some((workdir, git_dir, paths)) = repository(&root) else {
-        warn("not in a git repository");
-        return None;
-    };
-    // (this process's gix already reads GIT_INDEX_FILE: compare with the
-    // repository's own index, not with what gix says the index is)
-    let own_index = git_dir.join("index");
-    let index_file = std::env::var_os("GIT_INDEX_FILE")
-        .map(|f| req.cwd.join(f))
-        .filter(|f| f.canonicalize().ok() != own_index.canonicalize().ok());
-    let request = Request::Check(Box::new(CheckCall {
-        protocol: PROTOCOL,
-        request: req.clone(),
-        index_file,
-    }));
-    let mut started = false;
-    let deadline =
-        Instant::now() + Duration::from_millis(if mode == Mode::Always { 3000 } else { 300 });
-    loop {
-        match client::call(&paths.socket, &request, ANSWER_TIMEOUT) {
-            // the files it writes are the reports this check asked for, and
-            // no others (the client writes them, not the daemon)
-            Ok(Reply::Answer(a)) if !a.files.iter().all(|(path, _)| asked_for(req, path)) => {
-                warn("the daemon's answer names a file this check did not ask for");
-                return None;
+    let set = |v: &str| std::env::var_os(v).is_some();
+    let patience = Duration::from_millis(if mode == Mode::Always { 3000 } else { 300 });
+    let index_file = std::env::var_os("GIT_INDEX_FILE").map(PathBuf::from);
+    client::ask_check(req, set("GIT_DIR"), index_file, patience)
+        .map_err(|why| {
+            if mode == Mode::Always {
+                errln!(
+                    "yttcheck: warning: the daemon could not answer ({why}); checking in this process"
+                );
             }
-            Ok(Reply::Answer(a)) => return Some(a),
-            Ok(Reply::Error { message }) => {
-                warn(&message);
-                return None;
-            }
-            Ok(other) => {
-                warn(&format!("unexpected reply {other:?}"));
-                return None;
-            }
-            Err(ClientError::Failed(why)) => {
-                warn(&why);
-                return None;
-            }
-            Err(ClientError::NotRunning) => {
-                if !started {
-                    started = true;
-                    if paths.ensure_private().is_err()
-                        || client::spawn(&workdir, &paths.log, None).is_err()
-                    {
-                        warn("cannot start a daemon");
-                        return None;
-                    }
-                }
-                if Instant::now() >= deadline {
-                    warn("it did not start in time");
-                    return None;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-    }
+        })
+        .ok()
 }
 
 pub fn run(args: &DaemonArgs) -> i32 {
@@ -315,50 +239,11 @@ fn run_inner(args: &DaemonArgs) -> Result<i32, UsageError> {
                 v["running"] = serde_json::Value::Bool(true);
                 outln!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
             } else {
-                out::out(&describe(&s));
+                out::out(&s.describe());
             }
             Ok(0)
         }
     }
-}
-
-fn rate(hits: u64, misses: u64) -> String {
-    if hits + misses == 0 {
-        "no lookups yet".into()
-    } else {
-        format!(
-            "{:.0}% hits ({hits} of {})",
-            100.0 * hits as f64 / (hits + misses) as f64,
-            hits + misses
-        )
-    }
-}
-
-fn describe(s: &crate::daemon::protocol::Status) -> String {
-    let up = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs().saturating_sub(s.started))
-        .unwrap_or(0);
-    format!(
-        "yttcheck daemon {} (pid {}), up {up} s, {} restart{}\n  repository  {}\n  socket      {}\n  requests    {}\n  memory      {} MiB resident\n  files       {} kept, {}\n  plans       {}\n  libraries   {} kept, {}\n  pairs       {} kept, {}\n  watcher     {} changes seen\n  idle exit   after {} s\n",
-        s.version,
-        s.pid,
-        s.restarts,
-        if s.restarts == 1 { "" } else { "s" },
-        s.root.display(),
-        s.socket.display(),
-        s.requests,
-        s.rss_kib / 1024,
-        s.files.entries,
-        rate(s.files.hits, s.files.misses),
-        rate(s.plan_hits, s.plan_misses),
-        s.memo.library_entries,
-        rate(s.memo.library_hits, s.memo.library_misses),
-        s.memo.pair_entries,
-        rate(s.memo.pair_hits, s.memo.pair_misses),
-        s.watched_changes,
-        s.idle_timeout_seconds
-    )
 }
 
 /// The path the daemon was started from.

@@ -1,21 +1,18 @@
 //! `yttcheck inspect`: ytt's `--data-values-inspect` and
 //! `--data-values-schema-inspect`, with ytt's flags and output.
 
-use std::sync::Arc;
-
 use clap::Args;
 
 use super::args::BudgetArgs;
 use crate::app::UsageError;
 
-use crate::files::{LibraryCtx, LibraryTree};
-use crate::schema::export::{json_schema, openapi, OpenApiOpts};
+use crate::app::ytt::{InspectRun, YttRun};
+use crate::schema::export::{openapi, OpenApiOpts};
 use crate::source::worktree::WorkTree;
-use crate::source::{collect_inputs, Stdin};
-use crate::template::{multi_line_error, CompileCache, EvalOpts, EvalSession};
-use crate::values::{library_schema, library_values, DataValuesFlags};
+use crate::source::Stdin;
+use crate::template::multi_line_error;
 use crate::yaml::print::print_docset;
-use crate::yaml::{DocSet, Value};
+use crate::yaml::DocSet;
 
 /// ytt-compatible flags.
 #[derive(Args, Debug, Default)]
@@ -135,136 +132,37 @@ pub struct YttInputs {
 }
 
 impl YttInputs {
-    /// The data values flags, as the values pipeline takes them.
-    pub fn flags(&self) -> DataValuesFlags {
-        DataValuesFlags {
-            env_from_strings: self.data_values_env.clone(),
-            env_from_yaml: self.data_values_env_yaml.clone(),
-            kvs_from_strings: self.data_value.clone(),
-            kvs_from_yaml: self.data_value_yaml.clone(),
-            kvs_from_files: self.data_value_file.clone(),
-            from_files: self.data_values_file.clone(),
-        }
-    }
-
-    /// The library tree of the `-f` files, the data values the flags give,
-    /// and the evaluation options: what `inspect` and `render` start from.
-    pub fn prepare(
-        &self,
-        snap: &dyn crate::source::Snapshot,
-        stdin: &Stdin,
-        environ: &[(String, String)],
-    ) -> Result<(Arc<LibraryTree>, crate::values::flags::Overlays, EvalOpts), String> {
-        let files = self.files(snap, stdin)?;
-        let tree = Arc::new(LibraryTree::new(files));
-        let overlays = self
-            .flags()
-            .as_overlays(snap, stdin, environ, self.strict)
-            .map_err(|e| e.message)?;
-        Ok((tree, overlays, self.eval_opts()?))
-    }
-
-    /// The `-f` files after `--file-mark`s.
-    pub fn files(
-        &self,
-        snap: &dyn crate::source::Snapshot,
-        stdin: &Stdin,
-    ) -> Result<Vec<Arc<crate::files::InputFile>>, String> {
-        let marks = self
-            .file_marks
-            .iter()
-            .map(|m| crate::files::marks::FileMark::parse(m))
-            .collect::<Result<Vec<_>, _>>()?;
-        collect_inputs(snap, &self.files, stdin, &marks)
-    }
-
-    /// ytt's `--files-inspect`: the files of the run (those of private
-    /// libraries aside), one YAML sequence.
-    pub fn files_inspect(
-        &self,
-        snap: &dyn crate::source::Snapshot,
-        stdin: &Stdin,
-        json: bool,
-    ) -> Result<String, String> {
-        let files = self.files(snap, stdin)?;
-        let names: Vec<Value> = files
-            .iter()
-            .filter(|f| !(f.rel_path.starts_with("_ytt_lib/") || f.rel_path.contains("/_ytt_lib/")))
-            .map(|f| Value::str(&f.rel_path))
-            .collect();
-        if names.is_empty() {
-            return Ok(String::new());
-        }
-        let list = Value::Array(crate::yaml::Shared::new(crate::yaml::Array {
-            items: names
-                .into_iter()
-                .map(|value| crate::yaml::ArrayItem {
-                    value,
-                    ..Default::default()
-                })
-                .collect(),
-            ..Default::default()
-        }));
-        if json {
-            crate::ytt::codec::json_encode(&list, 0, false).map_err(|e| e.to_string())
-        } else {
-            Ok(crate::yaml::print::print_value(&list))
-        }
-    }
-
-    /// Evaluation options from the flags.
-    pub fn eval_opts(&self) -> Result<EvalOpts, String> {
-        let mut opts = EvalOpts {
+    /// The run these flags ask for.
+    pub fn run(&self) -> YttRun {
+        YttRun {
+            files: self.files.clone(),
+            data_values_file: self.data_values_file.clone(),
+            data_value: self.data_value.clone(),
+            data_value_yaml: self.data_value_yaml.clone(),
+            data_value_file: self.data_value_file.clone(),
+            data_values_env: self.data_values_env.clone(),
+            data_values_env_yaml: self.data_values_env_yaml.clone(),
+            skip_validation: self.skip_validation,
             ignore_unknown_comments: self.ignore_unknown_comments,
             strict: self.strict,
             implicit_map_key_overrides: self.implicit_map_key_overrides,
-            ..EvalOpts::default()
-        };
-        self.budget.budget().apply(&mut opts)?;
-        Ok(opts)
+            file_marks: self.file_marks.clone(),
+            budget: self.budget.budget(),
+        }
     }
 }
 
-const OUTPUT_FORMATS: &[&str] = &["yaml", "json", "pos"];
-
-/// A value with every map's items sorted by key (Go's `json.Marshal` of a
-/// map sorts them).
-fn sorted_keys(mut v: Value) -> Value {
-    match &mut v {
-        Value::Map(m) => {
-            let items = std::mem::take(&mut m.items);
-            let mut items: Vec<crate::yaml::MapItem> = items
-                .into_iter()
-                .map(|mut i| {
-                    i.value = sorted_keys(std::mem::take(&mut i.value));
-                    i
-                })
-                .collect();
-            items.sort_by_key(|i| i.key.scalar_display());
-            m.items = items;
-        }
-        Value::Array(a) => {
-            for i in &mut a.items {
-                i.value = sorted_keys(std::mem::take(&mut i.value));
-            }
-        }
-        _ => {}
-    }
-    v
-}
-const OUTPUT_SCHEMAS: &[&str] = &["openapi-v3", "json-schema"];
-
-fn output_kind(args: &InspectArgs, of: &[&str]) -> Result<Option<String>, String> {
-    for t in &args.output {
-        if !OUTPUT_FORMATS.contains(&t.as_str()) && !OUTPUT_SCHEMAS.contains(&t.as_str()) {
-            return Err(format!("Unknown output type '{t}'"));
+impl InspectArgs {
+    /// The run these flags ask for.
+    pub fn run(&self) -> InspectRun {
+        InspectRun {
+            input: self.input.run(),
+            schema_inspect: self.schema_inspect,
+            output: self.output.clone(),
+            openapi_validations: self.openapi_validations,
+            files_inspect: self.input.files_inspect,
         }
     }
-    Ok(args
-        .output
-        .iter()
-        .find(|t| of.contains(&t.as_str()))
-        .cloned())
 }
 
 /// `inspect LIBRARY@ENV`: one pair of the repository in the current folder,
@@ -367,96 +265,10 @@ pub fn run(args: &InspectArgs) -> i32 {
 /// Computes what `ytt ... --data-values-inspect` prints, or ytt's error text.
 pub fn inspect(args: &InspectArgs) -> Result<String, String> {
     let cwd = std::env::current_dir().map_err(|e| e.to_string())?;
-    inspect_in(
+    crate::app::ytt::inspect_in(
         &WorkTree::command_line(cwd),
         &Stdin::default(),
         &crate::values::flags::environ(),
-        args,
+        &args.run(),
     )
-}
-
-/// [`inspect`] over any snapshot and environment (the fuzz targets give an
-/// in-memory one).
-pub fn inspect_in(
-    snap: &dyn crate::source::Snapshot,
-    stdin: &Stdin,
-    environ: &[(String, String)],
-    args: &InspectArgs,
-) -> Result<String, String> {
-    let input = &args.input;
-    // as ytt: the output types first, the file list before anything is
-    // evaluated
-    let format = output_kind(args, OUTPUT_FORMATS)?;
-    if input.files_inspect {
-        return input.files_inspect(snap, stdin, format.as_deref() == Some("json"));
-    }
-    let (tree, overlays, opts) = input.prepare(snap, stdin, environ)?;
-    let cache = CompileCache::new(crate::ytt::stdlib());
-    let session = EvalSession::new(tree, &opts, &cache, Value::new_map(Default::default()));
-    let schema = library_schema(&session, LibraryCtx::ROOT, &[]).map_err(|e| e.message)?;
-
-    let schema_out = output_kind(args, OUTPUT_SCHEMAS)?;
-    if args.schema_inspect {
-        return match schema_out.as_deref() {
-            Some("openapi-v3") => {
-                let doc = openapi(
-                    &schema.schema,
-                    OpenApiOpts {
-                        with_validations: args.openapi_validations,
-                    },
-                );
-                // `-o json` too: the document as JSON (ytt applies both)
-                if format.as_deref() == Some("json") {
-                    // Go's encoding/json writes an object's keys sorted
-                    return crate::ytt::codec::json_encode(&sorted_keys(doc), 0, true)
-                        .map_err(|e| e.to_string());
-                }
-                Ok(crate::yaml::print::print_value(&doc))
-            }
-            Some("json-schema") => {
-                let v = json_schema(&schema.schema);
-                Ok(format!(
-                    "{}\n",
-                    serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?
-                ))
-            }
-            _ => Err(
-                "Data values schema export only supported in OpenAPI v3 format; specify format with --output=openapi-v3 flag"
-                    .to_string(),
-            ),
-        };
-    }
-    if schema_out.is_some() {
-        return Err(
-            "Output type currently only supported for data values schema (i.e. include --data-values-schema-inspect)"
-                .to_string(),
-        );
-    }
-
-    let values = library_values(
-        &session,
-        LibraryCtx::ROOT,
-        &overlays.root,
-        &schema.schema,
-        input.skip_validation,
-    )
-    .map_err(|e| e.message)?;
-
-    let ds = DocSet {
-        docs: vec![values.doc],
-        ..DocSet::default()
-    };
-    match output_kind(args, OUTPUT_FORMATS)?.as_deref() {
-        Some("json") => {
-            let mut out = String::new();
-            for d in ds.docs.iter().filter(|d| !d.is_empty()) {
-                out.push_str(
-                    &crate::ytt::codec::json_encode(&d.value, 0, true)
-                        .map_err(|e| e.to_string())?,
-                );
-            }
-            Ok(out)
-        }
-        _ => Ok(print_docset(&ds)),
-    }
 }

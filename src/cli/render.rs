@@ -2,14 +2,13 @@
 //! writes), with ytt's flags and error texts.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::Args;
 
-use crate::render::{OutputContent, Rendered, Renderer};
+use crate::render::{OutputContent, Rendered};
 use crate::source::worktree::WorkTree;
 use crate::source::Stdin;
-use crate::template::{multi_line_error, CompileCache};
+use crate::template::multi_line_error;
 use crate::yaml::print::print_docset;
 
 use super::inspect::YttInputs;
@@ -65,6 +64,16 @@ pub struct RenderArgs {
     pub schema_inspect: bool,
 }
 
+impl RenderArgs {
+    /// The run these flags ask for.
+    pub fn run(&self) -> crate::app::ytt::RenderRun {
+        crate::app::ytt::RenderRun {
+            input: self.input.run(),
+            output: self.output.clone(),
+        }
+    }
+}
+
 /// Runs `render`; returns the process exit code.
 pub fn run(args: &RenderArgs) -> i32 {
     let cwd = match std::env::current_dir() {
@@ -87,7 +96,11 @@ pub fn run(args: &RenderArgs) -> i32 {
     let snap = WorkTree::command_line(cwd);
     if args.input.files_inspect {
         let json = args.output.iter().any(|t| t == "json");
-        return match args.input.files_inspect(&snap, &Stdin::default(), json) {
+        return match args
+            .input
+            .run()
+            .files_inspect(&snap, &Stdin::default(), json)
+        {
             Ok(out) => {
                 super::out::data(&out);
                 0
@@ -99,11 +112,11 @@ pub fn run(args: &RenderArgs) -> i32 {
         };
     }
     let started = std::time::Instant::now();
-    let result = render_in(
+    let result = crate::app::ytt::render_in(
         &snap,
         &Stdin::default(),
         &crate::values::flags::environ(),
-        args,
+        &args.run(),
     )
     .and_then(|r| deliver(&r, args));
     if args.input.debug {
@@ -118,39 +131,14 @@ pub fn run(args: &RenderArgs) -> i32 {
     }
 }
 
-/// Renders the files `args` names from `snap`.
-pub fn render_in(
-    snap: &dyn crate::source::Snapshot,
-    stdin: &Stdin,
-    environ: &[(String, String)],
-    args: &RenderArgs,
-) -> Result<Rendered, String> {
-    let input = &args.input;
-    for t in &args.output {
-        if !["yaml", "json", "pos", "openapi-v3"].contains(&t.as_str()) {
-            return Err(format!("Unknown output type '{t}'"));
-        }
-    }
-    if args.output.iter().any(|t| t == "openapi-v3") {
-        return Err(
-            "Output type currently only supported for data values schema (i.e. include --data-values-schema-inspect)"
-                .to_string(),
-        );
-    }
-    let (tree, overlays, opts) = input.prepare(snap, stdin, environ)?;
-    let cache = Arc::new(CompileCache::new(crate::ytt::stdlib()));
-    Renderer::new(tree, cache, input.skip_validation)
-        .render_root(&opts, &overlays)
-        .map_err(|e| e.message().to_string())
-}
-
 /// Prints the documents, or writes the output files.
 fn deliver(r: &Rendered, args: &RenderArgs) -> Result<(), String> {
+    let announce = |path: &Path| outln!("creating: {}", path.display());
     if let Some(dir) = &args.output_files {
-        return write_files(r, dir);
+        return crate::disk::output::write_files(r, dir, &announce);
     }
     if let Some(dir) = &args.emptied_output_directory {
-        return write_emptied(r, dir);
+        return crate::disk::output::write_emptied(r, dir, &announce);
     }
     let out = if args.output.iter().any(|t| t == "json") {
         let mut out = String::new();
@@ -172,54 +160,6 @@ fn deliver(r: &Rendered, args: &RenderArgs) -> Result<(), String> {
         super::out::err(
             "\nWarning: Found Non-YAML templates in input. Non-YAML templates are not rendered to standard output.\nIf you want to include those results, use the --output-files or --dangerous-emptied-output-directory flag.\n",
         );
-    }
-    Ok(())
-}
-
-/// ytt's `--dangerous-emptied-output-directory`: `dir` emptied (a link
-/// there is removed, not followed), then written as `--output-files`
-/// writes.
-fn write_emptied(r: &Rendered, dir: &Path) -> Result<(), String> {
-    let mut seen = std::collections::BTreeSet::new();
-    let dups: Vec<&str> = r
-        .files
-        .iter()
-        .filter(|f| !seen.insert(f.path.as_str()))
-        .map(|f| f.path.as_str())
-        .collect();
-    if !dups.is_empty() {
-        return Err(format!(
-            "Multiple files have same output destination paths: {}",
-            dups.join(", ")
-        ));
-    }
-    if ["/", ".", "./", ""].contains(&dir.to_string_lossy().as_ref()) {
-        return Err("Expected output directory path to not be one of '/', '.', './', ''".into());
-    }
-    match std::fs::symlink_metadata(dir) {
-        Ok(md) if md.file_type().is_symlink() || !md.is_dir() => {
-            std::fs::remove_file(dir).map_err(|e| format!("Deleting '{}': {e}", dir.display()))?
-        }
-        Ok(_) => std::fs::remove_dir_all(dir)
-            .map_err(|e| format!("Deleting '{}': {e}", dir.display()))?,
-        Err(_) => {}
-    }
-    write_files(r, dir)
-}
-
-/// ytt's `--output-files`: each output file under `dir` (created when
-/// missing), announced with `creating: <path>`. A path that would leave
-/// `dir` (an absolute name or `..` given with `-f name=path`) is refused.
-fn write_files(r: &Rendered, dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("Creating '{}': {e}", dir.display()))?;
-    for f in &r.files {
-        let bytes = match &f.content {
-            OutputContent::Yaml(docs) => crate::yaml::print::print_docs(&r.docs.docs[docs.clone()]),
-            OutputContent::Text(t) => t.clone(),
-        };
-        let path = crate::disk::write::output_file(dir, &f.path, bytes.as_bytes())
-            .map_err(|e| format!("Writing '{}': {e}", f.path))?;
-        outln!("creating: {}", path.display());
     }
     Ok(())
 }

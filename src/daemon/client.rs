@@ -5,7 +5,13 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use super::protocol::{Reply, Request};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::paths::DaemonPaths;
+use super::protocol::{Answer, CheckCall, Reply, Request, PROTOCOL};
+use crate::app::CheckRequest;
+use crate::source::git::Git;
 
 #[derive(Debug)]
 pub enum ClientError {
@@ -83,4 +89,82 @@ pub fn spawn(root: &Path, log: &Path, idle_seconds: Option<u64>) -> std::io::Res
         .process_group(0)
         .spawn()
         .map(|_| ())
+}
+
+/// How long a check waits for the daemon's answer.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The work tree and git dir of a check's repository, and its daemon's
+/// paths (the quick way when it can, else by opening the repository;
+/// `git_dir_set`: the asker's `GIT_DIR` is set, so git's own rules apply).
+fn repository(root: &Path, git_dir_set: bool) -> Option<(PathBuf, PathBuf, DaemonPaths)> {
+    if !git_dir_set {
+        if let Some((workdir, git_dir)) = crate::source::git::find_git_dir(root) {
+            let paths = DaemonPaths::for_git_dir(&git_dir);
+            return Some((workdir, git_dir, paths));
+        }
+    }
+    let git = Git::discover(root).ok()?;
+    let git_dir = git.git_dir().canonicalize().ok()?;
+    let paths = DaemonPaths::for_git_dir(&git_dir);
+    Some((git.workdir().to_path_buf(), git_dir, paths))
+}
+
+/// Whether `path` is a report file `req` asks for.
+fn asked_for(req: &CheckRequest, path: &Path) -> bool {
+    req.outputs.iter().any(|o| o.file.as_deref() == Some(path))
+}
+
+/// Asks the repository's daemon for the check, starting one when none
+/// answers (waiting `patience` for it); why it could not answer otherwise.
+/// `index_file` is the asker's `GIT_INDEX_FILE` (a hook's index).
+pub fn ask_check(
+    req: &CheckRequest,
+    git_dir_set: bool,
+    index_file: Option<PathBuf>,
+    patience: Duration,
+) -> Result<Answer, String> {
+    let root = req.cwd.join(&req.selection.root);
+    let Some((workdir, git_dir, paths)) = repository(&root, git_dir_set) else {
+        return Err("not in a git repository".into());
+    };
+    // (the asker's gix already reads GIT_INDEX_FILE: compare with the
+    // repository's own index, not with what gix says the index is)
+    let own_index = git_dir.join("index");
+    let index_file = index_file
+        .map(|f| req.cwd.join(f))
+        .filter(|f| f.canonicalize().ok() != own_index.canonicalize().ok());
+    let request = Request::Check(Box::new(CheckCall {
+        protocol: PROTOCOL,
+        request: req.clone(),
+        index_file,
+    }));
+    let mut started = false;
+    let deadline = Instant::now() + patience;
+    loop {
+        match call(&paths.socket, &request, ANSWER_TIMEOUT) {
+            // the files it writes are the reports this check asked for, and
+            // no others (the client writes them, not the daemon)
+            Ok(Reply::Answer(a)) if !a.files.iter().all(|(path, _)| asked_for(req, path)) => {
+                return Err("the daemon's answer names a file this check did not ask for".into());
+            }
+            Ok(Reply::Answer(a)) => return Ok(a),
+            Ok(Reply::Error { message }) => return Err(message),
+            Ok(other) => return Err(format!("unexpected reply {other:?}")),
+            Err(ClientError::Failed(why)) => return Err(why),
+            Err(ClientError::NotRunning) => {
+                if !started {
+                    started = true;
+                    if paths.ensure_private().is_err() || spawn(&workdir, &paths.log, None).is_err()
+                    {
+                        return Err("cannot start a daemon".into());
+                    }
+                }
+                if Instant::now() >= deadline {
+                    return Err("it did not start in time".into());
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
 }

@@ -4,5 +4,6 @@
 //! (`disk::store`, `--cache-dir`), which the command line, the daemon and
 //! the editor can all hand to `app` as the check's `OutcomeStore`.
 
+pub mod output;
 pub mod store;
 pub mod write;

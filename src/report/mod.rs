@@ -13,6 +13,7 @@ pub mod gitlab;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod plan;
 pub mod sarif;
 pub mod summary;
 pub mod text;

@@ -1,0 +1,94 @@
+//! `render --all --output-files DIR [--check]`: the rendered-manifests
+//! pattern (GitOps repositories that commit what each environment
+//! deploys). Every pair is rendered exactly as its ytt command renders it
+//! (`yttcheck list` prints that command: [`super::ytt::pair_run`] makes
+//! both) into `DIR/<library>/<environment>/`, deterministically; the
+//! command line writes them (`disk::output`) or compares.
+
+use crate::disk::output::Outputs;
+use crate::source::{Snapshot, Stdin};
+use crate::workspace::Plan;
+
+use super::ytt::{pair_run, render_in, RenderRun};
+
+/// Every pair's rendered files, and what could not be rendered.
+#[derive(Debug, Default)]
+pub struct RenderedPairs {
+    /// Each pair's folder (`<library>/<environment>`) and its files.
+    pub outputs: Outputs,
+    /// A pair that failed, with why (`<pair>: <error>`), escaped.
+    pub failed: Vec<String>,
+    /// A pair left out, with why, escaped.
+    pub left_out: Vec<String>,
+}
+
+/// Renders every pair of `plan` from `snap` (the work tree).
+pub fn render_pairs(plan: &Plan, snap: &dyn Snapshot) -> RenderedPairs {
+    let mut done = RenderedPairs::default();
+    for pair in &plan.pairs {
+        let name = crate::escape::control(&pair.name(plan)).into_owned();
+        if !pair.inputs.embedded_values.is_empty() {
+            done.left_out.push(format!(
+                "{name}: its values are kept in a Secret (a PackageInstall's); --output-files does not render such pairs yet (`yttcheck check` and `diff` do)"
+            ));
+            continue;
+        }
+        // names come from the repository (a declared library's `name:`):
+        // each must be one plain folder name under DIR
+        let (library, environment) = (&plan.libraries[pair.library].name, &pair.environment);
+        if !plain_name(library) || !plain_name(environment) {
+            done.failed.push(format!(
+                "{name}: a library or environment name that is no plain folder name cannot name a folder under --output-files"
+            ));
+            continue;
+        }
+        let run = RenderRun {
+            input: pair_run(plan, pair),
+            output: Vec::new(),
+        };
+        match render_in(snap, &Stdin::closed(), &pair.inputs.env, &run) {
+            Ok(r) => {
+                let files = done
+                    .outputs
+                    .entry(format!("{library}/{environment}"))
+                    .or_default();
+                for f in &r.files {
+                    let bytes = match &f.content {
+                        crate::render::OutputContent::Yaml(docs) => {
+                            crate::yaml::print::print_docs(&r.docs.docs[docs.clone()])
+                        }
+                        crate::render::OutputContent::Text(t) => t.clone(),
+                    };
+                    files.insert(f.path.clone(), bytes.into_bytes());
+                }
+            }
+            Err(e) => done
+                .failed
+                .push(format!("{name}: {}", crate::template::multi_line_error(&e))),
+        }
+    }
+    done
+}
+
+/// Whether a name is one plain folder name (no separator, not `.` or
+/// `..`, no control character).
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_plain_names_name_folders() {
+        for n in ["web", "prod-eu", "antrea-1.5.3", "_x"] {
+            assert!(super::plain_name(n), "{n}");
+        }
+        for n in ["", ".", "..", "../x", "a/b", "a\\b", "a\nb"] {
+            assert!(!super::plain_name(n), "{n}");
+        }
+    }
+}
