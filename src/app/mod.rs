@@ -10,6 +10,7 @@
 
 pub mod budget;
 pub mod check;
+pub mod ci;
 pub mod derived;
 pub mod diff;
 pub mod docs;

@@ -12,7 +12,7 @@
 //!   human-readable report on stdout is also put between
 //!   `::stop-commands::<random token>` and `::<token>::`. The only commands
 //!   that reach the runner are the ones yttcheck builds itself
-//!   ([`command`]).
+//!   ([`crate::escape::workflow::command`]).
 //! * Data (`render`'s YAML, `inspect`'s values, JSON, SARIF) is printed as
 //!   it is: its printers already escape what they must, and a pipe to
 //!   another program must get exactly the data.
@@ -20,6 +20,7 @@
 use std::io::Write;
 use std::sync::OnceLock;
 
+pub use crate::escape::workflow::command;
 use crate::escape::{control_lines, workflow};
 
 /// Whether this process runs in a GitHub Actions step, whose runner reads
@@ -70,21 +71,6 @@ pub fn data(text: &str) {
 /// server's JSON-RPC: nothing else is written there while it runs).
 pub fn protocol() -> std::io::Stdout {
     std::io::stdout()
-}
-
-/// One workflow command yttcheck means to give the runner: `::kind
-/// props::data`, its properties and data escaped.
-pub fn command(kind: &str, props: &[(&str, &str)], data: &str) -> String {
-    let props: Vec<String> = props
-        .iter()
-        .map(|(k, v)| format!("{k}={}", workflow::property(v)))
-        .collect();
-    let sep = if props.is_empty() { "" } else { " " };
-    format!(
-        "::{kind}{sep}{}::{}\n",
-        props.join(","),
-        workflow::data(data)
-    )
 }
 
 fn write_stdout(text: &str) {

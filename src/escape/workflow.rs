@@ -61,6 +61,17 @@ pub fn neutralize(s: &str) -> String {
     out
 }
 
+/// One workflow command yttcheck means to give the runner: `::kind
+/// props::data`, its properties and data escaped.
+pub fn command(kind: &str, props: &[(&str, &str)], text: &str) -> String {
+    let props: Vec<String> = props
+        .iter()
+        .map(|(k, v)| format!("{k}={}", property(v)))
+        .collect();
+    let sep = if props.is_empty() { "" } else { " " };
+    format!("::{kind}{sep}{}::{}\n", props.join(","), data(text))
+}
+
 /// [`neutralize`] for text of several lines: each line made safe, the line
 /// feeds kept (a carriage return never ends a line: it is escaped).
 pub fn neutralize_lines(s: &str) -> String {
