@@ -23,6 +23,49 @@ pub struct Output {
     pub file: Option<PathBuf>,
 }
 
+/// The reports asked for: `FORMAT[=FILE]` specs (`--format`; none: text)
+/// and the file of the one without its own (`--output`).
+pub fn outputs(formats: &[String], output: Option<&PathBuf>) -> Result<Vec<Output>, UsageError> {
+    let mut out = Vec::new();
+    let specs: Vec<String> = if formats.is_empty() {
+        vec!["text".to_string()]
+    } else {
+        formats.to_vec()
+    };
+    for spec in &specs {
+        let (name, file) = match spec.split_once('=') {
+            Some((n, f)) => (n, Some(PathBuf::from(f))),
+            None => (spec.as_str(), None),
+        };
+        let format = Format::parse(name).ok_or_else(|| {
+            UsageError(format!(
+                "unknown format '{name}' (expected one of: {})",
+                Format::NAMES.join(", ")
+            ))
+        })?;
+        out.push(Output { format, file });
+    }
+    let to_stdout: Vec<usize> = out
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.file.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(o) = output {
+        if to_stdout.len() != 1 {
+            return Err(UsageError(
+                "--output needs exactly one --format without its own =FILE".to_string(),
+            ));
+        }
+        out[to_stdout[0]].file = Some(o.clone());
+    } else if to_stdout.len() > 1 {
+        return Err(UsageError(
+            "only one format can go to standard output; give the others a file (--format sarif=out.sarif)".to_string(),
+        ));
+    }
+    Ok(out)
+}
+
 /// What to check and how to answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -265,3 +265,37 @@ fn config_notes(base: &GitSnapshot, as_head: &workspace::Plan, base_name: &str) 
 fn short(id: &str) -> &str {
     &id[..id.len().min(9)]
 }
+
+/// The diff's reports asked for: `FORMAT[=FILE]` specs (`--format`; none:
+/// text; `md` is markdown), one at most to standard output.
+pub fn formats(specs: &[String]) -> Result<Vec<(String, Option<PathBuf>)>, UsageError> {
+    let specs: Vec<String> = if specs.is_empty() {
+        vec!["text".into()]
+    } else {
+        specs.to_vec()
+    };
+    let mut out = Vec::new();
+    for s in &specs {
+        let (name, file) = match s.split_once('=') {
+            Some((n, f)) => (n.to_string(), Some(PathBuf::from(f))),
+            None => (s.clone(), None),
+        };
+        let name = if name == "md" {
+            "markdown".to_string()
+        } else {
+            name
+        };
+        if !["text", "markdown", "json"].contains(&name.as_str()) {
+            return Err(UsageError(format!(
+                "unknown format '{name}' (expected one of: text, markdown, json)"
+            )));
+        }
+        out.push((name, file));
+    }
+    if out.iter().filter(|(_, f)| f.is_none()).count() > 1 {
+        return Err(UsageError(
+            "only one format can go to standard output; give the others a file (--format markdown=diff.md)".into(),
+        ));
+    }
+    Ok(out)
+}

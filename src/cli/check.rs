@@ -7,10 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::args::{use_color, BudgetArgs, SelectionArgs};
-use crate::app::check::Output;
 use crate::app::{self, Answer, CheckRequest, UsageError, Warm};
 use crate::check::Severity;
-use crate::report::Format;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -74,48 +72,6 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub kubernetes: super::args::KubernetesArgs,
-}
-
-/// `(format, file)` pairs from `--format` and `--output`.
-fn outputs(args: &CheckArgs) -> Result<Vec<Output>, UsageError> {
-    let mut out = Vec::new();
-    let specs: Vec<String> = if args.formats.is_empty() {
-        vec!["text".to_string()]
-    } else {
-        args.formats.clone()
-    };
-    for spec in &specs {
-        let (name, file) = match spec.split_once('=') {
-            Some((n, f)) => (n, Some(PathBuf::from(f))),
-            None => (spec.as_str(), None),
-        };
-        let format = Format::parse(name).ok_or_else(|| {
-            UsageError(format!(
-                "unknown format '{name}' (expected one of: {})",
-                Format::NAMES.join(", ")
-            ))
-        })?;
-        out.push(Output { format, file });
-    }
-    let to_stdout: Vec<usize> = out
-        .iter()
-        .enumerate()
-        .filter(|(_, o)| o.file.is_none())
-        .map(|(i, _)| i)
-        .collect();
-    if let Some(o) = &args.output {
-        if to_stdout.len() != 1 {
-            return Err(UsageError(
-                "--output needs exactly one --format without its own =FILE".to_string(),
-            ));
-        }
-        out[to_stdout[0]].file = Some(o.clone());
-    } else if to_stdout.len() > 1 {
-        return Err(UsageError(
-            "only one format can go to standard output; give the others a file (--format sarif=out.sarif)".to_string(),
-        ));
-    }
-    Ok(out)
 }
 
 /// `--fail-on`: a severity name.
@@ -183,7 +139,7 @@ pub fn in_process(req: &CheckRequest, cache_dir: Option<&std::path::Path>) -> An
 /// The request the flags make, once every report file is known to be
 /// writable (fail now, not after the check).
 pub fn request(args: &CheckArgs) -> Result<CheckRequest, UsageError> {
-    let outputs = outputs(args)?;
+    let outputs = app::check::outputs(&args.formats, args.output.as_ref())?;
     for o in &outputs {
         if let Some(f) = &o.file {
             crate::disk::write::can_write(f)

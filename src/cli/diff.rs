@@ -79,7 +79,7 @@ pub fn run(args: &DiffArgs) -> i32 {
 }
 
 fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
-    let formats = formats(&args.formats)?;
+    let formats = crate::app::diff::formats(&args.formats)?;
     let color = use_color(&args.color)?;
     let report = compute(&DiffRequest {
         root: match &args.root {
@@ -111,36 +111,4 @@ fn run_inner(args: &DiffArgs) -> Result<i32, UsageError> {
         }
     }
     Ok(i32::from(args.fail_on_breaking && report.breaking() > 0))
-}
-
-fn formats(specs: &[String]) -> Result<Vec<(String, Option<PathBuf>)>, UsageError> {
-    let specs: Vec<String> = if specs.is_empty() {
-        vec!["text".into()]
-    } else {
-        specs.to_vec()
-    };
-    let mut out = Vec::new();
-    for s in &specs {
-        let (name, file) = match s.split_once('=') {
-            Some((n, f)) => (n.to_string(), Some(PathBuf::from(f))),
-            None => (s.clone(), None),
-        };
-        let name = if name == "md" {
-            "markdown".to_string()
-        } else {
-            name
-        };
-        if !["text", "markdown", "json"].contains(&name.as_str()) {
-            return Err(UsageError(format!(
-                "unknown format '{name}' (expected one of: text, markdown, json)"
-            )));
-        }
-        out.push((name, file));
-    }
-    if out.iter().filter(|(_, f)| f.is_none()).count() > 1 {
-        return Err(UsageError(
-            "only one format can go to standard output; give the others a file (--format markdown=diff.md)".into(),
-        ));
-    }
-    Ok(out)
 }

@@ -13,21 +13,6 @@ pub struct ExplainArgs {
     pub rule: Option<String>,
 }
 
-/// The rule `id` names: its full id, or the part after the namespace when
-/// only one rule has it.
-fn find(id: &str) -> Option<RuleId> {
-    RuleId::from_id(id).or_else(|| {
-        let mut by_name = RuleId::ALL
-            .iter()
-            .copied()
-            .filter(|r| r.id().split_once('/').map(|(_, n)| n) == Some(id));
-        match (by_name.next(), by_name.next()) {
-            (Some(r), None) => Some(r),
-            _ => None,
-        }
-    })
-}
-
 /// The policies of the repository in the current folder, one line each,
 /// with the id prefix of their findings (`policy/prod/replicas`), for the
 /// policies whose id `wanted` starts with (or that start with `wanted`).
@@ -44,46 +29,7 @@ fn policies(wanted: Option<&str>) -> Vec<String> {
     let Ok(plan) = load_plan(&cache, &source, &selection) else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for (i, p) in plan.policies.iter().enumerate() {
-        let id = crate::check::policy::policy_id(&p.name);
-        if let Some(w) = wanted {
-            use crate::diagnostics::rules::id_within;
-            if !id_within(w, &id) && !id_within(&id, w) {
-                continue;
-            }
-        }
-        let pairs = plan
-            .pairs
-            .iter()
-            .filter(|pair| pair.policies.contains(&i))
-            .count();
-        let mut line = format!(
-            "{id:<30} {:<8} {} ({pairs} pair{})",
-            p.severity,
-            p.file,
-            if pairs == 1 { "" } else { "s" }
-        );
-        if let Some(pack) = &p.pack {
-            line.push_str(&format!(
-                "; pack {}{}",
-                pack.name,
-                pack.version
-                    .as_ref()
-                    .map(|v| format!(" {v}"))
-                    .unwrap_or_default()
-            ));
-        }
-        if let Some(d) = p
-            .description
-            .as_ref()
-            .or(p.pack.as_ref().and_then(|k| k.description.as_ref()))
-        {
-            line.push_str(&format!(": {d}"));
-        }
-        out.push(line);
-    }
-    out
+    crate::report::plan::policies(&plan, wanted)
 }
 
 fn print_policies(wanted: Option<&str>) {
@@ -106,7 +52,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
             print_policies(None);
             0
         }
-        Some(id) => match find(id) {
+        Some(id) => match RuleId::find(id) {
             Some(r) => {
                 out::out(&explain(r));
                 if r == RuleId::PolicyViolation {

@@ -107,15 +107,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn commands_escape_their_properties_and_data() {
-        assert_eq!(
-            command("error", &[("file", "a,b:c"), ("line", "3")], "x\ny%"),
-            "::error file=a%2Cb%3Ac,line=3::x%0Ay%25\n"
-        );
-        assert_eq!(command("endgroup", &[], ""), "::endgroup::\n");
-    }
-
-    #[test]
     fn stop_tokens_differ() {
         assert_ne!(stop_token(), stop_token());
     }

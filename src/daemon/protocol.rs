@@ -176,6 +176,49 @@ pub fn decode_reply(input: impl std::io::BufRead) -> Result<Reply, String> {
     Ok(Reply::Answer(answer))
 }
 
+fn rate(hits: u64, misses: u64) -> String {
+    if hits + misses == 0 {
+        "no lookups yet".into()
+    } else {
+        format!(
+            "{:.0}% hits ({hits} of {})",
+            100.0 * hits as f64 / (hits + misses) as f64,
+            hits + misses
+        )
+    }
+}
+
+impl Status {
+    /// The status as `yttcheck daemon status` prints it.
+    pub fn describe(&self) -> String {
+        let s = self;
+        let up = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs().saturating_sub(s.started))
+            .unwrap_or(0);
+        format!(
+        "yttcheck daemon {} (pid {}), up {up} s, {} restart{}\n  repository  {}\n  socket      {}\n  requests    {}\n  memory      {} MiB resident\n  files       {} kept, {}\n  plans       {}\n  libraries   {} kept, {}\n  pairs       {} kept, {}\n  watcher     {} changes seen\n  idle exit   after {} s\n",
+        s.version,
+        s.pid,
+        s.restarts,
+        if s.restarts == 1 { "" } else { "s" },
+        s.root.display(),
+        s.socket.display(),
+        s.requests,
+        s.rss_kib / 1024,
+        s.files.entries,
+        rate(s.files.hits, s.files.misses),
+        rate(s.plan_hits, s.plan_misses),
+        s.memo.library_entries,
+        rate(s.memo.library_hits, s.memo.library_misses),
+        s.memo.pair_entries,
+        rate(s.memo.pair_hits, s.memo.pair_misses),
+        s.watched_changes,
+        s.idle_timeout_seconds
+    )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,48 +291,5 @@ mod tests {
         long.splice(at..at + 2, b"99999999999".iter().copied());
         let e = decode_reply(long.as_slice()).unwrap_err();
         assert!(e.contains("over"), "{e}");
-    }
-}
-
-fn rate(hits: u64, misses: u64) -> String {
-    if hits + misses == 0 {
-        "no lookups yet".into()
-    } else {
-        format!(
-            "{:.0}% hits ({hits} of {})",
-            100.0 * hits as f64 / (hits + misses) as f64,
-            hits + misses
-        )
-    }
-}
-
-impl Status {
-    /// The status as `yttcheck daemon status` prints it.
-    pub fn describe(&self) -> String {
-        let s = self;
-        let up = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs().saturating_sub(s.started))
-            .unwrap_or(0);
-        format!(
-        "yttcheck daemon {} (pid {}), up {up} s, {} restart{}\n  repository  {}\n  socket      {}\n  requests    {}\n  memory      {} MiB resident\n  files       {} kept, {}\n  plans       {}\n  libraries   {} kept, {}\n  pairs       {} kept, {}\n  watcher     {} changes seen\n  idle exit   after {} s\n",
-        s.version,
-        s.pid,
-        s.restarts,
-        if s.restarts == 1 { "" } else { "s" },
-        s.root.display(),
-        s.socket.display(),
-        s.requests,
-        s.rss_kib / 1024,
-        s.files.entries,
-        rate(s.files.hits, s.files.misses),
-        rate(s.plan_hits, s.plan_misses),
-        s.memo.library_entries,
-        rate(s.memo.library_hits, s.memo.library_misses),
-        s.memo.pair_entries,
-        rate(s.memo.pair_hits, s.memo.pair_misses),
-        s.watched_changes,
-        s.idle_timeout_seconds
-    )
     }
 }

@@ -629,6 +629,21 @@ impl RuleId {
             })
     }
 
+    /// The rule `id` names: its full id, or the part after the namespace
+    /// when only one rule has it (`yttcheck explain type-mismatch`).
+    pub fn find(id: &str) -> Option<RuleId> {
+        RuleId::from_id(id).or_else(|| {
+            let mut by_name = RuleId::ALL
+                .iter()
+                .copied()
+                .filter(|r| r.id().split_once('/').map(|(_, n)| n) == Some(id));
+            match (by_name.next(), by_name.next()) {
+                (Some(r), None) => Some(r),
+                _ => None,
+            }
+        })
+    }
+
     /// The rule with this id.
     pub fn from_id(id: &str) -> Option<RuleId> {
         RuleId::ALL.iter().copied().find(|r| r.id() == id)

@@ -4,6 +4,7 @@
 //! (`disk::store`, `--cache-dir`), which the command line, the daemon and
 //! the editor can all hand to `app` as the check's `OutcomeStore`.
 
+pub mod hooks;
 pub mod output;
 pub mod store;
 pub mod write;

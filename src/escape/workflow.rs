@@ -108,6 +108,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn commands_escape_their_properties_and_data() {
+        assert_eq!(
+            command("error", &[("file", "a,b:c"), ("line", "3")], "x\ny%"),
+            "::error file=a%2Cb%3Ac,line=3::x%0Ay%25\n"
+        );
+        assert_eq!(command("endgroup", &[], ""), "::endgroup::\n");
+    }
+
+    #[test]
     fn escapes_like_the_actions_toolkit() {
         assert_eq!(data("50% done\nnext\r"), "50%25 done%0Anext%0D");
         assert_eq!(property("a:b,c"), "a%3Ab%2Cc");

@@ -175,3 +175,50 @@ pub fn json(plan: &Plan, commands: &[Vec<String>]) -> String {
     out.push('\n');
     out
 }
+
+/// The plan's policies, one line each, with the id prefix of their
+/// findings (`policy/prod/replicas`), severity, file, pairs, pack and
+/// description; only those whose id `wanted` starts with (or that start
+/// with `wanted`) when given (`yttcheck explain`).
+pub fn policies(plan: &Plan, wanted: Option<&str>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, p) in plan.policies.iter().enumerate() {
+        let id = crate::check::policy::policy_id(&p.name);
+        if let Some(w) = wanted {
+            use crate::diagnostics::rules::id_within;
+            if !id_within(w, &id) && !id_within(&id, w) {
+                continue;
+            }
+        }
+        let pairs = plan
+            .pairs
+            .iter()
+            .filter(|pair| pair.policies.contains(&i))
+            .count();
+        let mut line = format!(
+            "{id:<30} {:<8} {} ({pairs} pair{})",
+            p.severity,
+            p.file,
+            if pairs == 1 { "" } else { "s" }
+        );
+        if let Some(pack) = &p.pack {
+            line.push_str(&format!(
+                "; pack {}{}",
+                pack.name,
+                pack.version
+                    .as_ref()
+                    .map(|v| format!(" {v}"))
+                    .unwrap_or_default()
+            ));
+        }
+        if let Some(d) = p
+            .description
+            .as_ref()
+            .or(p.pack.as_ref().and_then(|k| k.description.as_ref()))
+        {
+            line.push_str(&format!(": {d}"));
+        }
+        out.push(line);
+    }
+    out
+}

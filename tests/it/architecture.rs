@@ -686,3 +686,44 @@ fn every_module_has_its_section_in_the_code_map() {
         );
     }
 }
+
+/// Issue 50's house rule: the command line parses flags, builds a request,
+/// calls `app`, hands the answer to a printer and exits. It stays small,
+/// and nothing but `main.rs` reaches into it (the fuzz targets, benches and
+/// tests drive `app` as any face does).
+#[test]
+fn the_command_line_stays_a_face() {
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join("cli"), &mut files);
+    let lines: usize = files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
+        .sum();
+    assert!(
+        lines <= 2_200,
+        "src/cli is {lines} lines: what is checked or compared belongs in app, how it is shown in report"
+    );
+    let mut others = Vec::new();
+    for dir in ["src", "fuzz/fuzz_targets", "benches", "tests"] {
+        rust_files(&root().join(dir), &mut others);
+    }
+    for f in others {
+        let rel = f
+            .strip_prefix(root())
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        if rel.starts_with("src/cli/") || rel == "src/main.rs" || rel.ends_with("architecture.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        let code = code_of(&text);
+        for needle in ["crate::cli", "yttcheck::cli", "super::cli"] {
+            assert!(
+                !code.contains(needle),
+                "{rel} reaches into the command line ({needle})"
+            );
+        }
+    }
+}
