@@ -32,9 +32,10 @@ pub struct SecretDoc {
     pub keys: Vec<String>,
 }
 
-/// Whether a file's text may hold a Secret (a cheap look before parsing).
+/// Whether a file's text may hold a Secret (a cheap look before parsing:
+/// a document's `kind: Secret` at the start of a line).
 pub fn may_hold_secrets(text: &str) -> bool {
-    super::packages::kinds(text).any(|k| k == "Secret")
+    super::packages::has_top_kind(text, "Secret")
 }
 
 /// The Secret documents of a parsed file.

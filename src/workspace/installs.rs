@@ -40,8 +40,7 @@ struct Install {
 
 /// Whether a file's text may hold a `PackageInstall`.
 fn may_hold_installs(text: &str) -> bool {
-    text.contains("packaging.carvel.dev/")
-        && super::packages::kinds(text).any(|k| k == "PackageInstall")
+    text.contains("packaging.carvel.dev/") && super::packages::has_top_kind(text, "PackageInstall")
 }
 
 fn installs_in(path: &RepoPath, docs: &DocSet) -> Vec<Install> {
@@ -87,28 +86,34 @@ fn installs_in(path: &RepoPath, docs: &DocSet) -> Vec<Install> {
         .collect()
 }
 
-/// The `PackageInstall`s and `Secret`s of the repository's YAML files.
+/// The `PackageInstall`s of the repository's YAML files, then the
+/// `Secret`s they name: a file is parsed only when its text may hold what
+/// is wanted (a package's bundle holds Secret templates by the dozen).
 fn scan(files: &RepoFiles) -> (Vec<Install>, Vec<SecretDoc>) {
-    let mut installs = Vec::new();
-    let mut secrets = Vec::new();
-    for path in files.files.iter().filter(|f| f.is_yaml()) {
-        let Some(src) = files.text(path) else {
-            continue;
-        };
-        let (i, s) = (may_hold_installs(src.text()), may_hold_secrets(src.text()));
-        if !i && !s {
-            continue;
+    let parse = |path: &RepoPath, wanted: &dyn Fn(&str) -> bool| {
+        let src = files.text(path)?;
+        if !wanted(src.text()) {
+            return None;
         }
-        let Ok(docs) = crate::yaml::parse::parse(&src, false) else {
-            continue;
-        };
-        if i {
-            installs.extend(installs_in(path, &docs));
-        }
-        if s {
-            secrets.extend(secrets_in(path, &docs));
-        }
+        crate::yaml::parse::parse(&src, false).ok()
+    };
+    let yaml = || files.files.iter().filter(|f| f.is_yaml());
+    let installs: Vec<Install> = yaml()
+        .filter_map(|path| Some(installs_in(path, &parse(path, &may_hold_installs)?)))
+        .flatten()
+        .collect();
+    let names: Vec<&str> = installs
+        .iter()
+        .flat_map(|i| i.secrets.iter().map(String::as_str))
+        .collect();
+    if names.is_empty() {
+        return (installs, Vec::new());
     }
+    let names_one = |text: &str| may_hold_secrets(text) && names.iter().any(|n| text.contains(n));
+    let secrets = yaml()
+        .filter_map(|path| Some(secrets_in(path, &parse(path, &names_one)?)))
+        .flatten()
+        .collect();
     (installs, secrets)
 }
 

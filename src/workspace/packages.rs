@@ -40,6 +40,17 @@ pub(super) fn kinds(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Whether a file's text has a document of kind `kind` at its top level
+/// (`kind: Secret` at the start of a line, not a CRD's indented
+/// `names.kind`): a cheap look before it is parsed.
+pub(super) fn has_top_kind(text: &str, kind: &str) -> bool {
+    text.contains(kind)
+        && text.lines().any(|l| {
+            l.strip_prefix("kind:")
+                .is_some_and(|k| k.trim().trim_matches(['"', '\'']) == kind)
+        })
+}
+
 /// Whether a file's text holds Carvel packaging documents that are no ytt
 /// input (`PackageMetadata`, `PackageInstall`, `PackageRepository`...):
 /// another tool's files, never a `workspace/unused-file`. (A `Package` CR
@@ -201,6 +212,14 @@ fn library_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_top_level_kind_is_a_documents_and_a_crds_names_kind_is_not() {
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  names:\n    kind: PackageInstall\n";
+        assert!(!has_top_kind(crd, "PackageInstall"));
+        assert!(has_top_kind("---\nkind: \"Secret\"\n", "Secret"));
+        assert!(!has_top_kind("kind: SecretTemplate\n", "Secret"));
+    }
 
     #[test]
     fn a_package_is_told_by_its_group_and_kind() {
