@@ -6,7 +6,9 @@
 //! command line writes them (`disk::output`) or compares.
 
 use crate::disk::output::Outputs;
+use crate::source::overlay::Overlay;
 use crate::source::{Snapshot, Stdin};
+use crate::workspace::plan::EmbeddedValues;
 use crate::workspace::Plan;
 
 use super::ytt::{pair_run, render_in, RenderRun};
@@ -18,8 +20,6 @@ pub struct RenderedPairs {
     pub outputs: Outputs,
     /// A pair that failed, with why (`<pair>: <error>`), escaped.
     pub failed: Vec<String>,
-    /// A pair left out, with why, escaped.
-    pub left_out: Vec<String>,
 }
 
 /// Renders every pair of `plan` from `snap` (the work tree).
@@ -27,12 +27,6 @@ pub fn render_pairs(plan: &Plan, snap: &dyn Snapshot) -> RenderedPairs {
     let mut done = RenderedPairs::default();
     for pair in &plan.pairs {
         let name = crate::escape::control(&pair.name(plan)).into_owned();
-        if !pair.inputs.embedded_values.is_empty() {
-            done.left_out.push(format!(
-                "{name}: its values are kept in a Secret (a PackageInstall's); --output-files does not render such pairs yet (`yttcheck check` and `diff` do)"
-            ));
-            continue;
-        }
         // names come from the repository (a declared library's `name:`):
         // each must be one plain folder name under DIR
         let (library, environment) = (&plan.libraries[pair.library].name, &pair.environment);
@@ -42,11 +36,32 @@ pub fn render_pairs(plan: &Plan, snap: &dyn Snapshot) -> RenderedPairs {
             ));
             continue;
         }
-        let run = RenderRun {
+        let mut run = RenderRun {
             input: pair_run(plan, pair),
             output: Vec::new(),
         };
-        match render_in(snap, &Stdin::closed(), &pair.inputs.env, &run) {
+        // values kept in a Secret: each key served as a file of its own,
+        // under the Secret's path as if it were a folder (no path of the
+        // repository can be), named after the Secret in messages
+        let mut embedded = std::collections::BTreeMap::new();
+        for (i, e) in pair.inputs.embedded_values.iter().enumerate() {
+            match embedded_text(snap, e) {
+                Ok(text) => {
+                    let at = e.path.join(&format!("{i}.yml"));
+                    run.input.data_values_file.push(format!("{}={at}", e.path));
+                    embedded.insert(at, Some(text.into_bytes()));
+                }
+                Err(why) => {
+                    done.failed.push(format!("{name}: {why}"));
+                    break;
+                }
+            }
+        }
+        if embedded.len() != pair.inputs.embedded_values.len() {
+            continue;
+        }
+        let snap = Overlay::new(snap, embedded);
+        match render_in(&snap, &Stdin::closed(), &pair.inputs.env, &run) {
             Ok(r) => {
                 let files = done
                     .outputs
@@ -68,6 +83,19 @@ pub fn render_pairs(plan: &Plan, snap: &dyn Snapshot) -> RenderedPairs {
         }
     }
     done
+}
+
+/// The text of a Secret's key, as the check reads it.
+fn embedded_text(snap: &dyn Snapshot, e: &EmbeddedValues) -> Result<String, String> {
+    let bytes = snap.read(e.path.as_str()).map_err(|err| err.message)?;
+    let text = String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", e.path))?;
+    let src = crate::yaml::SourceFile::new(e.path.as_str(), text);
+    crate::workspace::embedded::values_text(&src, e.document, &e.key).map_err(|err| {
+        format!(
+            "{}:{}: the values {} of a Secret cannot be read: {}",
+            e.path, err.line, e.key, err.message
+        )
+    })
 }
 
 /// Whether a name is one plain folder name (no separator, not `.` or

@@ -40,9 +40,6 @@ fn run_inner(cwd: &Path, args: &RenderArgs) -> Result<i32, UsageError> {
     let plan = load_plan(&cache, &source, &selection)?;
     let snap = WorkTree::command_line(cwd.to_path_buf());
     let done = crate::app::rendered::render_pairs(&plan, &snap);
-    for note in &done.left_out {
-        errln!("yttcheck: note: {note}");
-    }
     for f in &done.failed {
         errln!("yttcheck: error: {f}");
     }

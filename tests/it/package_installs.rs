@@ -425,3 +425,47 @@ fn real_packages_values_through_a_secret_get_ytts_verdict() {
         }
     }
 }
+
+#[test]
+fn render_all_renders_an_install_with_its_secrets_values() {
+    let d = repo();
+    write(
+        d.path(),
+        "gitops/web.yml",
+        format!(
+            "{}---\n{}",
+            install("web-prod", ">=1.0.0", "v"),
+            secret("v", "replicas: 7\n")
+        ),
+    );
+    let (code, out, err) = run(d.path(), &["render", "--all", "--output-files", "rendered"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let cm = std::fs::read_to_string(d.path().join("rendered/web/web-prod/cm.yml")).unwrap();
+    assert!(cm.contains("replicas: \"7\""), "{cm}");
+    let defaults = std::fs::read_to_string(d.path().join("rendered/web/defaults/cm.yml")).unwrap();
+    assert!(defaults.contains("replicas: \"1\""), "{defaults}");
+    let (code, out, _) = run(
+        d.path(),
+        &["render", "--all", "--output-files", "rendered", "--check"],
+    );
+    assert_eq!(code, 0, "{out}");
+    // a Secret whose values break the schema fails that pair, named after it
+    write(
+        d.path(),
+        "gitops/web.yml",
+        format!(
+            "{}---\n{}",
+            install("web-prod", ">=1.0.0", "v"),
+            secret("v", "replicas: many\n")
+        ),
+    );
+    let (code, _, err) = run(
+        d.path(),
+        &["render", "--all", "--output-files", "rendered", "--check"],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("web@web-prod") && err.contains("gitops/web.yml"),
+        "{err}"
+    );
+}
