@@ -2,9 +2,11 @@
 //!
 //! A plan depends on the repository's paths, the config file, and of each
 //! file only whether it reads as text (or why not) and its `#@` lines —
-//! discovery looks at nothing else. So editing a values file, the common
-//! case, leaves the plan as it was: the key below stays the same, and the
-//! plan is reused instead of discovered again.
+//! discovery looks at nothing else — except the files whose documents tie
+//! pairs (Package CRs, PackageInstalls, Secrets: see
+//! `packages::shapes_plan`), whose whole text counts. So editing a values
+//! file, the common case, leaves the plan as it was: the key below stays
+//! the same, and the plan is reused instead of discovered again.
 
 // several times faster than SipHash on paths; seeded per process, which is
 // all the defence against colliding paths it has: at worst a slower check
@@ -156,7 +158,11 @@ impl PlanCache {
         }
         let mut h = std::collections::hash_map::DefaultHasher::new();
         match sources.get(path) {
-            Ok(file) => (true, file.annotation_lines()).hash(&mut h),
+            Ok(file) => {
+                let text = file.text();
+                let says = super::packages::shapes_plan(text).then_some(text);
+                (true, file.annotation_lines(), says).hash(&mut h)
+            }
             Err(e) => (false, e.message).hash(&mut h),
         }
         let f = h.finish();

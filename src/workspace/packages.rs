@@ -40,6 +40,14 @@ pub(super) fn kinds(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Whether what a file says, beyond its `#@` lines, can change the plan:
+/// Carvel packaging documents (a Package's ytt paths, an install's package
+/// and Secrets) and Secrets (their names and keys are an install's values
+/// files). A long-lived process plans again when such a file changes.
+pub fn shapes_plan(text: &str) -> bool {
+    text.contains("packaging.carvel.dev/") || has_top_kind(text, "Secret")
+}
+
 /// Whether a file's text has a document of kind `kind` at its top level
 /// (`kind: Secret` at the start of a line, not a CRD's indented
 /// `names.kind`): a cheap look before it is parsed.

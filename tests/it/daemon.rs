@@ -806,3 +806,35 @@ fn the_daemon_keeps_freed_memory_for_a_minute_unless_told_otherwise() {
         "{env:?}"
     );
 }
+
+#[test]
+fn a_packageinstalls_secret_edited_is_planned_again() {
+    let repo = repository();
+    let p = repo.path();
+    write(
+        p,
+        "packages/web/1.0.0/package.yaml",
+        "apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: web.example.com.1.0.0\nspec:\n  refName: web.example.com\n  version: 1.0.0\n  template:\n    spec:\n      template:\n      - ytt:\n          paths:\n          - config/\n",
+    );
+    write(
+        p,
+        "packages/web/1.0.0/bundle/config/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\n",
+    );
+    let install = "apiVersion: packaging.carvel.dev/v1alpha1\nkind: PackageInstall\nmetadata:\n  name: web-prod\nspec:\n  packageRef:\n    refName: web.example.com\n  values:\n  - secretRef:\n      name: v\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: v\nstringData:\n  a.yml: |\n    replicas: 2\n";
+    write(p, "gitops/web.yml", install);
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "package"]);
+    let (_stop, _) = start(p, &[]);
+    same(p, &[]);
+    // a key added to the Secret (its file's #@ lines unchanged): a values
+    // file more for the install, which only a new plan reads
+    write(
+        p,
+        "gitops/web.yml",
+        format!("{install}  b.yml: |\n    replicas: 0\n"),
+    );
+    same(p, &[]);
+    let out = yttcheck(p, &["check", "--daemon", "always", "--format", "json"]);
+    assert!(out.stdout.contains("gitops/web.yml"), "{}", out.stdout);
+}
