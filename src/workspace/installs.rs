@@ -153,13 +153,7 @@ pub(super) fn add_pairs(
         for name in &install.secrets {
             match secret_for(install, name, &secrets) {
                 Ok(secret) => {
-                    inputs
-                        .embedded_values
-                        .extend(secret.keys.iter().map(|key| EmbeddedValues {
-                            path: secret.path.clone(),
-                            document: secret.document,
-                            key: key.clone(),
-                        }));
+                    inputs.embedded_values.extend(values_files(secret));
                     sources.push(secret.path.clone());
                 }
                 Err(why) => {
@@ -186,14 +180,8 @@ pub(super) fn add_pairs(
         if held.is_empty() {
             inputs.data_values_files.push(path.clone());
         }
-        for secret in held {
-            inputs
-                .embedded_values
-                .extend(secret.keys.iter().map(|key| EmbeddedValues {
-                    path: secret.path.clone(),
-                    document: secret.document,
-                    key: key.clone(),
-                }));
+        for secret in &held {
+            inputs.embedded_values.extend(values_files(secret));
         }
         let stem = path.file_name();
         let stem = stem
@@ -218,6 +206,16 @@ pub(super) fn add_pairs(
             policies: Vec::new(),
         });
     }
+}
+
+/// A Secret's values files, as kapp-controller gives them to ytt: one per
+/// key, in key order.
+fn values_files(secret: &SecretDoc) -> impl Iterator<Item = EmbeddedValues> + '_ {
+    secret.keys.iter().map(|key| EmbeddedValues {
+        path: secret.path.clone(),
+        document: secret.document,
+        key: key.clone(),
+    })
 }
 
 /// The pair name of an install: its `metadata.name`, which names the App
