@@ -106,6 +106,45 @@ impl Secrets {
 /// What a redacted value is shown as.
 pub const HIDDEN: &str = "(value not shown)";
 
+/// Whether a text is a plain Kubernetes Secret manifest: a document of
+/// `kind: Secret` at its top level (a CRD's indented `names.kind` is
+/// none), and no ytt code (a template's lines are code, not data). Every
+/// value in such a file is secret: code frames show its keys only.
+pub fn is_secret_manifest(text: &str) -> bool {
+    !text.contains("#@") && has_top_kind(text, "Secret")
+}
+
+/// Whether a text has a document of kind `kind` at its top level
+/// (`kind: Secret` at the start of a line): a cheap look before parsing.
+pub fn has_top_kind(text: &str, kind: &str) -> bool {
+    text.contains(kind)
+        && text.lines().any(|l| {
+            l.strip_prefix("kind:")
+                .is_some_and(|k| k.trim().trim_matches(['"', '\'']) == kind)
+        })
+}
+
+/// A line of YAML source with whatever value it holds left out, its key
+/// (or a list item's dash) kept: `  password: x` -> `  password: (value
+/// not shown)`, `    - x` -> `    - (value not shown)`.
+pub fn hide_value(line: &str) -> String {
+    let indent = line.len() - line.trim_start().len();
+    let rest = &line[indent..];
+    let head = match rest
+        .find(": ")
+        .or_else(|| rest.ends_with(':').then(|| rest.len() - 1))
+    {
+        Some(i) => &rest[..=i],
+        None if rest.starts_with("- ") => "-",
+        None => "",
+    };
+    format!(
+        "{}{head}{}{HIDDEN}",
+        &line[..indent],
+        if head.is_empty() { "" } else { " " },
+    )
+}
+
 impl Secrets {
     /// A line of YAML source (a code frame, a stack trace) with the value
     /// of every secret-looking key left out: `password: x`, and the same
@@ -249,6 +288,25 @@ fn split_words(key: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_manifest_is_told_by_its_top_level_kind_and_shows_no_value() {
+        assert!(is_secret_manifest(
+            "apiVersion: v1\nkind: Secret\nstringData:\n  a: b\n"
+        ));
+        // a template's lines are code; a CRD's names.kind is no document's
+        assert!(!is_secret_manifest(
+            "#@ load(\"@ytt:data\", \"data\")\nkind: Secret\n"
+        ));
+        assert!(!is_secret_manifest("spec:\n  names:\n    kind: Secret\n"));
+        assert!(!is_secret_manifest("kind: SecretTemplate\n"));
+        assert_eq!(
+            hide_value("    replicas: 0"),
+            "    replicas: (value not shown)"
+        );
+        assert_eq!(hide_value("  - x"), "  - (value not shown)");
+        assert_eq!(hide_value("  image:"), "  image: (value not shown)");
+    }
 
     #[test]
     fn secret_words() {

@@ -215,6 +215,28 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
         &eval,
     );
     report.notes = notes;
+    // a pair whose values a Secret gives (a PackageInstall's): its changes
+    // are said, their values never printed
+    let from_secrets: std::collections::BTreeSet<String> = [&base_plan, &head_plan]
+        .iter()
+        .flat_map(|plan| {
+            plan.pairs
+                .iter()
+                .filter(|p| !p.inputs.embedded_values.is_empty())
+                .map(|p| p.name(plan))
+        })
+        .collect();
+    for pair in report
+        .pairs
+        .iter_mut()
+        .filter(|p| from_secrets.contains(&p.name))
+    {
+        for change in &mut pair.changes {
+            change.before = None;
+            change.after = None;
+            change.redacted = true;
+        }
+    }
     Ok(report)
 }
 

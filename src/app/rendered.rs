@@ -77,9 +77,15 @@ pub fn render_pairs(plan: &Plan, snap: &dyn Snapshot) -> RenderedPairs {
                     files.insert(f.path.clone(), bytes.into_bytes());
                 }
             }
-            Err(e) => done
-                .failed
-                .push(format!("{name}: {}", crate::template::multi_line_error(&e))),
+            Err(e) => {
+                let mut text = crate::template::multi_line_error(&e);
+                if !pair.inputs.embedded_values.is_empty() {
+                    // ytt quotes source lines (`  23 |     key: value`), and
+                    // a Secret's values are never printed
+                    text = hide_quoted_values(&text);
+                }
+                done.failed.push(format!("{name}: {text}"));
+            }
         }
     }
     done
@@ -96,6 +102,27 @@ fn embedded_text(snap: &dyn Snapshot, e: &EmbeddedValues) -> Result<String, Stri
             e.path, err.line, e.key, err.message
         )
     })
+}
+
+/// ytt's error text with the values of the source lines it quotes
+/// (`  23 |     replicas: many`) left out.
+fn hide_quoted_values(text: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for l in text.lines() {
+        let quoted = l.split_once(" | ").filter(|(n, _)| {
+            let n = n.trim();
+            !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+        });
+        out.push(match quoted {
+            Some((n, code)) => format!("{n} | {}", crate::secrets::hide_value(code)),
+            None => l.to_string(),
+        });
+    }
+    let mut joined = out.join("\n");
+    if text.ends_with('\n') {
+        joined.push('\n');
+    }
+    joined
 }
 
 /// Whether a name is one plain folder name (no separator, not `.` or

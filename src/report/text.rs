@@ -59,38 +59,31 @@ fn shows_detail(f: &Finding) -> bool {
 /// or log reader acts on. When the finding's own key is secret, the whole
 /// value on the line is hidden, whatever its shape (a list item under
 /// `password:`).
-fn frame_line(line: &str, key_path: Option<&str>, secrets: &crate::secrets::Secrets) -> String {
+fn frame_line(
+    line: &str,
+    key_path: Option<&str>,
+    secrets: &crate::secrets::Secrets,
+    in_secret_manifest: bool,
+) -> String {
     let line = line.trim_end();
     let own_key_secret = key_path.is_some_and(|k| {
         k.split(['.', '[', ']', '='])
             .any(|piece| secrets.is_secret(piece))
     });
-    if own_key_secret {
-        let indent = line.len() - line.trim_start().len();
-        let rest = &line[indent..];
-        let head = match rest
-            .find(": ")
-            .or_else(|| rest.ends_with(':').then(|| rest.len() - 1))
-        {
-            Some(i) => &rest[..=i],
-            None if rest.starts_with("- ") => "-",
-            None => "",
-        };
-        return control(&format!(
-            "{}{head}{}{}",
-            &line[..indent],
-            if head.is_empty() { "" } else { " " },
-            crate::secrets::HIDDEN
-        ))
-        .into_owned();
+    if own_key_secret || in_secret_manifest {
+        return control(&crate::secrets::hide_value(line)).into_owned();
     }
     control(&secrets.redact_line(line)).into_owned()
 }
 
 /// A line of ytt's detail text: a stack trace's source lines
-/// (`file:3 | key: value`) lose their secret values as code frames do.
-fn detail_line(l: &str) -> String {
+/// (`file:3 | key: value`) lose their secret values as code frames do
+/// (every value, for a finding in a Secret manifest).
+fn detail_line(l: &str, in_secret_manifest: bool) -> String {
     match l.split_once(" | ") {
+        Some((place, src)) if in_secret_manifest => {
+            control(&format!("{place} | {}", crate::secrets::hide_value(src))).into_owned()
+        }
         Some((place, src)) => control(&format!(
             "{place} | {}",
             crate::secrets::Secrets::shared().redact_line(src)
@@ -167,13 +160,17 @@ fn finding(
         line_parts(out, &["[", &id, "]"]);
     }
     line(out, &[" ", &control(&f.message)]);
+    let in_secret_manifest = f
+        .location
+        .as_ref()
+        .is_some_and(|loc| cache.is_secret_manifest(input, &loc.path));
     match &f.location {
         Some(loc) => {
             line_parts(out, &["  ", &st.blue("-->"), " "]);
             push_place(out, loc);
             out.push('\n');
             if let Some(code) = cache.line(input, &loc.path, loc.line) {
-                let framed = frame_line(code, f.key_path.as_deref(), secrets);
+                let framed = frame_line(code, f.key_path.as_deref(), secrets, in_secret_manifest);
                 let mut n = String::new();
                 push_number(&mut n, loc.line);
                 let bar = st.blue("|");
@@ -209,7 +206,15 @@ fn finding(
     }
     if shows_detail(f) && f.detail.len() > 1 {
         for l in &f.detail {
-            line(out, &["  ", &st.blue("|"), " ", &st.dim(&detail_line(l))]);
+            line(
+                out,
+                &[
+                    "  ",
+                    &st.blue("|"),
+                    " ",
+                    &st.dim(&detail_line(l, in_secret_manifest)),
+                ],
+            );
         }
     } else {
         // (a Package CR's drift says both sides: the schema's and the CR's)
@@ -251,6 +256,9 @@ struct SourceCache {
     /// The file asked for last: runs of findings are mostly in one file,
     /// and a report of thousands of findings asks for each one's.
     last: Option<(String, Option<Arc<SourceFile>>)>,
+    /// Whether each file asked about is a Secret manifest (its values are
+    /// never framed).
+    secret_manifests: foldhash::HashMap<String, bool>,
 }
 
 impl SourceCache {
@@ -267,6 +275,20 @@ impl SourceCache {
             self.last = Some((path.to_string(), file));
         }
         self.last.as_ref()?.1.as_ref()
+    }
+
+    /// Whether the file at `path` is a plain Kubernetes Secret manifest
+    /// (a PackageInstall's values Secret): its lines are framed without
+    /// their values.
+    fn is_secret_manifest(&mut self, input: &ReportInput, path: &str) -> bool {
+        if let Some(known) = self.secret_manifests.get(path) {
+            return *known;
+        }
+        let known = self
+            .file(input, path)
+            .is_some_and(|f| crate::secrets::is_secret_manifest(f.text()));
+        self.secret_manifests.insert(path.to_string(), known);
+        known
     }
 
     fn line(&mut self, input: &ReportInput, path: &str, line: u32) -> Option<&str> {
@@ -355,6 +377,7 @@ fn frame_all(
     let mut cache = SourceCache {
         files: foldhash::HashMap::with_capacity_and_hasher(chunk.len() / 4, Default::default()),
         last: None,
+        secret_manifests: Default::default(),
     };
     let mut made = Vec::new();
     for f in chunk {
@@ -600,7 +623,7 @@ mod tests {
     #[test]
     fn secret_looking_values_stay_out_of_code_frames() {
         let secrets = crate::secrets::Secrets::default();
-        let frame = |line: &str, key: Option<&str>| frame_line(line, key, &secrets);
+        let frame = |line: &str, key: Option<&str>| frame_line(line, key, &secrets, false);
         assert_eq!(
             frame("  db_password: hunter2", None),
             "  db_password: (value not shown)"

@@ -48,16 +48,7 @@ pub fn shapes_plan(text: &str) -> bool {
     text.contains("packaging.carvel.dev/") || has_top_kind(text, "Secret")
 }
 
-/// Whether a file's text has a document of kind `kind` at its top level
-/// (`kind: Secret` at the start of a line, not a CRD's indented
-/// `names.kind`): a cheap look before it is parsed.
-pub(super) fn has_top_kind(text: &str, kind: &str) -> bool {
-    text.contains(kind)
-        && text.lines().any(|l| {
-            l.strip_prefix("kind:")
-                .is_some_and(|k| k.trim().trim_matches(['"', '\'']) == kind)
-        })
-}
+pub(super) use crate::secrets::has_top_kind;
 
 /// Whether a file's text holds Carvel packaging documents that are no ytt
 /// input (`PackageMetadata`, `PackageInstall`, `PackageRepository`...):

@@ -469,3 +469,72 @@ fn render_all_renders_an_install_with_its_secrets_values() {
         "{err}"
     );
 }
+
+#[test]
+fn a_secrets_values_are_never_printed() {
+    let d = repo();
+    write(
+        d.path(),
+        "gitops/web.yml",
+        format!(
+            "{}---\n{}",
+            install("web-prod", ">=1.0.0", "v"),
+            secret("v", "replicas: hunter2\n")
+        ),
+    );
+    let (code, out, err) = run(
+        d.path(),
+        &["check", "--daemon", "never", "--color", "never"],
+    );
+    assert_eq!(code, 1);
+    assert!(out.contains("replicas: (value not shown)"), "{out}");
+    assert!(
+        !out.contains("hunter2") && !err.contains("hunter2"),
+        "{out}{err}"
+    );
+    let (code, out, err) = run(d.path(), &["render", "--all", "--output-files", "rendered"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("replicas: (value not shown)"), "{err}");
+    assert!(
+        !out.contains("hunter2") && !err.contains("hunter2"),
+        "{out}{err}"
+    );
+}
+
+#[test]
+fn a_diff_of_an_installs_values_says_what_changed_without_the_values() {
+    let d = repo();
+    let with = |replicas: &str| {
+        format!(
+            "{}---\n{}",
+            install("web-prod", ">=1.0.0", "v"),
+            secret("v", &format!("replicas: {replicas}\n"))
+        )
+    };
+    write(d.path(), "gitops/web.yml", with("41"));
+    super::common::git(d.path(), &["init", "-q", "-b", "main"]);
+    super::common::git(d.path(), &["add", "-A"]);
+    super::common::git(d.path(), &["commit", "-q", "-m", "base"]);
+    write(d.path(), "gitops/web.yml", with("42"));
+    let (code, out, err) = run(d.path(), &["diff", "--base", "HEAD", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let pair = report["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "web@web-prod")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(pair["changes"][0]["path"], "replicas");
+    assert_eq!(pair["changes"][0]["redacted"], true);
+    assert!(pair["changes"][0].get("before").is_none(), "{out}");
+    assert!(pair["changes"][0].get("after").is_none(), "{out}");
+    // (the rendered objects are the package's output, a ConfigMap here,
+    // shown as any pair's are; a rendered Secret's data never is)
+    let (_, text, _) = run(d.path(), &["diff", "--base", "HEAD", "--no-render"]);
+    assert!(
+        text.contains("~ replicas  (changed; value not shown)"),
+        "{text}"
+    );
+    assert!(!text.contains("41") && !text.contains("42"), "{text}");
+}
