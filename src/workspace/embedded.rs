@@ -35,7 +35,7 @@ pub struct SecretDoc {
 /// Whether a file's text may hold a Secret (a cheap look before parsing:
 /// a document's `kind: Secret` at the start of a line).
 pub fn may_hold_secrets(text: &str) -> bool {
-    super::packages::has_top_kind(text, "Secret")
+    crate::secrets::has_top_kind(text, "Secret")
 }
 
 /// The Secret documents of a parsed file.

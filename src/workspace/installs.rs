@@ -40,7 +40,7 @@ struct Install {
 
 /// Whether a file's text may hold a `PackageInstall`.
 fn may_hold_installs(text: &str) -> bool {
-    text.contains("packaging.carvel.dev/") && super::packages::has_top_kind(text, "PackageInstall")
+    text.contains("packaging.carvel.dev/") && crate::secrets::has_top_kind(text, "PackageInstall")
 }
 
 fn installs_in(path: &RepoPath, docs: &DocSet) -> Vec<Install> {
@@ -130,7 +130,7 @@ pub(super) fn add_pairs(
     let (installs, secrets) = scan(files);
     let mut new: Vec<(usize, String, EnvInputs, Vec<RepoPath>)> = Vec::new();
     for install in &installs {
-        let Some((lib, _)) = package_of(libraries, install, skipped) else {
+        let Some(lib) = package_of(libraries, install, skipped) else {
             continue;
         };
         let mut skip = |reason: String| {
@@ -239,14 +239,14 @@ fn install_name(install: &Install) -> String {
 }
 
 /// The library whose Package CR the install asks for (the highest version
-/// that its constraints allow, as kapp-controller picks), and that CR.
+/// that its constraints allow, as kapp-controller picks).
 /// `None` when no Package of its `refName` is in the repository; when some
 /// are and none is allowed, the install is a skipped pair of the newest.
-fn package_of<'l>(
-    libraries: &'l [Library],
+fn package_of(
+    libraries: &[Library],
     install: &Install,
     skipped: &mut Vec<SkippedPair>,
-) -> Option<(usize, &'l PackageCr)> {
+) -> Option<usize> {
     let mut named: Vec<(usize, &PackageCr)> = libraries
         .iter()
         .enumerate()
@@ -269,7 +269,7 @@ fn package_of<'l>(
                 .is_none_or(|c| satisfies(&v, c))
     });
     match allowed {
-        Some(&(lib, cr)) => Some((lib, cr)),
+        Some(&(lib, _)) => Some(lib),
         None => {
             let versions: Vec<&str> = named.iter().map(|(_, p)| p.version.as_str()).collect();
             skipped.push(SkippedPair {

@@ -45,10 +45,8 @@ pub(super) fn kinds(text: &str) -> impl Iterator<Item = &str> {
 /// and Secrets) and Secrets (their names and keys are an install's values
 /// files). A long-lived process plans again when such a file changes.
 pub fn shapes_plan(text: &str) -> bool {
-    text.contains("packaging.carvel.dev/") || has_top_kind(text, "Secret")
+    text.contains("packaging.carvel.dev/") || crate::secrets::has_top_kind(text, "Secret")
 }
-
-pub(super) use crate::secrets::has_top_kind;
 
 /// Whether a file's text holds Carvel packaging documents that are no ytt
 /// input (`PackageMetadata`, `PackageInstall`, `PackageRepository`...):
@@ -215,9 +213,15 @@ mod tests {
     #[test]
     fn a_top_level_kind_is_a_documents_and_a_crds_names_kind_is_not() {
         let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  names:\n    kind: PackageInstall\n";
-        assert!(!has_top_kind(crd, "PackageInstall"));
-        assert!(has_top_kind("---\nkind: \"Secret\"\n", "Secret"));
-        assert!(!has_top_kind("kind: SecretTemplate\n", "Secret"));
+        assert!(!crate::secrets::has_top_kind(crd, "PackageInstall"));
+        assert!(crate::secrets::has_top_kind(
+            "---\nkind: \"Secret\"\n",
+            "Secret"
+        ));
+        assert!(!crate::secrets::has_top_kind(
+            "kind: SecretTemplate\n",
+            "Secret"
+        ));
     }
 
     #[test]
