@@ -89,6 +89,27 @@ pub(crate) fn matcher<'v>(kind: MatcherKind, args: Vec<Value<'v>>, heap: Heap<'v
     })
 }
 
+/// A copy of matcher `v` on `heap` (its arguments copied by `copy_arg`),
+/// or `None` when `v` is no matcher: a matcher that must outlive the
+/// evaluation that made it (an annotation of values handed to a library)
+/// is rebuilt where it goes.
+pub(crate) fn copy_matcher<'a, 'v>(
+    v: Value<'a>,
+    heap: Heap<'v>,
+    copy_arg: &mut dyn FnMut(Value<'a>) -> starlark::Result<Value<'v>>,
+) -> Option<starlark::Result<Value<'v>>> {
+    let m = Matcher::from_value(v)?;
+    let (kind, args) = (m.kind.clone(), m.args.clone());
+    let mut copied = Vec::with_capacity(args.len());
+    for a in args {
+        match copy_arg(a) {
+            Ok(c) => copied.push(c),
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    Some(Ok(heap.alloc(Matcher { kind, args: copied })))
+}
+
 /// `overlay.map_key(name)` (also what a string `by=` means).
 pub fn map_key_matcher<'v>(name: &str, heap: Heap<'v>) -> Value<'v> {
     matcher(MatcherKind::MapKey(name.to_string()), Vec::new(), heap)

@@ -26,6 +26,11 @@ use crate::template::runtime::convert::{from_yaml, to_yaml, MapAs};
 use crate::template::runtime::values::{FragmentTree, YamlFragment};
 use crate::template::runtime::{current_store, runtime};
 
+use starlark::environment::Module;
+
+use crate::template::runtime::values::store_get;
+use crate::yaml::{AnnValue, Meta, Value as YValue};
+
 use super::{err, static_module};
 
 #[starlark_module]
@@ -179,8 +184,10 @@ impl<'v> StarlarkValue<'v> for LibraryMethod {
                 if pos.len() != 1 {
                     return Err(err(format!("{fname}: expected exactly one argument")));
                 }
-                let value = to_yaml(pos[0], current_store(eval))
-                    .map_err(|e| err(format!("{fname}: {e}")))?;
+                let store = current_store(eval);
+                let mut value = to_yaml(pos[0], store).map_err(|e| err(format!("{fname}: {e}")))?;
+                // the library evaluates apart: its annotations' arguments go with it
+                detach_annotations(&mut value, store).map_err(|e| err(format!("{fname}: {e}")))?;
                 if self.name == "with_data_values" {
                     let mut plain = false;
                     for (k, v) in named.iter() {
@@ -288,4 +295,84 @@ impl<'v> StarlarkValue<'v> for LibraryMethod {
             LibraryAnswer::Found => Value::new_none(),
         })
     }
+}
+
+/// Makes the annotations' arguments of `value` its own: an argument that is
+/// an index into this evaluation's value store (`AnnValue::Live`) means
+/// nothing to the library's evaluation, which has a store of its own (read
+/// there, `missing_ok=True` in one template became whatever the library had
+/// stored at that index). Scalars become plain arguments; lists, dicts and
+/// `@ytt:overlay` matchers are copied into a frozen heap of their own.
+fn detach_annotations<'v>(value: &mut YValue, store: Option<Value<'v>>) -> anyhow::Result<()> {
+    let Some(store) = store else {
+        return Ok(());
+    };
+    value.change_nodes(
+        &|_, m: &Meta| m.has_live_values(),
+        &mut |_, m: &mut Meta| {
+            for ann in &mut m.annotations {
+                let name = ann.name.clone();
+                let args = ann
+                    .args
+                    .iter_mut()
+                    .chain(ann.kwargs.iter_mut().map(|(_, v)| v));
+                for a in args {
+                    if let AnnValue::Live(i) = *a {
+                        let live = store_get(store, i).ok_or_else(|| {
+                            anyhow::anyhow!("internal error: an argument of @{name} was not found")
+                        })?;
+                        *a = detached(live).map_err(|e| {
+                            anyhow::anyhow!(
+                                "an argument of @{name} cannot be given to a library: {e}"
+                            )
+                        })?;
+                    }
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
+/// `v` as an annotation argument that lives on its own.
+fn detached(v: Value) -> anyhow::Result<AnnValue> {
+    if v.is_none() {
+        return Ok(AnnValue::None);
+    }
+    if let Some(b) = v.unpack_bool() {
+        return Ok(AnnValue::Bool(b));
+    }
+    if let Some(i) = v.unpack_i32() {
+        return Ok(AnnValue::Int(i64::from(i)));
+    }
+    if let Some(s) = v.unpack_str() {
+        return Ok(AnnValue::Str(s.to_string()));
+    }
+    let frozen = Module::with_temp_heap(|module| -> anyhow::Result<_> {
+        let copy = copy_value(v, module.heap())?;
+        module.set("value", copy);
+        let frozen = module.freeze().map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        frozen.get("value")
+    })?;
+    Ok(AnnValue::Frozen(frozen))
+}
+
+/// A copy of `v` on `heap`: a matcher with its arguments, or plain data
+/// (as YAML it converts to and back: lists, dicts, scalars). A function
+/// (a `def` or `lambda` of the template) cannot be copied: its error says
+/// so rather than the library reading another value.
+fn copy_value<'a, 'v>(v: Value<'a>, heap: Heap<'v>) -> anyhow::Result<Value<'v>> {
+    let mut copy_arg = |a: Value<'a>| {
+        copy_value(a, heap).map_err(|e| starlark::Error::new_other(anyhow::anyhow!("{e}")))
+    };
+    if let Some(m) = crate::overlay::matchers::copy_matcher(v, heap, &mut copy_arg) {
+        return m.map_err(|e| anyhow::anyhow!("{e}"));
+    }
+    let plain = to_yaml(v, None).map_err(|_| {
+        anyhow::anyhow!(
+            "a {} made by the template is not supported there by yttcheck yet",
+            v.get_type()
+        )
+    })?;
+    from_yaml(&plain, heap, MapAs::Dict).map_err(|e| anyhow::anyhow!("{e}"))
 }

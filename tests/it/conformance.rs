@@ -50,6 +50,11 @@ fn expected_passes(list: &str) -> BTreeSet<String> {
 /// results (the runner exits 1 when anything fails: new failures that were
 /// never passing are allowed, regressions are not).
 fn run_corpus(dir: &Path, name: &str) -> serde_json::Value {
+    run_corpus_with(dir, name, &[])
+}
+
+/// [`run_corpus`] with more arguments for the runner (`--cases DIR`).
+fn run_corpus_with(dir: &Path, name: &str, extra: &[&std::ffi::OsStr]) -> serde_json::Value {
     let results = tempfile::NamedTempFile::new().expect("temp file");
     let tool = format!("{} inspect", env!("CARGO_BIN_EXE_yttcheck"));
     let render = format!("{} render", env!("CARGO_BIN_EXE_yttcheck"));
@@ -64,6 +69,7 @@ fn run_corpus(dir: &Path, name: &str) -> serde_json::Value {
         .arg(&render)
         .arg("--json")
         .arg(results.path())
+        .args(extra)
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit())
         .status()
@@ -122,6 +128,47 @@ fn ytt_conformance_cases_keep_passing() {
         &passed,
         &present,
         "python3 ../shared/conformance/run.py --tool 'target/release/yttcheck inspect' --render-tool 'target/release/yttcheck render' -v --only <name>",
+    );
+}
+
+/// This repository's own cases (`tests/conformance/cases`: written here,
+/// each a class of disagreement with ytt found on a real repository, with
+/// ytt's answers recorded by `tests/conformance/record.py`), run by the
+/// shared corpus's runner: every one must pass, with ytt's error text.
+#[test]
+fn own_conformance_cases_all_pass() {
+    let Some(dir) = corpus("conformance") else {
+        return;
+    };
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/cases");
+    let json = run_corpus_with(
+        &dir,
+        "own conformance cases",
+        &["--cases".as_ref(), cases.as_os_str()],
+    );
+    let results = json["cases"].as_array().expect("cases array");
+    let on_disk = std::fs::read_dir(&cases)
+        .expect("tests/conformance/cases")
+        .count();
+    assert_eq!(results.len(), on_disk, "the runner ran every case");
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|c| c["status"] != "pass")
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "own conformance cases fail: {failed:?}\nrerun with: python3 ../shared/conformance/run.py --cases tests/conformance/cases --tool 'target/release/yttcheck inspect' --render-tool 'target/release/yttcheck render' -v"
+    );
+    // an error case passes on its facts; its wording must be ytt's too
+    let worded: Vec<&str> = results
+        .iter()
+        .filter(|c| c["message_match"] == false)
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert!(
+        worded.is_empty(),
+        "error text differs from ytt's: {worded:?}"
     );
 }
 
