@@ -4,6 +4,7 @@
 //! `fmt.Sprintf("%v", value)` or the text of a Go library error. This module
 //! reproduces those texts. It depends on nothing else in the crate.
 
+pub mod base64;
 pub mod json_syntax;
 
 /// Go's `strconv.FormatFloat(f, 'g', 6, 64)`: how ytt's go-starlark writes a

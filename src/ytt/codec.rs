@@ -283,10 +283,16 @@ fn base64_members(builder: &mut GlobalsBuilder) {
         #[starlark(require = named)] strict: Option<bool>,
         eval: &mut Evaluator<'v, '_, '_>,
     ) -> starlark::Result<Value<'v>> {
-        let _ = strict;
         let v = one_arg("base64.decode", &args)?;
         let s = str_arg("base64.decode", v)?;
-        let bytes = b64_engine(url.unwrap_or(false), raw.unwrap_or(false))
+        // Go's decoder: line feeds skipped, trailing bits taken unless
+        // strict, Go's error text
+        let encoding = crate::gocompat::base64::Encoding {
+            url: url.unwrap_or(false),
+            padded: !raw.unwrap_or(false),
+            strict: strict.unwrap_or(false),
+        };
+        let bytes = encoding
             .decode(s.as_bytes())
             .map_err(|e| err(format!("base64.decode: {e}")))?;
         let text = String::from_utf8_lossy(&bytes).into_owned();

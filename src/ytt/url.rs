@@ -17,7 +17,6 @@ use super::{err, static_module};
 
 const PATH_SEGMENT_SAFE: &[u8] = b"-_.~!$&'()*+,;=:@";
 
-/// Go's `url.PathEscape`.
 /// Go's `url.UserInfo.String` escaping: sub-delimiters stay, `@ / ? :` and
 /// everything else outside the unreserved set are %-encoded.
 pub(super) fn userinfo_escape(s: &str) -> String {
@@ -32,6 +31,7 @@ pub(super) fn userinfo_escape(s: &str) -> String {
     out
 }
 
+/// Go's `url.PathEscape`.
 pub(super) fn path_escape(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
@@ -343,8 +343,9 @@ impl ObjectValue for User {
         match name {
             "string" => Ok(heap
                 .alloc_str(&match &self.1 {
-                    None => path_escape(&self.0),
-                    Some(p) => format!("{}:{}", path_escape(&self.0), path_escape(p)),
+                    // Go's `Userinfo.String`, as ytt prints it (`p%40ss`)
+                    None => userinfo_escape(&self.0),
+                    Some(p) => format!("{}:{}", userinfo_escape(&self.0), userinfo_escape(p)),
                 })
                 .to_value()),
             m => Err(err(format!("unknown method {m}"))),
