@@ -38,12 +38,17 @@ fn run_inner(cwd: &Path, args: &RenderArgs) -> Result<i32, UsageError> {
     let source = open_source(&selection)?;
     let cache = SourceCache::new(source.opened.snapshot());
     let plan = load_plan(&cache, &source, &selection)?;
-    let snap = WorkTree::command_line(cwd.to_path_buf());
+    // the plan is the repository's: its files are read as a check reads
+    // them (nothing outside the repository, nothing in .git)
+    let snap = WorkTree::new(cwd.to_path_buf());
     let done = crate::app::rendered::render_pairs(&plan, &snap);
     for f in &done.failed {
         errln!("yttcheck: error: {f}");
     }
     let dir = cwd.join(dir);
+    // a committed link as DIR, or above it, is refused before anything
+    // under it is read, listed or deleted
+    crate::disk::write::output_folder(&dir).map_err(|e| UsageError(e.to_string()))?;
     if args.check {
         let stale = output::stale(&dir, &done.outputs, &done.failed);
         for s in &stale {

@@ -29,6 +29,7 @@ pub fn write_emptied(r: &Rendered, dir: &Path, announce: &dyn Fn(&Path)) -> Resu
     if ["/", ".", "./", ""].contains(&dir.to_string_lossy().as_ref()) {
         return Err("Expected output directory path to not be one of '/', '.', './', ''".into());
     }
+    super::write::output_folder(dir).map_err(|e| e.to_string())?;
     match std::fs::symlink_metadata(dir) {
         Ok(md) if md.file_type().is_symlink() || !md.is_dir() => {
             std::fs::remove_file(dir).map_err(|e| format!("Deleting '{}': {e}", dir.display()))?
@@ -44,6 +45,7 @@ pub fn write_emptied(r: &Rendered, dir: &Path, announce: &dyn Fn(&Path)) -> Resu
 /// missing), each announced (ytt prints `creating: <path>`) once written. A path that would leave
 /// `dir` (an absolute name or `..` given with `-f name=path`) is refused.
 pub fn write_files(r: &Rendered, dir: &Path, announce: &dyn Fn(&Path)) -> Result<(), String> {
+    super::write::output_folder(dir).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(dir).map_err(|e| format!("Creating '{}': {e}", dir.display()))?;
     for f in &r.files {
         let bytes = match &f.content {
@@ -68,6 +70,7 @@ pub fn replace_folder(
     folder: &str,
     files: &BTreeMap<String, Vec<u8>>,
 ) -> Result<(), String> {
+    super::write::output_folder(dir).map_err(|e| e.to_string())?;
     let path = dir.join(folder);
     match std::fs::symlink_metadata(&path) {
         Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path),

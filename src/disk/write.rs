@@ -128,6 +128,54 @@ pub fn report_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     replace(&dir, &name, bytes)
 }
 
+/// Whether `dir` may be an output folder (`render --output-files DIR`,
+/// `--dangerous-emptied-output-directory DIR`, `render --all`): inside the
+/// current folder, neither `dir` nor a folder on the way to it may be a
+/// link that leads out of the current folder or into `.git`, and no piece
+/// of it may be `.git` (a committed `out -> ../../victim` would otherwise
+/// have files there deleted and written, through the documented
+/// `yttcheck-rendered` hook). A folder outside the current one was typed by
+/// a person and is theirs.
+pub fn output_folder(dir: &Path) -> io::Result<()> {
+    let full = lexical(dir)?;
+    let cwd = std::env::current_dir()?;
+    let Ok(rel) = full.strip_prefix(&cwd) else {
+        return Ok(());
+    };
+    let is_git = |p: &Path| {
+        p.components()
+            .any(|c| c.as_os_str().to_string_lossy().eq_ignore_ascii_case(".git"))
+    };
+    if is_git(rel) {
+        return Err(refused(format!(
+            "{} is inside .git: output is never written there",
+            dir.display()
+        )));
+    }
+    let real_cwd = std::fs::canonicalize(&cwd)?;
+    let mut at = cwd.clone();
+    for piece in rel.components() {
+        at.push(piece);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let real = std::fs::canonicalize(&at).unwrap_or_default();
+                let inside = real.strip_prefix(&real_cwd).ok();
+                if inside.is_none_or(is_git) {
+                    return Err(refused(format!(
+                        "{} leads out of the current folder through a symlink ({} is a link); \
+                         render to a folder without links",
+                        dir.display(),
+                        at.display()
+                    )));
+                }
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
 /// Writes `rel` (a path a template's output named) under the output folder
 /// `dir`: no piece may be absolute or `..`, and no folder on the way may be
 /// a link; missing folders are made.

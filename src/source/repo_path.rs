@@ -18,6 +18,17 @@ pub struct RepoPath(String);
 /// files are read: see `source::worktree`.) Only paths a person typed on
 /// the command line may leave the repository.
 pub fn confine(given: &str) -> Result<RepoPath, String> {
+    if given.chars().any(crate::escape::is_unsafe) {
+        return Err(format!(
+            "'{}' holds a control or invisible character: paths in the repository's configuration are printable text",
+            crate::escape::control(given)
+        ));
+    }
+    if in_git_dir(given) {
+        return Err(format!(
+            "'{given}' is inside .git: git's own files (its config may hold the job's credentials) are never read or written"
+        ));
+    }
     if is_absolute(given) {
         return Err(format!(
             "'{given}' is an absolute path: paths in the repository's configuration are relative to its root and stay inside it"
@@ -32,7 +43,22 @@ pub fn confine(given: &str) -> Result<RepoPath, String> {
 /// asks this of every file it stats, thousands of times a check.
 pub fn is_confined(given: &str) -> bool {
     // (no `..` in it, nothing to climb with: the common case, one search)
-    !is_absolute(given) && (!given.contains("..") || !climbs_out(given))
+    !is_absolute(given) && (!given.contains("..") || !climbs_out(given)) && !in_git_dir(given)
+}
+
+/// Whether a path has a `.git` piece (in any case: `.GIT` is `.git` on a
+/// file system that ignores case): git's own files are never an input or
+/// an output of yttcheck, whatever names them (a template's `data.read`, a
+/// link, a config entry, a values file). Its config may hold the job's
+/// token (actions/checkout's `persist-credentials`).
+pub fn in_git_dir(path: &str) -> bool {
+    // (one search in the common case: no `.git` anywhere)
+    let lower = path.as_bytes();
+    if !lower.windows(4).any(|w| w.eq_ignore_ascii_case(b".git")) {
+        return false;
+    }
+    path.split(['/', '\\'])
+        .any(|piece| piece.eq_ignore_ascii_case(".git"))
 }
 
 /// An absolute path on any system (`/x`, `\\\\srv\\s`, `C:\\x`).
@@ -271,7 +297,7 @@ pub fn walk_noting_folders(snap: &dyn Snapshot, dir: &RepoPath) -> (Walk, Vec<Li
                         SourceError {
                         path: path.as_str().to_string(),
                         message: format!(
-                            "'{path}' is a symlink out of the repository: it is never read (links out of the repository are refused as a security measure; exclude it in .yttcheck.yml if that is intended)"
+                            "'{path}' is a symlink out of the repository or into its .git folder: it is never read (such links are refused as a security measure; exclude it in .yttcheck.yml if that is intended)"
                         ),
                         line: 0,
                         column: 0,

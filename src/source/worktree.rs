@@ -164,8 +164,13 @@ impl WorkTree {
         let Some(root) = self.real_root() else {
             return false;
         };
+        // (a link into `.git` leaves the repository's content as surely:
+        // git's config may hold the job's token)
         let leaves = |p: &str| match fs::canonicalize(self.full(p)) {
-            Ok(real) => !real.starts_with(root),
+            Ok(real) => match real.strip_prefix(root) {
+                Ok(inside) => super::repo_path::in_git_dir(&inside.to_string_lossy()),
+                Err(_) => true,
+            },
             Err(_) => false,
         };
         if is_link {
@@ -368,7 +373,7 @@ impl Snapshot for WorkTree {
         let is_link = lstat.as_ref().is_some_and(|m| m.file_type().is_symlink());
         if self.escapes(path, is_link) {
             return Err(error(format!(
-                "'{path}' is a symlink out of the repository: it is never read (links out of the repository are refused as a security measure)"
+                "'{path}' is a symlink out of the repository or into its .git folder: it is never read (such links are refused as a security measure)"
             )));
         }
         // a device, a pipe or a socket is never read: /dev/zero never ends,
@@ -402,8 +407,11 @@ impl Snapshot for WorkTree {
         let full = self.full(path);
         let target = fs::canonicalize(&full).ok()?;
         let root = fs::canonicalize(&self.root).ok()?;
-        let rel = target.strip_prefix(&root).ok()?;
-        Some(rel.to_string_lossy().into_owned())
+        let rel = target.strip_prefix(&root).ok()?.to_string_lossy();
+        if self.confined && super::repo_path::in_git_dir(&rel) {
+            return None;
+        }
+        Some(rel.into_owned())
     }
 
     fn describe(&self) -> String {

@@ -16,6 +16,7 @@ mod engine_threads;
 mod examples;
 mod first_run;
 mod fixes;
+mod git_dir;
 mod git_modes;
 mod harbor_example;
 mod hooks;
