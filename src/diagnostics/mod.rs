@@ -415,8 +415,9 @@ impl Finding {
 
     /// What identifies the finding across commits, for baselines and SARIF's
     /// `partialFingerprints`: the rule, the library, the file, the key path
-    /// (or the message), and the offending line's text (trimmed) rather than
-    /// its number, so that lines moving up or down do not change it.
+    /// (or the message, without the line numbers ytt's messages embed:
+    /// `on line main.yml:6`), and the offending line's text (trimmed) rather
+    /// than its number, so that lines moving up or down do not change it.
     pub fn fingerprint(&self, line_text: Option<&str>) -> String {
         use sha2::{Digest, Sha256};
         let mut h = Sha256::new();
@@ -427,7 +428,9 @@ impl Finding {
                 .as_ref()
                 .map(|l| l.path.as_str())
                 .unwrap_or(""),
-            self.key_path.as_deref().unwrap_or(&self.message),
+            self.key_path
+                .as_deref()
+                .unwrap_or(&without_line_numbers(&self.message)),
             line_text.map(str::trim).unwrap_or(""),
         ] {
             h.update(part.as_bytes());
@@ -502,6 +505,22 @@ impl Finding {
     }
 }
 
+/// `message` without the line (and column) numbers of the places it names
+/// (`main.yml:6` -> `main.yml:_`, `line 6` -> `line _`): a pull request
+/// that deletes lines above a failing call moves them, and must not be
+/// blamed for the failure it only moved.
+pub fn without_line_numbers(message: &str) -> std::borrow::Cow<'_, str> {
+    static PLACE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(\.[A-Za-z0-9_-]+):\d+(?::\d+)?\b|\b(lines?) \d+(?:-\d+)?\b")
+            .expect("a valid pattern")
+    });
+    PLACE.replace_all(message, |c: &regex::Captures| match (c.get(1), c.get(2)) {
+        (Some(ext), _) => format!("{}:_", ext.as_str()),
+        (None, Some(word)) => format!("{} _", word.as_str()),
+        _ => String::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -546,5 +565,29 @@ mod tests {
         f.message = "must be >= 2".into();
         assert_eq!(f.identity_hash(), fresh("must be >= 2").identity_hash());
         assert_ne!(f.identity_hash(), before);
+    }
+
+    /// A finding whose message names a place (ytt's `on line main.yml:6`)
+    /// keeps its fingerprint when lines above it move.
+    #[test]
+    fn a_fingerprint_ignores_the_line_numbers_in_its_message() {
+        let at = |line: u32| {
+            Finding::new(
+                RuleId::ValidationMin,
+                format!("Overlaying data values (in following order: main.yml): Map item (key 'k1') on line main.yml:{line}: Expected number of matched nodes to be 1, but was 0 (line {line})"),
+                None,
+            )
+        };
+        assert_eq!(at(6).fingerprint(None), at(3).fingerprint(None));
+        let other = Finding::new(
+            RuleId::ValidationMin,
+            "key 'k2' on line main.yml:6".into(),
+            None,
+        );
+        assert_ne!(at(6).fingerprint(None), other.fingerprint(None));
+        assert_eq!(
+            without_line_numbers("in a.yml:12:3 and b.star:4, lines 3-5"),
+            "in a.yml:_ and b.star:_, lines _"
+        );
     }
 }

@@ -429,3 +429,63 @@ fn a_pull_request_is_judged_on_the_findings_it_brings() {
     let old_at = s.summary.find("already on the base").unwrap();
     assert!(new_at < old_at, "{}", s.summary);
 }
+
+/// A failure new to prod on a line that already failed in dev on the base
+/// (the schema's default) is the change's: findings are matched per pair,
+/// not by fingerprint alone.
+#[test]
+fn a_new_failure_in_another_environment_is_the_changes() {
+    let repo = base_repository();
+    let p = repo.path();
+    write(
+        p,
+        "libs/api/schema.yml",
+        "#@data/values-schema\n---\n#@schema/validation min=1024\nport: 80\n",
+    );
+    // dev keeps the failing default; prod sets a good port
+    write(p, "envs/dev/api.yml", "#@data/values\n---\n{}\n");
+    write(p, "envs/prod/api.yml", "port: 9090\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "dev fails on the default"]);
+    let (base, head) = pull_request(p, |p| {
+        write(p, "envs/prod/api.yml", "#@data/values\n---\n{}\n");
+    });
+    let s = step(
+        p,
+        "pull_request",
+        &pr_payload(&base, &head, "acme/config"),
+        &[],
+    );
+    assert_eq!(s.code, 1, "{}\n{}", s.stdout, s.stderr);
+    assert_eq!(s.outputs["new-findings"], "1", "{:?}", s.outputs);
+    assert_eq!(s.outputs["failed"], "true", "{:?}", s.outputs);
+    assert!(s.stdout.contains("::error file="), "{}", s.stdout);
+}
+
+/// A pull request that deletes lines above a failing call moves the line
+/// numbers ytt's message embeds (`t.yml:7`): the failure stood on the base,
+/// and `ci` passes.
+#[test]
+fn a_failure_whose_lines_moved_is_not_the_changes() {
+    let repo = base_repository();
+    let p = repo.path();
+    let template = |comments: usize| {
+        format!(
+            "#@ load(\"@ytt:assert\", \"assert\")\n{}#@ def f():\n#@   assert.fail(\"boom\")\n#@ end\n---\na: #@ f()\n",
+            "#! a comment\n".repeat(comments)
+        )
+    };
+    write(p, "libs/web/t.yml", template(3));
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "a failing template"]);
+    let (base, head) = pull_request(p, |p| write(p, "libs/web/t.yml", template(0)));
+    let s = step(
+        p,
+        "pull_request",
+        &pr_payload(&base, &head, "acme/config"),
+        &[],
+    );
+    assert_eq!(s.code, 0, "{}\n{}", s.stdout, s.stderr);
+    assert_eq!(s.outputs["new-findings"], "0", "{:?}", s.outputs);
+    assert!(s.outputs["errors"] != "0", "{:?}", s.outputs);
+}

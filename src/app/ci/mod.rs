@@ -100,7 +100,7 @@ pub fn run(req: &CiRequest, warm: &Warm) -> Result<CiAnswer, UsageError> {
     // a change is judged on what it brings: the findings of its libraries
     // at its base, to tell those apart
     let base = match &req.event {
-        Event::Change(c) => match app::verdict::base_fingerprints(&req.check, &c.base_sha, warm) {
+        Event::Change(c) => match app::verdict::base_findings(&req.check, &c.base_sha, warm) {
             Ok(b) => Some(b),
             Err(UsageError(m)) => {
                 warnings.push(CiStep::Warn(format!(
@@ -158,7 +158,7 @@ fn describe_change(c: &Change) -> String {
 fn present(
     req: &CiRequest,
     checked: &Checked,
-    base: Option<&std::collections::HashSet<String>>,
+    base: Option<&app::verdict::BaseFindings>,
 ) -> CiAnswer {
     let mut steps = Vec::new();
     let change = match &req.event {
