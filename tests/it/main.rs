@@ -37,6 +37,7 @@ mod policies;
 mod private_libraries;
 mod properties;
 mod render;
+mod replay;
 mod runner;
 mod schema_errors;
 mod schema_surfaces;
