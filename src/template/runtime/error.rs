@@ -78,7 +78,14 @@ pub fn render_starlark_error(
     programs: &ProgramRegistry,
 ) -> (String, Option<Pos>, bool) {
     let (msg, budget) = error_message(e);
-    let mut frames = frame_lines(e);
+    // a name the resolver could not find is go-starlark's resolve error:
+    // no call stack, only where the name is
+    let resolving = matches!(e.kind(), starlark::ErrorKind::Scope(_));
+    let mut frames = if resolving {
+        resolve_place(e)
+    } else {
+        frame_lines(e)
+    };
     // a call to one of `@ytt:assert`'s lambdas that lacks its argument:
     // go-starlark fails inside the lambda, which ytt defines in a source of
     // its own (`assert.not_null`), and shows that frame first
@@ -124,7 +131,13 @@ pub fn render_starlark_error(
         };
         let idx = f.line.saturating_sub(1) as usize;
         let mapped = program.line_map.get(idx).cloned().flatten();
-        out.push_str(&format!("\n    in {}", f.context));
+        // (a resolve error's place has no context: ytt shows the line alone)
+        let indent = if f.context.is_empty() {
+            "    "
+        } else {
+            out.push_str(&format!("\n    in {}", f.context));
+            "      "
+        };
         match mapped {
             Some(pos) => {
                 if primary.is_none() {
@@ -136,7 +149,7 @@ pub fn render_starlark_error(
                 } else {
                     pos.compact()
                 };
-                out.push_str(&format!("\n      {place} | {text}"));
+                out.push_str(&format!("\n{indent}{place} | {text}"));
             }
             None => {
                 // generated line: show the closest template lines around it
@@ -211,6 +224,12 @@ fn normalize(msg: &str) -> String {
     if let Some(rest) = m.strip_prefix("Variable `") {
         if let Some(name) = rest.strip_suffix("` not found") {
             m = format!("undefined: {name}");
+        } else if let Some((name, better)) = rest
+            .split_once("` not found, did you mean `")
+            .and_then(|(n, b)| Some((n, b.strip_suffix("`?")?)))
+        {
+            // go-starlark's resolver words its suggestion so
+            m = format!("undefined: {name} (did you mean {better}?)");
         }
     }
     // The compiler's own instructions must never show in messages: a parse
@@ -245,6 +264,18 @@ fn hint(msg: &str) -> String {
         Some(h) => format!(" (hint: {h})"),
         None => String::new(),
     }
+}
+
+/// Where a resolve error is: its span's line, with no context.
+fn resolve_place(e: &starlark::Error) -> Vec<FrameLine> {
+    e.span()
+        .map(|span| FrameLine {
+            context: String::new(),
+            file: span.filename().to_string(),
+            line: span.resolve_span().begin.line as u32 + 1,
+        })
+        .into_iter()
+        .collect()
 }
 
 /// The call stack as (context name, file, line) from outermost to innermost.

@@ -43,6 +43,69 @@ pub(crate) fn did_you_mean<'a>(
         .map(|(v, _)| v)
 }
 
+/// yttcheck patch: go-starlark's `spell.Nearest`: case and underscores
+/// ignored, up to half the name's length in edits, the first of the nearest.
+pub(crate) fn go_nearest<'a>(
+    value: &str,
+    variants: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    fn fold(s: &str) -> Vec<char> {
+        s.chars()
+            .filter(|c| *c != '_')
+            .flat_map(|c| c.to_lowercase())
+            .collect()
+    }
+    let x = fold(value);
+    let mut best = None;
+    let mut best_d = (x.len() + 1) / 2;
+    for c in variants {
+        let d = go_levenshtein(&x, &fold(c), best_d);
+        if d < best_d {
+            best_d = d;
+            best = Some(c);
+        }
+    }
+    best
+}
+
+/// go-starlark's bounded Levenshtein distance (its common-prefix step
+/// included, as written there).
+fn go_levenshtein(x: &[char], y: &[char], max: usize) -> usize {
+    let (mut x, mut y) = if x.len() > y.len() { (y, x) } else { (x, y) };
+    for i in 0..x.len() {
+        if x[i] != y[i] {
+            x = &x[i..];
+            y = &y[i..];
+            break;
+        }
+    }
+    if x.is_empty() {
+        return y.len();
+    }
+    if x.len().abs_diff(y.len()) > max {
+        return x.len().abs_diff(y.len());
+    }
+    let mut row: Vec<usize> = (0..=y.len()).collect();
+    for i in 1..=x.len() {
+        row[0] = i;
+        let mut best = i;
+        let mut prev = i - 1;
+        for j in 1..=y.len() {
+            let a = prev + usize::from(x[i - 1] != y[j - 1]);
+            let b = 1 + row[j - 1];
+            let c = 1 + row[j];
+            let k = a.min(b.min(c));
+            prev = row[j];
+            row[j] = k;
+            best = best.min(k);
+        }
+        if best > max {
+            return best;
+        }
+    }
+    row[y.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use crate::errors::did_you_mean::did_you_mean;

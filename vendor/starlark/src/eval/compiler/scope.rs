@@ -54,7 +54,6 @@ use crate::codemap::Span;
 use crate::environment::Module;
 use crate::environment::names::MutableNames;
 use crate::environment::slots::ModuleSlotId;
-use crate::errors::did_you_mean::did_you_mean;
 use crate::eval::compiler::def::CopySlotFromParent;
 use crate::eval::compiler::scope::payload::CstAssignIdent;
 use crate::eval::compiler::scope::payload::CstAssignTarget;
@@ -644,6 +643,7 @@ impl<'f> ModuleScopeBuilder<'f> {
         );
     }
 
+    #[allow(dead_code)] // yttcheck patch: go-starlark's names are asked instead
     fn current_scope_all_visible_names_for_did_you_mean(&self) -> Option<Vec<String>> {
         // It is OK to return non-unique identifiers
         let mut r: Vec<String> = Vec::new();
@@ -658,10 +658,17 @@ impl<'f> ModuleScopeBuilder<'f> {
 
     #[cold]
     fn variable_not_found_err(&self, ident: &CstIdent) -> EvalException {
-        let variants = self
-            .current_scope_all_visible_names_for_did_you_mean()
-            .unwrap_or_default();
-        let better = did_you_mean(
+        // yttcheck patch: go-starlark's suggestion, as ytt prints it (the
+        // names of the enclosing scopes and the module, sorted, the nearest
+        // by go-starlark's `spell.Nearest`; no built-in is suggested)
+        let mut variants: Vec<String> = Vec::new();
+        for &scope_id in self.locals.iter().rev() {
+            let scope = self.scope_data.get_scope(scope_id);
+            variants.extend(scope.mp.keys().map(|s| s.as_str().to_owned()));
+        }
+        variants.extend(self.module_bindings.keys().map(|s| s.as_str().to_owned()));
+        variants.sort();
+        let better = crate::errors::did_you_mean::go_nearest(
             ident.node.ident.as_str(),
             variants.iter().map(|s| s.as_str()),
         );

@@ -37,6 +37,7 @@ impl ScopeResolverGlobals {
         }
     }
 
+    #[allow(dead_code)] // yttcheck patch: no built-in is suggested
     pub(crate) fn names(&self) -> Option<Vec<String>> {
         self.globals
             .map(|g| g.names().map(|s| s.as_str().to_owned()).collect())
