@@ -73,6 +73,28 @@ pub enum Command {
     Lsp,
 }
 
+/// ytt's (cobra's) words for an argument `yttcheck render`/`inspect` does
+/// not take: `unknown flag: --x`, `unknown shorthand flag: 'x' in -x`,
+/// `command 'ytt' does not accept extra arguments 'x'`. `None` for any
+/// other error, or another command's.
+fn ytt_argument_error(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let command = std::env::args().nth(1)?;
+    if !matches!(command.as_str(), "render" | "inspect") || e.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let ContextValue::String(arg) = e.get(ContextKind::InvalidArg)? else {
+        return None;
+    };
+    Some(if let Some(long) = arg.strip_prefix("--") {
+        format!("unknown flag: --{}", long.split('=').next().unwrap_or(long))
+    } else if let Some(short) = arg.strip_prefix('-').and_then(|s| s.chars().next()) {
+        format!("unknown shorthand flag: '{short}' in {arg}")
+    } else {
+        format!("command 'ytt' does not accept extra arguments '{arg}'")
+    })
+}
+
 /// Runs the command line; returns the exit code.
 pub fn main() -> i32 {
     // Starlark's print() goes to stderr, as in ytt
@@ -80,6 +102,12 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
+            // ytt's own command line (`render`, `inspect`) says what ytt says
+            // of an argument it does not know, and exits as ytt does
+            if let Some(text) = ytt_argument_error(&e) {
+                errln!("yttcheck: Error: {}", crate::escape::control(&text));
+                return 1;
+            }
             // the message quotes the arguments (file names a hook passed)
             out::err(&e.render().to_string());
             return 2;
