@@ -297,6 +297,15 @@ image: #@ data.values.images.velero
         example: "apiVersion: policy/v1beta1   # removed in 1.25\nkind: PodDisruptionBudget",
         fix: "Use the replacement the finding names (`policy/v1`), checking its schema's differences.",
     },
+    /// A CRD of the repository that defines a built-in Kubernetes kind (`deployments.apps`): ignored, the built-in schema checks that kind.
+    KubernetesCrdShadowsBuiltIn {
+        id: "kubernetes/crd-shadows-built-in",
+        severity: Warning,
+        summary: "A CRD of the repository that defines a built-in Kubernetes kind (`deployments.apps`): ignored, the built-in schema checks that kind.",
+        why: "The API server serves its built-in kinds itself and refuses such a CRD; taken as written, one file anywhere in the repository would replace the Deployment schema (an empty one silences every Deployment's validation).",
+        example: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: deployments.apps}\nspec: {group: apps, names: {kind: Deployment}}",
+        fix: "Remove the CRD, or give the resource a group of your own (`example.com`).",
+    },
     /// A rendered object whose apiVersion is deprecated in its environment's Kubernetes version, or by its CRD.
     KubernetesDeprecatedApi {
         id: "kubernetes/deprecated-api",
@@ -613,6 +622,7 @@ impl RuleId {
                 | RuleId::KubernetesSchemaUnavailable
                 | RuleId::KubernetesRemovedApi
                 | RuleId::KubernetesDeprecatedApi
+                | RuleId::KubernetesCrdShadowsBuiltIn
         ) || self.id().starts_with("validation/")
     }
 

@@ -44,6 +44,44 @@ pub struct CrdVersion {
     pub deprecated: Option<Option<String>>,
 }
 
+/// The API groups Kubernetes serves itself (the core group is `v1`'s, with
+/// no group): a CRD of one of them never replaces a built-in kind.
+const BUILT_IN_GROUPS: &[&str] = &[
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "apiregistration.k8s.io",
+    "apps",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "coordination.k8s.io",
+    "core",
+    "discovery.k8s.io",
+    "events.k8s.io",
+    "extensions",
+    "flowcontrol.apiserver.k8s.io",
+    "internal.apiserver.k8s.io",
+    "networking.k8s.io",
+    "node.k8s.io",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "resource.k8s.io",
+    "scheduling.k8s.io",
+    "storage.k8s.io",
+    "storagemigration.k8s.io",
+];
+
+/// Whether `api_version` (`group/version`, or `version` for the core
+/// group) is one Kubernetes serves itself.
+pub fn is_built_in_group(api_version: &str) -> bool {
+    match api_version.split_once('/') {
+        None => true,
+        Some((group, _)) => group.is_empty() || BUILT_IN_GROUPS.contains(&group),
+    }
+}
+
 /// The versions a document defines, when it is a CRD (none otherwise).
 pub fn versions(doc: &Value, pos: &Pos, strict: bool) -> Vec<CrdVersion> {
     let json = match doc {

@@ -114,11 +114,29 @@ pub fn validate_documents(schemas: &Schemas, pair: &PairDocs) -> Vec<Violation> 
         .iter()
         .flat_map(|d| super::crd::versions(&d.value, &d.pos, schemas.options().strict))
         .collect();
+    let mut out = Vec::new();
     for c in pair.crds.iter().chain(own.iter()) {
+        // a built-in kind is the API server's own: a CRD never replaces it
+        if super::crd::is_built_in_group(&c.api_version) {
+            if !out.iter().any(|v: &Violation| v.pos == c.pos) {
+                out.push(Violation {
+                    rule: RuleId::KubernetesCrdShadowsBuiltIn,
+                    message: format!(
+                        "CRD {} defines {} {}, a built-in kind: it is ignored, and the built-in schema checks that kind",
+                        quoted(&c.crd_name),
+                        crate::escape::control(&c.api_version),
+                        crate::escape::control(&c.kind)
+                    ),
+                    pos: c.pos.clone(),
+                    related: Vec::new(),
+                    key_path: None,
+                });
+            }
+            continue;
+        }
         crds.entry((c.api_version.clone(), c.kind.clone()))
             .or_insert(c);
     }
-    let mut out = Vec::new();
     for doc in pair.docs {
         validate_one(schemas, &crds, pair, doc, &mut out);
     }

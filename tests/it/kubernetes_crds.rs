@@ -243,3 +243,38 @@ fn a_local_layout_folder_validates_and_a_folder_of_nothing_is_refused() {
         "{err}"
     );
 }
+
+/// A CRD anywhere in the repository that defines a built-in kind
+/// (`deployments.apps`) never replaces its schema: the Deployment is still
+/// checked against the built-in one, and the CRD is a warning at its line.
+#[test]
+fn a_crd_never_replaces_a_built_in_kind() {
+    let repo = repository(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: three}\n",
+    );
+    let p = repo.path();
+    write(
+        p,
+        "schemas/deployment-apps-v1.json",
+        r#"{"type": "object", "properties": {"spec": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}"#,
+    );
+    write(
+        p,
+        "crds/deployments.yml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: deployments.apps}\nspec:\n  group: apps\n  names: {kind: Deployment, plural: deployments}\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}\n",
+    );
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "a CRD for deployments.apps"]);
+    let (code, report) = check_json(p, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    let invalid = findings(&report, "kubernetes/invalid");
+    assert_eq!(invalid.len(), 1, "{report:#}");
+    assert!(
+        invalid[0]["message"].as_str().unwrap().contains("replicas"),
+        "{report:#}"
+    );
+    let shadows = findings(&report, "kubernetes/crd-shadows-built-in");
+    assert_eq!(shadows.len(), 1, "{report:#}");
+    assert_eq!(shadows[0]["location"]["path"], "crds/deployments.yml");
+    assert_eq!(shadows[0]["severity"], "warning");
+}
