@@ -22,6 +22,12 @@ pub struct RenderedPairs {
     pub failed: Vec<String>,
 }
 
+/// Renders every pair of `plan` from the work tree at `root`, read as a
+/// check reads the repository (nothing outside it, nothing in `.git`).
+pub fn render_work_tree(plan: &Plan, root: &std::path::Path) -> RenderedPairs {
+    render_pairs(plan, &crate::source::worktree::WorkTree::new(root))
+}
+
 /// Renders every pair of `plan` from `snap` (the work tree).
 pub fn render_pairs(plan: &Plan, snap: &dyn Snapshot) -> RenderedPairs {
     let mut done = RenderedPairs::default();

@@ -389,3 +389,20 @@ impl YttRun {
         cmd
     }
 }
+
+/// ytt's (cobra's) words for an argument its command line does not take,
+/// when `command` is ytt's face (`render`, `inspect`): `unknown flag: --x`,
+/// `unknown shorthand flag: 'x' in -x`, `command 'ytt' does not accept
+/// extra arguments 'x'`. `None` for another command's.
+pub fn unknown_argument(command: &str, arg: &str) -> Option<String> {
+    if !matches!(command, "render" | "inspect") {
+        return None;
+    }
+    Some(if let Some(long) = arg.strip_prefix("--") {
+        format!("unknown flag: --{}", long.split('=').next().unwrap_or(long))
+    } else if let Some(short) = arg.strip_prefix('-').and_then(|s| s.chars().next()) {
+        format!("unknown shorthand flag: '{short}' in {arg}")
+    } else {
+        format!("command 'ytt' does not accept extra arguments '{arg}'")
+    })
+}

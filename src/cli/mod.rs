@@ -73,26 +73,15 @@ pub enum Command {
     Lsp,
 }
 
-/// ytt's (cobra's) words for an argument `yttcheck render`/`inspect` does
-/// not take: `unknown flag: --x`, `unknown shorthand flag: 'x' in -x`,
-/// `command 'ytt' does not accept extra arguments 'x'`. `None` for any
-/// other error, or another command's.
-fn ytt_argument_error(e: &clap::Error) -> Option<String> {
+/// The argument `render`/`inspect` did not take, as ytt words it.
+fn unknown_argument(e: &clap::Error) -> Option<String> {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let command = std::env::args().nth(1)?;
-    if !matches!(command.as_str(), "render" | "inspect") || e.kind() != ErrorKind::UnknownArgument {
-        return None;
+    match (e.kind(), e.get(ContextKind::InvalidArg)) {
+        (ErrorKind::UnknownArgument, Some(ContextValue::String(arg))) => {
+            crate::app::ytt::unknown_argument(&std::env::args().nth(1)?, arg)
+        }
+        _ => None,
     }
-    let ContextValue::String(arg) = e.get(ContextKind::InvalidArg)? else {
-        return None;
-    };
-    Some(if let Some(long) = arg.strip_prefix("--") {
-        format!("unknown flag: --{}", long.split('=').next().unwrap_or(long))
-    } else if let Some(short) = arg.strip_prefix('-').and_then(|s| s.chars().next()) {
-        format!("unknown shorthand flag: '{short}' in {arg}")
-    } else {
-        format!("command 'ytt' does not accept extra arguments '{arg}'")
-    })
 }
 
 /// Runs the command line; returns the exit code.
@@ -102,9 +91,8 @@ pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) if e.use_stderr() => {
-            // ytt's own command line (`render`, `inspect`) says what ytt says
-            // of an argument it does not know, and exits as ytt does
-            if let Some(text) = ytt_argument_error(&e) {
+            // ytt's face (`render`, `inspect`) words it as ytt, exit 1
+            if let Some(text) = unknown_argument(&e) {
                 errln!("yttcheck: Error: {}", crate::escape::control(&text));
                 return 1;
             }

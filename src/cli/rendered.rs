@@ -8,20 +8,12 @@ use std::path::Path;
 
 use crate::app::{load_plan, open_source, Selection, UsageError};
 use crate::disk::output;
-use crate::source::worktree::WorkTree;
 use crate::source::SourceCache;
 
 use super::render::RenderArgs;
 
 pub fn run(args: &RenderArgs) -> i32 {
-    let cwd = match super::args::current_dir() {
-        Ok(c) => c,
-        Err(UsageError(m)) => {
-            errln!("yttcheck: error: {m}");
-            return 2;
-        }
-    };
-    match run_inner(&cwd, args) {
+    match super::args::current_dir().and_then(|cwd| run_inner(&cwd, args)) {
         Ok(code) => code,
         Err(UsageError(m)) => {
             errln!("yttcheck: error: {m}");
@@ -38,19 +30,13 @@ fn run_inner(cwd: &Path, args: &RenderArgs) -> Result<i32, UsageError> {
     let source = open_source(&selection)?;
     let cache = SourceCache::new(source.opened.snapshot());
     let plan = load_plan(&cache, &source, &selection)?;
-    // the plan is the repository's: its files are read as a check reads
-    // them (nothing outside the repository, nothing in .git)
-    let snap = WorkTree::new(cwd.to_path_buf());
-    let done = crate::app::rendered::render_pairs(&plan, &snap);
+    let done = crate::app::rendered::render_work_tree(&plan, cwd);
     for f in &done.failed {
         errln!("yttcheck: error: {f}");
     }
     let dir = cwd.join(dir);
-    // a committed link as DIR, or above it, is refused before anything
-    // under it is read, listed or deleted
-    crate::disk::write::output_folder(&dir).map_err(|e| UsageError(e.to_string()))?;
     if args.check {
-        let stale = output::stale(&dir, &done.outputs, &done.failed);
+        let stale = output::stale(&dir, &done.outputs, &done.failed).map_err(UsageError)?;
         for s in &stale {
             outln!("stale: {s}");
         }
@@ -68,8 +54,7 @@ fn run_inner(cwd: &Path, args: &RenderArgs) -> Result<i32, UsageError> {
         }
         return Ok(1);
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| UsageError(format!("cannot create {}: {e}", dir.display())))?;
+    output::prepare(&dir).map_err(UsageError)?;
     for (folder, files) in &done.outputs {
         output::replace_folder(&dir, folder, files).map_err(UsageError)?;
         outln!(

@@ -62,6 +62,13 @@ pub fn write_files(r: &Rendered, dir: &Path, announce: &dyn Fn(&Path)) -> Result
 /// Each pair's folder under DIR, and its files (relative to it).
 pub type Outputs = BTreeMap<String, BTreeMap<String, Vec<u8>>>;
 
+/// `render --all`'s folder, made when missing, after [`super::write::output_folder`]
+/// has refused a committed link to it or above it.
+pub fn prepare(dir: &Path) -> Result<(), String> {
+    super::write::output_folder(dir).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
+}
+
 /// Writes a pair's folder afresh: what an earlier render left there and
 /// this one does not make is removed (a link there is removed, not
 /// followed), then each file is written through `disk::write`.
@@ -117,7 +124,10 @@ fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 
 /// Each stale pair folder, with why: files missing, extra or different,
 /// and folders of no pair.
-pub fn stale(dir: &Path, outputs: &Outputs, failed: &[String]) -> Vec<String> {
+pub fn stale(dir: &Path, outputs: &Outputs, failed: &[String]) -> Result<Vec<String>, String> {
+    // a committed link as DIR, or above it, is refused before anything
+    // under it is read or listed
+    super::write::output_folder(dir).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for (folder, files) in outputs {
         let have = files_under(&dir.join(folder));
@@ -157,5 +167,5 @@ pub fn stale(dir: &Path, outputs: &Outputs, failed: &[String]) -> Vec<String> {
             }
         }
     }
-    out
+    Ok(out)
 }
