@@ -6,7 +6,14 @@ pub struct Secrets {
     words: Vec<String>,
     /// Any of the words, in any ASCII case (see [`Secrets::may_mention`]).
     mention: std::sync::OnceLock<Option<aho_corasick::AhoCorasick>>,
+    /// Values known to be secret (a secret data value's value): a text that
+    /// holds one, whole or inside it, is never printed.
+    values: Option<std::sync::Arc<aho_corasick::AhoCorasick>>,
 }
+
+/// The shortest secret value looked for inside other texts: shorter ones
+/// (`1`, `on`, `dev`) would hide half a report and protect nothing.
+pub const MIN_SECRET_VALUE: usize = 4;
 
 impl Default for Secrets {
     fn default() -> Self {
@@ -41,6 +48,7 @@ impl Secrets {
         Secrets {
             words,
             mention: std::sync::OnceLock::new(),
+            values: None,
         }
     }
 
@@ -51,6 +59,90 @@ impl Secrets {
         Secrets {
             words,
             mention: std::sync::OnceLock::new(),
+            values: self.values.clone(),
+        }
+    }
+
+    /// These words, and `values` as values never printed (those of at
+    /// least [`MIN_SECRET_VALUE`] characters).
+    pub fn with_values<'v>(&self, values: impl IntoIterator<Item = &'v str>) -> Secrets {
+        let mut kept: Vec<&str> = values
+            .into_iter()
+            .filter(|v| v.trim().chars().count() >= MIN_SECRET_VALUE)
+            .collect();
+        kept.sort_unstable();
+        kept.dedup();
+        Secrets {
+            words: self.words.clone(),
+            mention: std::sync::OnceLock::new(),
+            values: if kept.is_empty() {
+                self.values.clone()
+            } else {
+                aho_corasick::AhoCorasick::new(kept)
+                    .ok()
+                    .map(std::sync::Arc::new)
+            },
+        }
+    }
+
+    /// Whether `text` holds a secret value, whole or inside it.
+    pub fn holds_secret_value(&self, text: &str) -> bool {
+        self.values.as_ref().is_some_and(|v| v.is_match(text))
+    }
+
+    /// `text` as it may be printed: every secret value in it replaced by
+    /// [`HIDDEN`], and in a text of several lines (a ConfigMap's embedded
+    /// YAML, JSON or `KEY=value` config) the value of every secret-looking
+    /// key left out, the key kept; `None` when the whole text is a secret
+    /// value.
+    pub fn mask_text<'t>(&self, text: &'t str) -> Option<std::borrow::Cow<'t, str>> {
+        use std::borrow::Cow;
+        let mut out: Cow<str> = Cow::Borrowed(text);
+        if let Some(values) = &self.values {
+            if let Some(m) = values.find(text) {
+                if m.start() == 0 && m.end() == text.len() {
+                    return None;
+                }
+                let mut masked = String::with_capacity(text.len());
+                values.replace_all_with(text, &mut masked, |_, _, dst| {
+                    dst.push_str(HIDDEN);
+                    true
+                });
+                out = Cow::Owned(masked);
+            }
+        }
+        if out.contains('\n') && (self.may_mention(&out) || out.contains('=')) {
+            let masked: Vec<Cow<str>> = out
+                .split('\n')
+                .map(|l| match self.redact_line(l) {
+                    Cow::Owned(o) => Cow::Owned(o),
+                    Cow::Borrowed(l) if self.is_secret_assignment(l) => {
+                        let at = l.find('=').unwrap_or(l.len());
+                        Cow::Owned(format!("{}={HIDDEN}", &l[..at]))
+                    }
+                    Cow::Borrowed(l) => Cow::Borrowed(l),
+                })
+                .collect();
+            if masked.iter().any(|l| matches!(l, Cow::Owned(_))) {
+                out = Cow::Owned(masked.join("\n"));
+            }
+        }
+        Some(out)
+    }
+
+    /// Whether a line is `KEY=value` with a secret-looking key
+    /// (`DB_PASSWORD=x`, `export API_TOKEN="x"`).
+    fn is_secret_assignment(&self, line: &str) -> bool {
+        let line = line.trim_start();
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        match line.split_once('=') {
+            Some((key, value)) => {
+                !key.is_empty()
+                    && !key.contains(char::is_whitespace)
+                    && !value.trim().is_empty()
+                    && self.is_secret(key)
+            }
+            None => false,
         }
     }
 

@@ -192,6 +192,16 @@ pub fn compare_results(
     secrets: &Secrets,
     opts: &EvalOpts,
 ) -> DiffReport {
+    // every secret data value's value, of either side: what a render
+    // carries of one (an env var, a config embedding it) never prints
+    let mut values = Vec::new();
+    for p in base.pairs.iter().chain(&head.pairs) {
+        if let Some(t) = tree(&p.values) {
+            t.secret_values(secrets, false, &mut values);
+        }
+    }
+    let with_values = secrets.with_values(values.iter().map(String::as_str));
+    let secrets = &with_values;
     let mut names: BTreeSet<&str> = base.pairs.iter().map(|p| p.name.as_str()).collect();
     names.extend(head.pairs.iter().map(|p| p.name.as_str()));
     let mut pairs = Vec::new();

@@ -109,7 +109,33 @@ impl Tree {
                     .collect(),
             ),
             Tree::Array(items) => Tree::Array(items.iter().map(|t| t.redacted(secrets)).collect()),
+            // a secret value, whole or inside a string (an env var, an
+            // embedded config), and an embedded document's secret keys
+            Tree::Str(text) => match secrets.mask_text(text) {
+                None => Tree::Hidden(Hidden),
+                Some(masked) => Tree::Str(masked.into_owned()),
+            },
             other => other.clone(),
+        }
+    }
+
+    /// The values under secret-looking keys (at any depth below one), as
+    /// text: what must not print wherever it turns up.
+    pub fn secret_values(&self, secrets: &Secrets, under_secret: bool, out: &mut Vec<String>) {
+        match self {
+            Tree::Map(items) => {
+                for (k, v) in items {
+                    v.secret_values(secrets, under_secret || secrets.is_secret(k), out);
+                }
+            }
+            Tree::Array(items) => {
+                for v in items {
+                    v.secret_values(secrets, under_secret, out);
+                }
+            }
+            Tree::Str(s) if under_secret => out.push(s.clone()),
+            Tree::Int(i) if under_secret => out.push(i.to_string()),
+            _ => {}
         }
     }
 
@@ -267,27 +293,37 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
         (Tree::Array(x), Tree::Array(y)) => match identity_key(x, y, secrets) {
             Some(key) => {
                 let id = |t: &Tree| t.get(key).map(Tree::short).unwrap_or_default();
+                // an identity printed in a path is a value too: a secret one
+                // is not shown (`upstreams[name=(value not shown)]`)
+                let shown = |t: &Tree| match t.get(key).map(|i| i.redacted(secrets)) {
+                    Some(Tree::Hidden(_)) => crate::secrets::HIDDEN.to_string(),
+                    _ => id(t),
+                };
+                // an item named like a secret (`env[name=DB_PASSWORD]`) holds one
+                let named_secret =
+                    |t: &Tree| matches!(t.get(key), Some(Tree::Str(n)) if secrets.is_secret(n));
                 for va in x {
-                    let p = format!("{path}[{key}={}]", id(va));
+                    let p = format!("{path}[{key}={}]", shown(va));
                     match y.iter().find(|vb| id(vb) == id(va)) {
-                        Some(vb) => walk(&p, va, vb, secret, secrets, out),
+                        Some(vb) => walk(&p, va, vb, secret || named_secret(va), secrets, out),
                         None => out.push(Change {
                             path: p,
                             kind: ChangeKind::Removed,
-                            before: (!secret).then(|| va.redacted(secrets)),
+                            before: (!(secret || named_secret(va))).then(|| va.redacted(secrets)),
                             after: None,
-                            redacted: secret,
+                            redacted: secret || named_secret(va),
                         }),
                     }
                 }
                 for vb in y {
                     if !x.iter().any(|va| id(va) == id(vb)) {
+                        let hide = secret || named_secret(vb);
                         out.push(Change {
-                            path: format!("{path}[{key}={}]", id(vb)),
+                            path: format!("{path}[{key}={}]", shown(vb)),
                             kind: ChangeKind::Added,
                             before: None,
-                            after: (!secret).then(|| vb.redacted(secrets)),
-                            redacted: secret,
+                            after: (!hide).then(|| vb.redacted(secrets)),
+                            redacted: hide,
                         });
                     }
                 }

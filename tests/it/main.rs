@@ -37,6 +37,7 @@ mod policies;
 mod private_libraries;
 mod properties;
 mod render;
+mod rendered_diff_secrets;
 mod replay;
 mod runner;
 mod schema_errors;
