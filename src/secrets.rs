@@ -198,12 +198,39 @@ impl Secrets {
 /// What a redacted value is shown as.
 pub const HIDDEN: &str = "(value not shown)";
 
-/// Whether a text is a plain Kubernetes Secret manifest: a document of
-/// `kind: Secret` at its top level (a CRD's indented `names.kind` is
-/// none), and no ytt code (a template's lines are code, not data). Every
-/// value in such a file is secret: code frames show its keys only.
-pub fn is_secret_manifest(text: &str) -> bool {
-    !text.contains("#@") && has_top_kind(text, "Secret")
+/// The lines (1-based, end excluded) of each document of `text` that is a
+/// Kubernetes Secret: a document with `kind: Secret` at its top level (a
+/// CRD's indented `names.kind` is none). Every value on those lines is
+/// secret, whatever else the file holds (a template elsewhere in it, a
+/// comment, a password with `#@` in it): code frames show their keys only.
+pub fn secret_document_lines(text: &str) -> Vec<std::ops::Range<u32>> {
+    if !has_top_kind(text, "Secret") {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut start = 1u32;
+    let mut secret = false;
+    let mut n = 0u32;
+    for (i, l) in text.lines().enumerate() {
+        n = i as u32 + 1;
+        let separator = l == "---" || l.starts_with("--- ") || l == "..." || l.starts_with("---\t");
+        if separator {
+            if secret {
+                out.push(start..n);
+            }
+            start = n;
+            secret = false;
+        } else if l
+            .strip_prefix("kind:")
+            .is_some_and(|k| k.split(" #").next().unwrap_or(k).trim().trim_matches(['"', '\'']) == "Secret")
+        {
+            secret = true;
+        }
+    }
+    if secret {
+        out.push(start..n + 1);
+    }
+    out
 }
 
 /// Whether a text has a document of kind `kind` at its top level
@@ -383,15 +410,21 @@ mod tests {
 
     #[test]
     fn a_secret_manifest_is_told_by_its_top_level_kind_and_shows_no_value() {
-        assert!(is_secret_manifest(
-            "apiVersion: v1\nkind: Secret\nstringData:\n  a: b\n"
-        ));
-        // a template's lines are code; a CRD's names.kind is no document's
-        assert!(!is_secret_manifest(
-            "#@ load(\"@ytt:data\", \"data\")\nkind: Secret\n"
-        ));
-        assert!(!is_secret_manifest("spec:\n  names:\n    kind: Secret\n"));
-        assert!(!is_secret_manifest("kind: SecretTemplate\n"));
+        assert_eq!(
+            secret_document_lines("apiVersion: v1\nkind: Secret\nstringData:\n  a: b\n"),
+            [1..5]
+        );
+        // per document: a template, a comment or a `#@` in a password
+        // elsewhere in the file changes nothing
+        assert_eq!(
+            secret_document_lines(
+                "#@ load(\"@ytt:data\", \"data\")\n---\nkind: ConfigMap\n---\nkind: Secret\nstringData:\n  pw: Tr0ub#@dor\n"
+            ),
+            [4..8]
+        );
+        // a CRD's names.kind is no document's
+        assert!(secret_document_lines("spec:\n  names:\n    kind: Secret\n").is_empty());
+        assert!(secret_document_lines("kind: SecretTemplate\n").is_empty());
         assert_eq!(
             hide_value("    replicas: 0"),
             "    replicas: (value not shown)"

@@ -163,7 +163,7 @@ fn finding(
     let in_secret_manifest = f
         .location
         .as_ref()
-        .is_some_and(|loc| cache.is_secret_manifest(input, &loc.path));
+        .is_some_and(|loc| cache.is_secret_manifest(input, &loc.path, loc.line));
     match &f.location {
         Some(loc) => {
             line_parts(out, &["  ", &st.blue("-->"), " "]);
@@ -256,9 +256,9 @@ struct SourceCache {
     /// The file asked for last: runs of findings are mostly in one file,
     /// and a report of thousands of findings asks for each one's.
     last: Option<(String, Option<Arc<SourceFile>>)>,
-    /// Whether each file asked about is a Secret manifest (its values are
-    /// never framed).
-    secret_manifests: foldhash::HashMap<String, bool>,
+    /// The lines of each file asked about that are a Secret document's
+    /// (their values are never framed).
+    secret_manifests: foldhash::HashMap<String, Vec<std::ops::Range<u32>>>,
 }
 
 impl SourceCache {
@@ -280,15 +280,17 @@ impl SourceCache {
     /// Whether the file at `path` is a plain Kubernetes Secret manifest
     /// (a PackageInstall's values Secret): its lines are framed without
     /// their values.
-    fn is_secret_manifest(&mut self, input: &ReportInput, path: &str) -> bool {
-        if let Some(known) = self.secret_manifests.get(path) {
-            return *known;
+    fn is_secret_manifest(&mut self, input: &ReportInput, path: &str, line: u32) -> bool {
+        if !self.secret_manifests.contains_key(path) {
+            let lines = self
+                .file(input, path)
+                .map(|f| crate::secrets::secret_document_lines(f.text()))
+                .unwrap_or_default();
+            self.secret_manifests.insert(path.to_string(), lines);
         }
-        let known = self
-            .file(input, path)
-            .is_some_and(|f| crate::secrets::is_secret_manifest(f.text()));
-        self.secret_manifests.insert(path.to_string(), known);
-        known
+        self.secret_manifests
+            .get(path)
+            .is_some_and(|ranges| ranges.iter().any(|r| r.contains(&line)))
     }
 
     fn line(&mut self, input: &ReportInput, path: &str, line: u32) -> Option<&str> {

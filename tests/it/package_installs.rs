@@ -538,3 +538,35 @@ fn a_diff_of_an_installs_values_says_what_changed_without_the_values() {
     );
     assert!(!text.contains("41") && !text.contains("42"), "{text}");
 }
+
+/// A Secret's values are hidden per document: a `#@` in a password, a
+/// comment, or a template document elsewhere in the same file do not make
+/// its lines printable.
+#[test]
+fn a_secrets_values_stay_hidden_whatever_else_its_file_holds() {
+    for (value, more) in [
+        ("Tr0ub#@dor", ""),
+        ("hunter2", "#@ load(\"@ytt:data\", \"data\")\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n"),
+        ("hunter2", "# rotated by ops, see #@ops\n"),
+    ] {
+        let d = repo();
+        write(
+            d.path(),
+            "gitops/web.yml",
+            format!(
+                "{more}{}---\n{}",
+                install("web-prod", ">=1.0.0", "v"),
+                secret("v", &format!("replicas: {value}\n"))
+            ),
+        );
+        let (code, out, err) = run(
+            d.path(),
+            &["check", "--daemon", "never", "--color", "never"],
+        );
+        assert_eq!(code, 1, "{value}: {out}{err}");
+        assert!(out.contains("replicas: (value not shown)"), "{value}: {out}");
+        for leak in ["Tr0ub", "hunter2"] {
+            assert!(!out.contains(leak) && !err.contains(leak), "{value}: {out}{err}");
+        }
+    }
+}
