@@ -220,10 +220,14 @@ pub fn secret_document_lines(text: &str) -> Vec<std::ops::Range<u32>> {
             }
             start = n;
             secret = false;
-        } else if l
-            .strip_prefix("kind:")
-            .is_some_and(|k| k.split(" #").next().unwrap_or(k).trim().trim_matches(['"', '\'']) == "Secret")
-        {
+        } else if l.strip_prefix("kind:").is_some_and(|k| {
+            k.split(" #")
+                .next()
+                .unwrap_or(k)
+                .trim()
+                .trim_matches(['"', '\''])
+                == "Secret"
+        }) {
             secret = true;
         }
     }

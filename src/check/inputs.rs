@@ -143,6 +143,28 @@ pub(super) fn embedded_values(
     }
 }
 
+/// A finding of an install pair without the internal name its Secret's
+/// values are read under (`gitops/web.yml=\0embedded/0.yml` is
+/// `gitops/web.yml`, the Secret's file, in messages and places).
+pub(super) fn without_embedded_paths(f: &mut Finding) {
+    static EMBEDDED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new("=\x00embedded/[0-9]+\\.yml").expect("a valid pattern")
+    });
+    if f.message.contains('\0') {
+        f.message = EMBEDDED.replace_all(&f.message, "").into_owned();
+    }
+    if f.detail.iter().any(|d| d.contains('\0')) {
+        f.detail = f
+            .detail
+            .iter()
+            .map(|d| EMBEDDED.replace_all(d, "").into_owned())
+            .collect();
+    }
+    if let Some(loc) = f.location.as_mut().filter(|l| l.path.contains('\0')) {
+        loc.path = EMBEDDED.replace_all(&loc.path, "").into_owned();
+    }
+}
+
 /// The snapshot as the values flags read it (plain values files), through
 /// the shared file cache, with the pair's embedded values files.
 pub(super) struct PairSnapshot<'a> {

@@ -411,6 +411,11 @@ pub(super) fn run_pair(
         }
         Err(more) => {
             findings.extend(more);
+            if !pair.inputs.embedded_values.is_empty() {
+                findings
+                    .iter_mut()
+                    .for_each(super::inputs::without_embedded_paths);
+            }
             (findings, None, None, None)
         }
     }

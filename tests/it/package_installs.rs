@@ -570,3 +570,31 @@ fn a_secrets_values_stay_hidden_whatever_else_its_file_holds() {
         }
     }
 }
+
+/// A Secret's values that are no plain YAML fail as ytt fails them, named
+/// by the Secret's file: the internal name they are read under never shows.
+#[test]
+fn a_secrets_values_are_named_by_its_file() {
+    let d = repo();
+    write(
+        d.path(),
+        "gitops/web.yml",
+        format!(
+            "{}---\n{}",
+            install("web-prod", ">=1.0.0", "v"),
+            secret("v", "replicas: 2 #@ not plain\n")
+        ),
+    );
+    let (code, out, err) = run(
+        d.path(),
+        &[
+            "check", "--daemon", "never", "--color", "never", "--format", "json",
+        ],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        !out.contains("embedded") && !out.contains("\\u0000"),
+        "{out}"
+    );
+    assert!(out.contains("gitops/web.yml"), "{out}");
+}
