@@ -226,3 +226,31 @@ fn a_crds_deprecated_version_is_a_warning() {
         .unwrap()
         .starts_with("rendered Widget old: example.com/v1alpha1 Widget is deprecated by its CRD"));
 }
+
+/// An environment's own version that no location has (`"*": 0.0.0`) is
+/// refused as the main version is: every kind would be a note, and a
+/// check that checked nothing is not a pass.
+#[test]
+fn an_environment_version_no_location_has_is_refused() {
+    let Some(schemas) = wheel_schemas() else {
+        return;
+    };
+    let repo = repository("kubernetes:\n  version: 1.30.0\n  versions: {\"*\": 0.0.0}\n");
+    let location = schemas.display().to_string();
+    let (code, out, err) = super::common::run(
+        repo.path(),
+        &["check", "--daemon", "never", "--schema-location", &location],
+    );
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("0.0.0") && err.contains("checked nothing"),
+        "{err}"
+    );
+    // the same repository on a version the folder has is checked
+    let repo = repository("kubernetes:\n  version: 1.30.0\n  versions: {\"*\": 1.30.0}\n");
+    let (code, out, err) = super::common::run(
+        repo.path(),
+        &["check", "--daemon", "never", "--schema-location", &location],
+    );
+    assert_ne!(code, 2, "{out}{err}");
+}

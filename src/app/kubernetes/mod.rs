@@ -240,6 +240,9 @@ pub fn prepare(
                     Schemas::new(o, fetch.clone())
                         .map_err(|e| UsageError(format!("kubernetes: {e}")))?,
                 );
+                // an environment's own version is held to it too: a
+                // version no location has (`"*": 0.0.0`) checks nothing
+                checks_something(&s)?;
                 made.push((version.clone(), s.clone()));
                 s
             }
