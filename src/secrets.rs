@@ -416,7 +416,7 @@ mod tests {
     fn a_secret_manifest_is_told_by_its_top_level_kind_and_shows_no_value() {
         assert_eq!(
             secret_document_lines("apiVersion: v1\nkind: Secret\nstringData:\n  a: b\n"),
-            [1..5]
+            vec![std::ops::Range { start: 1, end: 5 }]
         );
         // per document: a template, a comment or a `#@` in a password
         // elsewhere in the file changes nothing
@@ -424,7 +424,7 @@ mod tests {
             secret_document_lines(
                 "#@ load(\"@ytt:data\", \"data\")\n---\nkind: ConfigMap\n---\nkind: Secret\nstringData:\n  pw: Tr0ub#@dor\n"
             ),
-            [4..8]
+            vec![std::ops::Range { start: 4, end: 8 }]
         );
         // a CRD's names.kind is no document's
         assert!(secret_document_lines("spec:\n  names:\n    kind: Secret\n").is_empty());
