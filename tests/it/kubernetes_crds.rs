@@ -278,3 +278,25 @@ fn a_crd_never_replaces_a_built_in_kind() {
     assert_eq!(shadows[0]["location"]["path"], "crds/deployments.yml");
     assert_eq!(shadows[0]["severity"], "warning");
 }
+
+/// A schema of the repository is held to the bound of every repository
+/// file (16 MiB, SECURITY.md): a larger one is refused, never parsed.
+#[test]
+fn a_repository_schema_over_16_mib_is_refused() {
+    let repo = repository("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+    let p = repo.path();
+    let big = std::fs::File::create(p.join("schemas/configmap-v1.json")).unwrap();
+    big.set_len(17 << 20).unwrap();
+    write(p, "crds/none.yml", "{}\n");
+    git(p, &["add", "-A"]);
+    git(p, &["commit", "-q", "-m", "a huge schema"]);
+    let (_, report) = check_json(p, &[]);
+    let refused = findings(&report, "kubernetes/schema-unavailable");
+    assert!(
+        refused.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than 16 MiB")),
+        "{report:#}"
+    );
+}
