@@ -535,9 +535,17 @@ fn rewrite(
         .or_else(|| docs.docs.get(document + 1).map(|d| d.pos.line()))
         .unwrap_or(lines.len() as u32 + 1)
         - 1;
+    // (a document end `...` and the next document's directives, `%YAML
+    // 1.1`, at the start of their lines, are not the block's either)
     while end > first {
-        let l = lines.get(end as usize - 1)?.trim();
-        if l.is_empty() || l.starts_with('#') || l == "---" || l == "..." {
+        let raw = lines.get(end as usize - 1)?;
+        let l = raw.trim();
+        if l.is_empty()
+            || l.starts_with('#')
+            || raw.starts_with('%')
+            || raw.trim_end() == "---"
+            || raw.trim_end() == "..."
+        {
             end -= 1;
         } else {
             break;

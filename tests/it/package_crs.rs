@@ -437,3 +437,30 @@ fn a_cr_named_in_the_configuration_and_one_without_values_schema() {
         .any(|f| f["rule"] == "workspace/unused-file"
             && f["location"]["path"] == "catalog/contour.yaml"));
 }
+
+/// The fix-it replaces the `valuesSchema` block's own lines only: a
+/// document end (`...`) and the next document's directive (`%YAML 1.1`)
+/// after a block that ends its document are kept.
+#[test]
+fn the_rewrite_keeps_a_document_end_and_a_directive_after_the_block() {
+    let Some(cases) = cases() else { return };
+    let case = contour(&cases);
+    let (d, cr_path) = one_package(
+        &case,
+        "      type: object\n      properties:\n        bogus: {type: string}",
+    );
+    let name = short(&case);
+    let cr = format!(
+        "apiVersion: data.packaging.carvel.dev/v1alpha1\nkind: Package\nmetadata:\n  name: {name}.community.tanzu.vmware.com.1.0.0\nspec:\n  refName: {name}.community.tanzu.vmware.com\n  version: 1.0.0\n  template:\n    spec:\n      fetch:\n      - imgpkgBundle: {{image: example.com/{name}@sha256:0000}}\n      template:\n      - ytt: {{paths: [config/]}}\n      deploy:\n      - kapp: {{}}\n  valuesSchema:\n    openAPIv3:\n      type: object\n      properties:\n        bogus: {{type: string}}\n...\n%YAML 1.1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: after}}\n"
+    );
+    write(d.path(), &cr_path, &cr);
+    let (code, out, err) = run(d.path(), &["docs"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let written = std::fs::read_to_string(d.path().join(&cr_path)).unwrap();
+    assert_ne!(written, cr, "the drifting block was written afresh");
+    assert!(!written.contains("bogus"), "{written}");
+    assert!(
+        written.contains("\n...\n%YAML 1.1\n---\napiVersion: v1\nkind: ConfigMap\n"),
+        "{written}"
+    );
+}
