@@ -51,13 +51,18 @@ fn walk(
             notes.push(text(s));
         }
     }
+    // (a value that is not nullable is its own inner type, and a nullable
+    // one's examples may be on both: each example once)
     for (description, example) in doc.examples.iter().chain(&inner_doc.examples) {
         let e = code(&short(example));
-        notes.push(if description.is_empty() {
+        let note = if description.is_empty() {
             format!("example: {e}")
         } else {
             format!("example ({}): {e}", text(description))
-        });
+        };
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
     }
     if doc.deprecated || inner_doc.deprecated {
         let notice = [&doc.deprecation_notice, &inner_doc.deprecation_notice]

@@ -54,6 +54,8 @@ fn docs_writes_a_reference_that_covers_the_schema_and_check_finds_a_stale_one() 
     ] {
         assert!(readme.contains(row), "{row}\n{readme}");
     }
+    // each example once (it was listed twice)
+    assert_eq!(readme.matches("example (a host)").count(), 1, "{readme}");
     let (code, out, _) = run(p, &["docs", "--check"]);
     assert_eq!(code, 0, "{out}");
     // a second run changes nothing
