@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 SECS="${1:-20}"
 export RUSTC_BOOTSTRAP=1
-TARGETS="yaml yaml_scalars template flags config daemon_request ci_printers crd lsp_frame"
+TARGETS="yaml yaml_scalars template flags config daemon_request ci_printers crd lsp_frame secrets"
 CORPUS=../target/fuzz-corpus
 ARTIFACTS=../target/fuzz-artifacts
 cargo fuzz build -O

@@ -1,0 +1,45 @@
+//! The Secret reader and the diff's masking, on any text: which lines of a
+//! file are a Secret document's (`secrets::secret_document_lines`), and a
+//! text as a diff may print it (`Secrets::mask_text`). Neither panics, the
+//! ranges are ordered lines of the text, and a secret value (the input's
+//! first line, when long enough) never survives masking.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use yttcheck::secrets::{secret_document_lines, Secrets, MIN_SECRET_VALUE};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let lines = text.lines().count() as u32;
+    let mut last = 0;
+    for r in secret_document_lines(text) {
+        assert!(r.start >= 1 && r.start < r.end && r.end <= lines + 1, "{r:?} of {lines}");
+        assert!(r.start >= last, "ranges in order");
+        last = r.end;
+    }
+    let (secret, rest) = text.split_once('\n').unwrap_or((text, ""));
+    let secrets = Secrets::default().with_values([secret]);
+    match secrets.mask_text(rest) {
+        None => assert_eq!(rest, secret),
+        Some(shown) if secret.trim().chars().count() >= MIN_SECRET_VALUE => {
+            // every place the secret is in what is shown overlaps a
+            // `(value not shown)` of ours, or the space written on either
+            // side of one (which may spell part of it)
+            let hidden: Vec<std::ops::Range<usize>> = shown
+                .match_indices(yttcheck::secrets::HIDDEN)
+                .map(|(at, h)| at.saturating_sub(1)..at + h.len() + 1)
+                .collect();
+            for (at, _) in shown.char_indices() {
+                if shown[at..].starts_with(secret) {
+                    let found = at..at + secret.len();
+                    assert!(
+                        hidden.iter().any(|h| h.start < found.end && found.start < h.end),
+                        "{secret:?} shown in {shown:?}"
+                    );
+                }
+            }
+        }
+        Some(_) => {}
+    }
+});
