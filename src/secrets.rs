@@ -85,11 +85,6 @@ impl Secrets {
         }
     }
 
-    /// Whether `text` holds a secret value, whole or inside it.
-    pub fn holds_secret_value(&self, text: &str) -> bool {
-        self.values.as_ref().is_some_and(|v| v.is_match(text))
-    }
-
     /// `text` as it may be printed: every secret value in it replaced by
     /// [`HIDDEN`], and in a text of several lines (a ConfigMap's embedded
     /// YAML, JSON or `KEY=value` config) the value of every secret-looking

@@ -13,8 +13,8 @@ pub fn write(dir: &Path, name: &str, content: impl AsRef<[u8]>) {
 }
 
 /// Runs git in `dir` with a fixed author and date (stable commit ids) and
-/// no system or user configuration.
-pub fn git(dir: &Path, args: &[&str]) {
+/// no system or user configuration; returns what it printed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = Process::new("git")
         .current_dir(dir)
         .args(args)
@@ -33,6 +33,7 @@ pub fn git(dir: &Path, args: &[&str]) {
         "git {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Says that a test skipped part of its work, where people see it: written

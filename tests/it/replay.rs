@@ -10,8 +10,8 @@
 //! every run; and ytt's error text (past its `ytt:`/`yttcheck:` prefix) on
 //! every failing run.
 
+use super::common::git;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[derive(serde::Deserialize)]
 struct Recorded {
@@ -42,22 +42,6 @@ struct Outcome {
     /// `None` for a run ytt passed.
     error_text_ok: Option<bool>,
     detail: String,
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .args(args)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// ytt's error text without the program's name (`ytt: Error:` and
