@@ -50,9 +50,11 @@ pub fn render_pairs(plan: &Plan, snap: &dyn Snapshot) -> RenderedPairs {
         // under the Secret's path as if it were a folder (no path of the
         // repository can be), named after the Secret in messages
         let mut embedded = std::collections::BTreeMap::new();
+        let mut secret_values = Vec::new();
         for (i, e) in pair.inputs.embedded_values.iter().enumerate() {
             match embedded_text(snap, e) {
                 Ok(text) => {
+                    secret_values.extend(crate::workspace::embedded::scalar_values(&text));
                     let at = e.path.join(&format!("{i}.yml"));
                     run.input.data_values_file.push(format!("{}={at}", e.path));
                     embedded.insert(at, Some(text.into_bytes()));
@@ -89,6 +91,13 @@ pub fn render_pairs(plan: &Plan, snap: &dyn Snapshot) -> RenderedPairs {
                     // ytt quotes source lines (`  23 |     key: value`), and
                     // a Secret's values are never printed
                     text = hide_quoted_values(&text);
+                    // and ytt quotes a value that fails a conversion or a
+                    // custom validation in its message
+                    let secrets = crate::secrets::Secrets::shared()
+                        .with_values(secret_values.iter().map(String::as_str));
+                    text = secrets
+                        .mask_text(&text)
+                        .map_or_else(|| crate::secrets::HIDDEN.to_string(), |t| t.into_owned());
                 }
                 done.failed.push(format!("{name}: {text}"));
             }

@@ -165,6 +165,67 @@ pub(super) fn without_embedded_paths(f: &mut Finding) {
     }
 }
 
+/// What the values a pair reads from Secrets must never show as: each
+/// scalar of each Secret's values (read again through the file cache; a
+/// key that cannot be read has nothing to hide).
+pub(super) fn secret_values_of(
+    sources: &SourceCache,
+    wanted: &[EmbeddedValues],
+) -> crate::secrets::Secrets {
+    let mut values = Vec::new();
+    for e in wanted {
+        if let Ok(src) = sources.get(&e.path) {
+            if let Ok(text) = crate::workspace::embedded::values_text(&src, e.document, &e.key) {
+                values.extend(crate::workspace::embedded::scalar_values(&text));
+            }
+        }
+    }
+    crate::secrets::Secrets::shared().with_values(values.iter().map(String::as_str))
+}
+
+/// A finding of a pair whose values are kept in a Secret, with no value of
+/// that Secret in what it says: a value that fails a conversion or a
+/// custom validation (``Cannot parse `hunter2` ...``) is quoted by ytt's
+/// message, and a finding reaches every report, log and cache.
+pub(super) fn without_secret_values(f: &mut Finding, secrets: &crate::secrets::Secrets) {
+    let mask = |text: &str| -> Option<String> {
+        match secrets.mask_text(text) {
+            None => Some(crate::secrets::HIDDEN.to_string()),
+            Some(std::borrow::Cow::Owned(o)) => Some(o),
+            Some(std::borrow::Cow::Borrowed(_)) => None,
+        }
+    };
+    if let Some(m) = mask(&f.message) {
+        f.message = m;
+    }
+    if f.detail.iter().any(|d| mask(d).is_some()) {
+        f.detail = f
+            .detail
+            .iter()
+            .map(|d| mask(d).unwrap_or_else(|| d.clone()))
+            .collect();
+    }
+    if f.related.iter().any(|r| mask(&r.message).is_some()) {
+        f.related = f
+            .related
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                if let Some(m) = mask(&r.message) {
+                    r.message = m;
+                }
+                r
+            })
+            .collect();
+    }
+    if let Some(m) = f.key_path.as_deref().and_then(mask) {
+        f.key_path = Some(m);
+    }
+    if let Some(m) = f.origin.as_deref().and_then(mask) {
+        f.origin = Some(m);
+    }
+}
+
 /// The snapshot as the values flags read it (plain values files), through
 /// the shared file cache, with the pair's embedded values files.
 pub(super) struct PairSnapshot<'a> {

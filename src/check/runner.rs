@@ -394,7 +394,7 @@ pub(super) fn run_pair(
             return (findings, None, None, None);
         }
     };
-    match evaluate_pair(
+    let evaluated = evaluate_pair(
         sources,
         cache,
         opts,
@@ -404,21 +404,32 @@ pub(super) fn run_pair(
         &who,
         &mut findings,
         policies,
-    ) {
+    );
+    let run = match evaluated {
         Ok((more, values, usage, rendered)) => {
             findings.extend(more);
             (findings, Some(values), usage, rendered)
         }
         Err(more) => {
             findings.extend(more);
-            if !pair.inputs.embedded_values.is_empty() {
-                findings
-                    .iter_mut()
-                    .for_each(super::inputs::without_embedded_paths);
-            }
             (findings, None, None, None)
         }
+    };
+    without_secrets(sources, pair, run)
+}
+
+/// A pair's run with nothing of the Secrets its values are kept in: not
+/// their internal names, not their values.
+fn without_secrets(sources: &SourceCache, pair: &Pair, mut run: PairRun) -> PairRun {
+    if pair.inputs.embedded_values.is_empty() {
+        return run;
     }
+    let secrets = super::inputs::secret_values_of(sources, &pair.inputs.embedded_values);
+    for f in run.0.iter_mut() {
+        super::inputs::without_embedded_paths(f);
+        super::inputs::without_secret_values(f, &secrets);
+    }
+    run
 }
 
 /// A pair's findings, final values and what its templates read.

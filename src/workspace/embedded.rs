@@ -129,6 +129,37 @@ pub fn values_text(
     ))
 }
 
+/// Every scalar value a Secret's values text holds, as messages show
+/// them (`12345`, `hunter2`): what no message may print. A text that is no
+/// plain YAML gives each line's value after its `key:` instead, so a
+/// values file ytt refuses still has its values hidden.
+pub fn scalar_values(text: &str) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Map(m) => m.items.iter().for_each(|i| walk(&i.value, out)),
+            Value::Array(a) => a.items.iter().for_each(|i| walk(&i.value, out)),
+            Value::Null => {}
+            other => out.push(other.scalar_display()),
+        }
+    }
+    let src = SourceFile::new("values", text.to_string());
+    let mut out = Vec::new();
+    match crate::yaml::parse::parse(&src, false) {
+        Ok(docs) => docs.docs.iter().for_each(|d| walk(&d.value, &mut out)),
+        Err(_) => {
+            for line in text.lines() {
+                let value = line.split_once(':').map_or(line, |(_, v)| v);
+                let value = value.split(" #").next().unwrap_or(value).trim();
+                let value = value.trim_start_matches("- ").trim_matches(['"', '\'']);
+                if !value.is_empty() {
+                    out.push(value.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// `text`, the value of the key at line `key_line`, at the lines it has in
 /// the file when it is written there as a literal block scalar, else from
 /// the key's line on. The block keeps its indentation (YAML takes an

@@ -598,3 +598,90 @@ fn a_secrets_values_are_named_by_its_file() {
     );
     assert!(out.contains("gitops/web.yml"), "{out}");
 }
+
+/// A Secret's value that a template cannot convert or a custom validation
+/// refuses is quoted by ytt's message; no report, log or cache of any
+/// command holds it.
+#[test]
+fn a_secrets_value_quoted_by_a_message_is_never_printed() {
+    for (schema, template) in [
+        // a conversion: ``Cannot parse `<value>` as an integer``
+        (
+            "#@data/values-schema\n---\nport: \"80\"\n",
+            "data:\n  port: #@ str(int(data.values.port))\n",
+        ),
+        // a custom validation that names the value it refuses
+        (
+            "#@data/values-schema\n---\n#@schema/validation (\"a number\", lambda v: v.isdigit() or fail(\"{} is no number\".format(v)))\nport: \"80\"\n",
+            "data:\n  port: #@ data.values.port\n",
+        ),
+    ] {
+        let d = repo();
+        let pkg = d.path().join("packages/web/1.0.0");
+        write(&pkg, "bundle/config/schema.yml", schema);
+        write(
+            &pkg,
+            "bundle/config/cm.yml",
+            format!("#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\n{template}"),
+        );
+        write(
+            d.path(),
+            "gitops/web.yml",
+            format!(
+                "{}---\n{}",
+                install("web-prod", ">=1.0.0", "v"),
+                secret("v", "port: hunter2port\n")
+            ),
+        );
+        let cache_dir = tempfile::tempdir().unwrap();
+        let cache = cache_dir.path().join("c");
+        let cache_arg = cache.to_str().unwrap();
+        let mut seen = String::new();
+        for format in ["text", "json", "sarif", "github", "gitlab", "junit", "markdown"] {
+            for _ in 0..2 {
+                // the second run answers from the results cache
+                let (code, out, err) = run(
+                    d.path(),
+                    &[
+                        "check", "--daemon", "never", "--color", "never", "--format", format,
+                        "--cache-dir", cache_arg,
+                    ],
+                );
+                assert_eq!(code, 1, "{format}: {out}{err}");
+                seen.push_str(&out);
+                seen.push_str(&err);
+            }
+        }
+        let (code, out, err) = run(d.path(), &["render", "--all", "--output-files", "rendered"]);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(err.contains("web@web-prod"), "{err}");
+        seen.push_str(&out);
+        seen.push_str(&err);
+        assert!(seen.contains("(value not shown)"), "{seen}");
+        assert!(!seen.contains("hunter2"), "{seen}");
+        for entry in walkdir(&cache) {
+            let bytes = std::fs::read(&entry).unwrap();
+            assert!(
+                !bytes.windows(7).any(|w| w == b"hunter2"),
+                "{}",
+                entry.display()
+            );
+        }
+    }
+}
+
+/// Every file below `dir`.
+fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                todo.push(e.path());
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}
