@@ -84,6 +84,11 @@ pub fn wanted(
             .map(|p| super::docs::EnvironmentValues {
                 environment: &p.environment,
                 values: p.values.as_ref().map(|d| &d.value),
+                kept_in_secret: plan.pairs.iter().any(|q| {
+                    plan.libraries[q.library].name == p.library
+                        && q.environment == p.environment
+                        && !q.inputs.embedded_values.is_empty()
+                }),
             })
             .collect();
         let reference = super::docs::reference_with(

@@ -128,6 +128,10 @@ pub struct EnvironmentValues<'a> {
     pub environment: &'a str,
     /// None: the pair's values could not be computed.
     pub values: Option<&'a Value>,
+    /// Whether its values are kept in a Secret (a PackageInstall's): a
+    /// value it sets is the consumer's secret, and a reference ships with
+    /// the package, so only a value equal to the default is shown.
+    pub kept_in_secret: bool,
 }
 
 /// The value at a dotted key path (no `[]` step), when it is there.
@@ -165,6 +169,9 @@ fn environments_table(
                 None => "(fails)".to_string(),
                 Some(None) => String::new(),
                 Some(Some(_)) if secret => "(secret: not shown)".to_string(),
+                Some(Some(v)) if e.kept_in_secret && code(&short(v)) != r.default => {
+                    "(kept in a Secret: not shown)".to_string()
+                }
                 Some(Some(v)) => code(&short(v)),
             };
             out.push_str(&format!(" {cell} |"));

@@ -253,3 +253,28 @@ fn docs_keeps_exports_modelines_and_package_crs_in_step_with_the_schema() {
     assert_eq!(code, 2);
     assert!(err.contains("no library is named 'webb'"), "{err}");
 }
+
+/// `docs --output` takes an absolute path the user typed when it lies in
+/// the repository, and refuses one outside it, writing nothing there.
+#[test]
+fn docs_output_takes_an_absolute_path_inside_the_repository_only() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("repo");
+    write(
+        &p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    let inside = p.join("docs/values.md");
+    std::fs::create_dir_all(p.join("docs")).unwrap();
+    let (code, out, err) = run(&p, &["docs", "--output", inside.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(std::fs::read_to_string(&inside)
+        .unwrap()
+        .contains("replicas"));
+    let outside = d.path().join("values.md");
+    let (code, out, err) = run(&p, &["docs", "--output", outside.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("is outside the repository"), "{err}");
+    assert!(!outside.exists());
+}

@@ -685,3 +685,33 @@ fn walkdir(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// `docs --environments` writes a reference that ships with the package:
+/// an install's values, kept in its Secret, are not in it (a value equal
+/// to the default says nothing new and shows).
+#[test]
+fn docs_environments_keep_an_installs_secret_values_out_of_the_reference() {
+    let d = repo();
+    write(
+        d.path(),
+        "gitops/web.yml",
+        format!(
+            "{}---\n{}",
+            install("web-prod", ">=1.0.0", "v"),
+            secret("v", "replicas: 1\nimage:\n  tag: hunter2tag\n")
+        ),
+    );
+    let (code, out, err) = run(d.path(), &["docs", "--environments", "--output", "DOC.md"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = std::fs::read_to_string(d.path().join("DOC.md")).unwrap();
+    assert!(doc.contains("<code>web-prod</code>"), "{doc}");
+    assert!(
+        doc.contains("| <code>image.tag</code> | (kept in a Secret: not shown) |"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("| <code>replicas</code> | <code>1</code> |"),
+        "{doc}"
+    );
+    assert!(!doc.contains("hunter2"), "{doc}");
+}
