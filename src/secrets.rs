@@ -125,6 +125,26 @@ impl Secrets {
         Some(out)
     }
 
+    /// One line of a multi-line text as it may be printed (a line of a
+    /// line diff): every secret value in it hidden, and the value of a
+    /// secret-looking key (`password: x`, `DB_PASSWORD=x`) left out, the
+    /// key kept: a changed secret line still says which key changed.
+    pub fn mask_line(&self, line: &str) -> String {
+        let masked = match self.mask_text(line) {
+            None => return HIDDEN.to_string(),
+            Some(m) => m,
+        };
+        let redacted = self.redact_line(&masked);
+        if let std::borrow::Cow::Owned(o) = redacted {
+            return o;
+        }
+        if self.is_secret_assignment(&masked) {
+            let at = masked.find('=').unwrap_or(masked.len());
+            return format!("{}={HIDDEN}", &masked[..at]);
+        }
+        masked.into_owned()
+    }
+
     /// Whether a line is `KEY=value` with a secret-looking key
     /// (`DB_PASSWORD=x`, `export API_TOKEN="x"`).
     fn is_secret_assignment(&self, line: &str) -> bool {

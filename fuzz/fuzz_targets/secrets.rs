@@ -2,7 +2,9 @@
 //! file are a Secret document's (`secrets::secret_document_lines`), and a
 //! text as a diff may print it (`Secrets::mask_text`). Neither panics, the
 //! ranges are ordered lines of the text, and a secret value (the input's
-//! first line, when long enough) never survives masking.
+//! first line, when long enough) never survives masking. The line diff of
+//! the rest against itself with one line changed (`diff::bound::line_diff`)
+//! is bounded and holds no line of the secret either.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use yttcheck::secrets::{secret_document_lines, Secrets, MIN_SECRET_VALUE};
@@ -41,5 +43,20 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         Some(_) => {}
+    }
+    // the line diff: the rest against the rest with its first line changed
+    if secret.trim().chars().count() >= MIN_SECRET_VALUE && !secret.contains('\n') {
+        let changed = format!("x{rest}");
+        if let Some(lines) = yttcheck::diff::bound::line_diff(rest, &changed, &secrets) {
+            assert!(lines.len() <= yttcheck::diff::bound::MAX_DIFF_LINES + 1);
+            for l in &lines {
+                assert!(l.chars().count() <= yttcheck::diff::bound::MAX_LINE_CHARS + 60, "{l:?}");
+                let shown = l.replace(yttcheck::secrets::HIDDEN, "\0");
+                assert!(
+                    !shown.contains(secret) || secret.contains('\0'),
+                    "{secret:?} shown in the line {l:?}"
+                );
+            }
+        }
     }
 });

@@ -290,3 +290,36 @@ mod tests {
         assert_eq!(relative(&p("a/b/x.yml"), &p("a/s.json")), "../s.json");
     }
 }
+
+/// `--output` as a path of the repository: an absolute path the user typed
+/// is taken when it lies inside the repository (the folder the command
+/// runs in); `docs` writes nowhere else.
+pub fn output_in_repository(
+    root: &std::path::Path,
+    output: Option<&std::path::Path>,
+) -> Result<Option<String>, UsageError> {
+    let Some(output) = output else {
+        return Ok(None);
+    };
+    if !output.is_absolute() {
+        return Ok(Some(output.to_string_lossy().into_owned()));
+    }
+    let outside = || {
+        UsageError(format!(
+            "--output {} is outside the repository ({}): name a file inside it",
+            crate::escape::control(&output.to_string_lossy()),
+            crate::escape::control(&root.to_string_lossy())
+        ))
+    };
+    let (Some(parent), Some(name)) = (output.parent(), output.file_name()) else {
+        return Err(outside());
+    };
+    let (Ok(parent), Ok(root)) = (parent.canonicalize(), root.canonicalize()) else {
+        return Err(outside());
+    };
+    let rel = parent
+        .strip_prefix(&root)
+        .map_err(|_| outside())?
+        .join(name);
+    Ok(Some(rel.to_string_lossy().into_owned()))
+}

@@ -70,11 +70,7 @@ fn run_inner(args: &DocsArgs) -> Result<i32, UsageError> {
     let request = crate::app::derived::DocsRequest {
         libraries: args.libraries.clone(),
         environments: args.environments,
-        output: args
-            .output
-            .as_ref()
-            .map(|o| relative_output(&root, o))
-            .transpose()?,
+        output: crate::app::derived::output_in_repository(&root, args.output.as_deref())?,
         modelines: args.modelines,
     };
     let wanted = crate::app::derived::wanted(&cache, &plan, &request, &read)?;
@@ -108,31 +104,4 @@ fn run_inner(args: &DocsArgs) -> Result<i32, UsageError> {
         );
     }
     Ok(0)
-}
-
-/// `--output` as a path of the repository: an absolute path the user typed
-/// is taken when it lies inside the repository (the folder the command
-/// runs in); `docs` writes nowhere else.
-fn relative_output(root: &std::path::Path, output: &std::path::Path) -> Result<String, UsageError> {
-    if !output.is_absolute() {
-        return Ok(output.to_string_lossy().into_owned());
-    }
-    let outside = || {
-        UsageError(format!(
-            "--output {} is outside the repository ({}): name a file inside it",
-            crate::escape::control(&output.to_string_lossy()),
-            crate::escape::control(&root.to_string_lossy())
-        ))
-    };
-    let (Some(parent), Some(name)) = (output.parent(), output.file_name()) else {
-        return Err(outside());
-    };
-    let (Ok(parent), Ok(root)) = (parent.canonicalize(), root.canonicalize()) else {
-        return Err(outside());
-    };
-    let rel = parent
-        .strip_prefix(&root)
-        .map_err(|_| outside())?
-        .join(name);
-    Ok(rel.to_string_lossy().into_owned())
 }

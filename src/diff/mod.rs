@@ -5,6 +5,7 @@
 //! * [`schema`] — schema compatibility (breaking or not);
 //! * [`render`] — text, Markdown and JSON.
 
+pub mod bound;
 pub mod objects;
 pub mod render;
 pub mod schema;
@@ -63,6 +64,14 @@ pub struct PairDiff {
     /// sides rendered), removed first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub objects: Vec<objects::ObjectChange>,
+    /// Changes left out because the report reached its bound
+    /// ([`bound::REPORT_BUDGET`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub changes_not_shown: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One error that makes a pair fail.
@@ -249,6 +258,7 @@ pub fn compare_results(
                     _ => Vec::new(),
                 }
             },
+            changes_not_shown: 0,
         });
     }
 
@@ -275,11 +285,147 @@ pub fn compare_results(
             });
         }
     }
-    DiffReport {
+    let mut report = DiffReport {
         base: base_name.to_string(),
         head: head_name.to_string(),
         notes: Vec::new(),
         pairs,
         schemas,
+    };
+    within_budget(&mut report);
+    report
+}
+
+/// What one change costs in a report: its path, values and lines as
+/// printed, and the frame every format puts around a change (a JSON
+/// object's keys and indentation, a table row).
+fn cost(c: &Change) -> usize {
+    let tree = |t: &Option<Tree>| t.as_ref().map_or(0, |t| bound::printed_len(&t.short()));
+    128 + bound::printed_len(&c.path)
+        + tree(&c.before)
+        + tree(&c.after)
+        + c.lines
+            .iter()
+            .map(|l| bound::printed_len(l) + 8)
+            .sum::<usize>()
+}
+
+/// The report within [`bound::REPORT_BUDGET`]: changes past it are dropped,
+/// counted in each pair's `changes_not_shown`, and a note says so.
+pub fn within_budget(report: &mut DiffReport) {
+    let mut left = bound::REPORT_BUDGET;
+    let mut dropped = 0usize;
+    let mut pairs = 0usize;
+    for p in &mut report.pairs {
+        let before = dropped;
+        let keep = |changes: &mut Vec<Change>, left: &mut usize, dropped: &mut usize| {
+            let mut n = 0;
+            for c in changes.iter() {
+                let c = cost(c);
+                if c > *left {
+                    break;
+                }
+                *left -= c;
+                n += 1;
+            }
+            *dropped += changes.len() - n;
+            changes.truncate(n);
+        };
+        keep(&mut p.changes, &mut left, &mut dropped);
+        let mut shown_objects = p.objects.len();
+        for (i, o) in p.objects.iter_mut().enumerate() {
+            let title = bound::printed_len(&o.title()) + 128;
+            if title > left {
+                shown_objects = i;
+                break;
+            }
+            left -= title;
+            keep(&mut o.fields, &mut left, &mut dropped);
+        }
+        // the objects past the budget, each counted as its changes (one
+        // when added or removed whole)
+        dropped += p.objects[shown_objects..]
+            .iter()
+            .map(|o| o.fields.len().max(1))
+            .sum::<usize>();
+        p.objects.truncate(shown_objects);
+        p.changes_not_shown = dropped - before;
+        if dropped > before {
+            pairs += 1;
+        }
+    }
+    if dropped > 0 {
+        report.notes.push(format!(
+            "the diff is over {} MiB: {dropped} change{} of {pairs} pair{} not shown (each pair says how many of its own)",
+            bound::REPORT_BUDGET >> 20,
+            if dropped == 1 { "" } else { "s" },
+            if pairs == 1 { "" } else { "s" },
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(name: &str, changes: Vec<Change>) -> PairDiff {
+        PairDiff {
+            name: name.to_string(),
+            library: "lib".into(),
+            environment: name.into(),
+            status: PairStatus::Compared,
+            changes,
+            head_errors: 0,
+            base_errors: 0,
+            newly_failing: false,
+            head_reasons: Vec::new(),
+            base_reasons: Vec::new(),
+            objects: Vec::new(),
+            changes_not_shown: 0,
+        }
+    }
+
+    #[test]
+    fn a_report_over_its_bound_keeps_what_fits_and_counts_the_rest() {
+        // 3 pairs of 4,000 changes of about 4 KB (each `<` printed as `&lt;`
+        // counts as such): about 200 MB as printed
+        let change = |i: usize| Change {
+            path: format!("k{i}"),
+            kind: values::ChangeKind::Changed,
+            before: Some(Tree::Str("<".repeat(2_000))),
+            after: Some(Tree::Str("a".repeat(2_000))),
+            redacted: false,
+            lines: Vec::new(),
+        };
+        let mut report = DiffReport {
+            base: "b".into(),
+            head: "h".into(),
+            notes: Vec::new(),
+            pairs: (0..3)
+                .map(|p| pair(&format!("p{p}"), (0..4_000).map(change).collect()))
+                .collect(),
+            schemas: Vec::new(),
+        };
+        within_budget(&mut report);
+        let shown: usize = report.pairs.iter().map(|p| p.changes.len()).sum();
+        let hidden: usize = report.pairs.iter().map(|p| p.changes_not_shown).sum();
+        assert_eq!(shown + hidden, 12_000);
+        assert!(shown > 1_000 && hidden > 0, "{shown} {hidden}");
+        assert!(
+            report.notes[0].starts_with("the diff is over 16 MiB:"),
+            "{:?}",
+            report.notes
+        );
+        for printed in [
+            render::json(&report),
+            render::markdown(&report),
+            render::text(&report, true),
+        ] {
+            assert!(
+                printed.len() <= bound::REPORT_BUDGET + (1 << 20),
+                "{}",
+                printed.len()
+            );
+        }
     }
 }

@@ -125,12 +125,15 @@ fn words_for(holds_a_secret: bool, secrets: &Secrets) -> Option<Secrets> {
 pub fn compare(before: &[Document], after: &[Document], secrets: &Secrets) -> Vec<ObjectChange> {
     let (b, a) = (objects(before), objects(after));
     let mut out = Vec::new();
+    // an identity is the template's to choose: each part is cut as a
+    // value is (see `bound`)
+    let cut = |s: &str| super::bound::cut_str(s, super::bound::MAX_LINE_CHARS).into_owned();
     let make = |change, id: &Identity, fields| ObjectChange {
         change,
-        api_version: id.0.clone(),
-        kind: id.1.clone(),
-        namespace: id.2.clone(),
-        name: id.3.clone(),
+        api_version: cut(&id.0),
+        kind: cut(&id.1),
+        namespace: id.2.as_deref().map(cut),
+        name: cut(&id.3),
         fields,
     };
     // each identity's first object on each side, found through a map (a

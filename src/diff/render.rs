@@ -33,7 +33,46 @@ fn status_note(s: PairStatus) -> Option<&'static str> {
     }
 }
 
+/// What a line diff changed, in words (`text changed: 2 lines removed,
+/// 3 added`).
+fn lines_summary(c: &Change) -> String {
+    let count = |sign: char| c.lines.iter().filter(|l| l.starts_with(sign)).count();
+    let (removed, added) = (count('-'), count('+'));
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    match (removed, added) {
+        (0, a) => format!("text changed: {a} line{} added", plural(a)),
+        (r, 0) => format!("text changed: {r} line{} removed", plural(r)),
+        (r, a) => format!("text changed: {r} line{} removed, {a} added", plural(r)),
+    }
+}
+
+/// The line diff of a change as text lines (none when it has none),
+/// indented by `indent`.
+fn diff_lines(c: &Change, indent: &str) -> Vec<String> {
+    c.lines.iter().map(|l| format!("{indent}{l}")).collect()
+}
+
+/// The line diff of a change as an HTML block of the Markdown (raw text
+/// escaped as HTML: no structure, no workflow command), folded under its
+/// path.
+fn diff_block(title: &str, c: &Change) -> String {
+    let mut out = format!(
+        "<details><summary>{}: {}</summary>\n\n<pre>\n",
+        html_code(title),
+        html(&lines_summary(c))
+    );
+    for l in &c.lines {
+        out.push_str(&html(l));
+        out.push('\n');
+    }
+    out.push_str("</pre>\n</details>\n");
+    out
+}
+
 fn change_line(c: &Change) -> String {
+    if !c.lines.is_empty() {
+        return format!("{} {}  ({})", sign(c.kind), c.path, lines_summary(c));
+    }
     match c.kind {
         ChangeKind::Added => format!(
             "{} {}  {}",
@@ -98,8 +137,19 @@ fn object_sign(c: super::objects::ObjectChangeKind) -> &'static str {
     }
 }
 
+/// A line of a line diff, coloured by its sign.
+fn paint_diff_line(paint: &dyn Fn(&str, &str) -> String, line: &str) -> String {
+    match line.trim_start().chars().next() {
+        Some('-') => paint("31", line),
+        Some('+') => paint("32", line),
+        Some('@') => paint("36", line),
+        _ => line.to_string(),
+    }
+}
+
 /// `- ConfigMap old`, `~ Deployment shop/web`, and for a changed object a
-/// line per field (`spec.replicas 3 -> 5`), at most [`MAX_CHANGES`] lines.
+/// line per field (`spec.replicas 3 -> 5`, and a changed text's line
+/// diff), at most [`MAX_CHANGES`] lines.
 fn object_lines(p: &super::PairDiff) -> Vec<(super::objects::ObjectChangeKind, String)> {
     let mut out = Vec::new();
     for o in &p.objects {
@@ -109,6 +159,7 @@ fn object_lines(p: &super::PairDiff) -> Vec<(super::objects::ObjectChangeKind, S
             // the field's own line, without its sign (the object has one)
             let line = line.split_once(' ').map_or(line.as_str(), |(_, rest)| rest);
             out.push((o.change, format!("    {line}")));
+            out.extend(diff_lines(c, "        ").into_iter().map(|l| (o.change, l)));
         }
         if out.len() > MAX_CHANGES {
             out.truncate(MAX_CHANGES);
@@ -246,6 +297,16 @@ pub fn text(r: &DiffReport, color: bool) -> String {
                 ChangeKind::TypeChanged => "35",
             };
             out.push_str(&format!("  {}\n", paint(code, &line)));
+            for l in diff_lines(c, "      ") {
+                out.push_str(&format!("{}\n", paint_diff_line(&paint, &control(&l))));
+            }
+        }
+        if p.changes_not_shown > 0 {
+            out.push_str(&format!(
+                "  ... {} more change{} not shown (the report's bound)\n",
+                p.changes_not_shown,
+                if p.changes_not_shown == 1 { "" } else { "s" }
+            ));
         }
         if !p.objects.is_empty() {
             out.push_str("  rendered:\n");
@@ -256,7 +317,12 @@ pub fn text(r: &DiffReport, color: bool) -> String {
                 super::objects::ObjectChangeKind::Changed => "33",
                 super::objects::ObjectChangeKind::Added => "32",
             };
-            out.push_str(&format!("  {}\n", paint(code, &control(&line))));
+            let painted = if line.starts_with("        ") {
+                paint_diff_line(&paint, &control(&line))
+            } else {
+                paint(code, &control(&line))
+            };
+            out.push_str(&format!("  {painted}\n"));
         }
     }
     for l in &r.schemas {
@@ -287,6 +353,24 @@ fn cell_value(v: &str) -> String {
     } else {
         code(v)
     }
+}
+
+/// A change's before and after cells: its values, or for a changed text
+/// what its line diff (below the table) says.
+fn cells(c: &Change) -> (String, String) {
+    if !c.lines.is_empty() {
+        return (
+            String::new(),
+            md_text(&format!("{} (below)", lines_summary(c))),
+        );
+    }
+    (
+        cell_value(&value(&c.before, c.redacted && c.kind != ChangeKind::Added)),
+        cell_value(&value(
+            &c.after,
+            c.redacted && c.kind != ChangeKind::Removed,
+        )),
+    )
 }
 
 /// Most changes listed per pair (a job summary takes at most 1 MiB).
@@ -334,20 +418,35 @@ pub fn markdown(r: &DiffReport) -> String {
         if !p.changes.is_empty() {
             out.push_str("| | value | before | after |\n|---|---|---|---|\n");
             for c in p.changes.iter().take(MAX_CHANGES) {
+                let (before, after) = cells(c);
                 out.push_str(&format!(
-                    "| {} | {} | {} | {} |\n",
+                    "| {} | {} | {before} | {after} |\n",
                     sign(c.kind),
                     code(&c.path),
-                    cell_value(&value(&c.before, c.redacted && c.kind != ChangeKind::Added)),
-                    cell_value(&value(
-                        &c.after,
-                        c.redacted && c.kind != ChangeKind::Removed
-                    )),
                 ));
             }
             if p.changes.len() > MAX_CHANGES {
                 out.push_str(&format!("\n… and {} more\n", p.changes.len() - MAX_CHANGES));
             }
+            let texts: Vec<&Change> = p
+                .changes
+                .iter()
+                .take(MAX_CHANGES)
+                .filter(|c| !c.lines.is_empty())
+                .collect();
+            if !texts.is_empty() {
+                out.push('\n');
+            }
+            for c in texts {
+                out.push_str(&diff_block(&c.path, c));
+            }
+        }
+        if p.changes_not_shown > 0 {
+            out.push_str(&format!(
+                "\n… {} more change{} not shown (the report's bound)\n",
+                p.changes_not_shown,
+                if p.changes_not_shown == 1 { "" } else { "s" }
+            ));
         }
         if !p.objects.is_empty() {
             out.push_str(
@@ -361,15 +460,11 @@ pub fn markdown(r: &DiffReport) -> String {
                     rows += 1;
                 }
                 for c in &o.fields {
+                    let (before, after) = cells(c);
                     out.push_str(&format!(
-                        "| {} | {title} | {} | {} | {} |\n",
+                        "| {} | {title} | {} | {before} | {after} |\n",
                         object_sign(o.change),
                         code(&c.path),
-                        cell_value(&value(&c.before, c.redacted && c.kind != ChangeKind::Added)),
-                        cell_value(&value(
-                            &c.after,
-                            c.redacted && c.kind != ChangeKind::Removed
-                        )),
                     ));
                     rows += 1;
                 }
@@ -377,6 +472,20 @@ pub fn markdown(r: &DiffReport) -> String {
                     out.push_str("\n… and more: the whole diff is in diff.json\n");
                     break;
                 }
+            }
+            let texts: Vec<(String, &Change)> = p
+                .objects
+                .iter()
+                .flat_map(|o| o.fields.iter().map(move |c| (o, c)))
+                .take(MAX_CHANGES)
+                .filter(|(_, c)| !c.lines.is_empty())
+                .map(|(o, c)| (format!("{} {}", o.title(), c.path), c))
+                .collect();
+            if !texts.is_empty() {
+                out.push('\n');
+            }
+            for (title, c) in texts {
+                out.push_str(&diff_block(&title, c));
             }
         }
         out.push_str("\n</details>\n\n");

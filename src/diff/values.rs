@@ -201,6 +201,11 @@ pub struct Change {
     /// The value looks like a secret: shown as changed, never printed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub redacted: bool,
+    /// A multi-line string changed: its line diff (`@@ line N @@`, `  kept`,
+    /// `- old`, `+ new`; see [`super::bound::line_diff`]) in place of
+    /// `before` and `after`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<String>,
 }
 
 const ID_KEYS: &[&str] = &["name", "id", "key"];
@@ -242,10 +247,36 @@ fn child(path: &str, key: &str) -> String {
 pub fn diff(before: &Tree, after: &Tree, secrets: &Secrets) -> Vec<Change> {
     let mut out = Vec::new();
     walk("", before, after, false, secrets, &mut out);
+    // every value printed whole is cut (see `bound`)
+    for c in &mut out {
+        for t in [&mut c.before, &mut c.after].into_iter().flatten() {
+            *t = cut_tree(t);
+        }
+        if c.path.len() > super::bound::MAX_LINE_CHARS {
+            c.path = super::bound::cut_str(&c.path, super::bound::MAX_LINE_CHARS).into_owned();
+        }
+    }
     out
 }
 
 fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &mut Vec<Change>) {
+    // a multi-line string changed is shown as a line diff of its raw
+    // lines, each masked (a changed secret line still shows its key)
+    if let (Tree::Str(x), Tree::Str(y)) = (a, b) {
+        if !secret && x != y {
+            if let Some(lines) = super::bound::line_diff(x, y, secrets) {
+                out.push(Change {
+                    path: path.to_string(),
+                    kind: ChangeKind::Changed,
+                    before: None,
+                    after: None,
+                    redacted: false,
+                    lines,
+                });
+                return;
+            }
+        }
+    }
     let change = |kind, before: Option<&Tree>, after: Option<&Tree>| Change {
         path: path.to_string(),
         kind,
@@ -260,6 +291,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
             after.map(|t| t.redacted(secrets))
         },
         redacted: secret,
+        lines: Vec::new(),
     };
     match (a, b) {
         (Tree::Map(x), Tree::Map(y)) => {
@@ -274,6 +306,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                         before: if s { None } else { Some(va.redacted(secrets)) },
                         after: None,
                         redacted: s,
+                        lines: Vec::new(),
                     }),
                 }
             }
@@ -286,6 +319,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                         before: None,
                         after: if s { None } else { Some(vb.redacted(secrets)) },
                         redacted: s,
+                        lines: Vec::new(),
                     });
                 }
             }
@@ -312,6 +346,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                             before: (!(secret || named_secret(va))).then(|| va.redacted(secrets)),
                             after: None,
                             redacted: secret || named_secret(va),
+                            lines: Vec::new(),
                         }),
                     }
                 }
@@ -324,6 +359,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                             before: None,
                             after: (!hide).then(|| vb.redacted(secrets)),
                             redacted: hide,
+                            lines: Vec::new(),
                         });
                     }
                 }
@@ -339,6 +375,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                             before: (!secret).then(|| va.redacted(secrets)),
                             after: None,
                             redacted: secret,
+                            lines: Vec::new(),
                         }),
                         (None, Some(vb)) => out.push(Change {
                             path: p,
@@ -346,6 +383,7 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
                             before: None,
                             after: (!secret).then(|| vb.redacted(secrets)),
                             redacted: secret,
+                            lines: Vec::new(),
                         }),
                         (None, None) => {}
                     }
@@ -357,6 +395,60 @@ fn walk(path: &str, a: &Tree, b: &Tree, secret: bool, secrets: &Secrets, out: &m
             out.push(change(ChangeKind::Changed, Some(x), Some(y)))
         }
         (x, y) => out.push(change(ChangeKind::TypeChanged, Some(x), Some(y))),
+    }
+}
+
+/// `t` as it may be printed: strings cut at [`super::bound::MAX_VALUE_CHARS`], and past
+/// [`super::bound::MAX_TREE_CHARS`] in all, the remaining items of each collection
+/// counted in one marker (`"… (cut: 1200 more items)"`).
+pub fn cut_tree(t: &Tree) -> Tree {
+    let mut budget = super::bound::MAX_TREE_CHARS;
+    cut_within(t, &mut budget)
+}
+
+fn cut_within(t: &Tree, budget: &mut usize) -> Tree {
+    match t {
+        Tree::Str(s) => {
+            let cut =
+                super::bound::cut_str(s, super::bound::MAX_VALUE_CHARS.min((*budget).max(16)));
+            *budget = budget.saturating_sub(cut.len());
+            Tree::Str(cut.into_owned())
+        }
+        Tree::Map(items) => {
+            let mut out = Vec::new();
+            for (i, (k, v)) in items.iter().enumerate() {
+                if *budget == 0 {
+                    out.push((
+                        "…".to_string(),
+                        Tree::Str(format!("(cut: {} more keys)", items.len() - i)),
+                    ));
+                    break;
+                }
+                let key = super::bound::cut_str(k, super::bound::MAX_LINE_CHARS).into_owned();
+                *budget = budget.saturating_sub(key.len() + 2);
+                out.push((key, cut_within(v, budget)));
+            }
+            Tree::Map(out)
+        }
+        Tree::Array(items) => {
+            let mut out = Vec::new();
+            for (i, v) in items.iter().enumerate() {
+                if *budget == 0 {
+                    out.push(Tree::Str(format!(
+                        "… (cut: {} more items)",
+                        items.len() - i
+                    )));
+                    break;
+                }
+                *budget = budget.saturating_sub(2);
+                out.push(cut_within(v, budget));
+            }
+            Tree::Array(out)
+        }
+        other => {
+            *budget = budget.saturating_sub(8);
+            other.clone()
+        }
     }
 }
 
@@ -472,5 +564,32 @@ mod tests {
             .map(|c| c.path)
             .collect();
         assert_eq!(paths, vec!["[1]", "[2]"]);
+    }
+
+    #[test]
+    fn a_value_printed_whole_is_cut() {
+        let big = Tree::Str("y".repeat(1_000_000));
+        let Tree::Str(cut) = cut_tree(&big) else {
+            panic!()
+        };
+        assert!(
+            cut.ends_with("… (cut: 1000000 characters in all)"),
+            "{}",
+            &cut[cut.len() - 60..]
+        );
+        assert!(cut.len() < 2_100);
+        let many = Tree::Array((0..100_000).map(Tree::Int).collect());
+        let Tree::Array(items) = cut_tree(&many) else {
+            panic!()
+        };
+        assert!(items.len() < 2_000, "{}", items.len());
+        assert!(matches!(items.last(), Some(Tree::Str(s)) if s.contains("more items)")));
+        // a change carries its values cut
+        let c = diff(
+            &map(&[("a", s("1"))]),
+            &map(&[("a", big.clone())]),
+            &Secrets::default(),
+        );
+        assert!(c[0].after.as_ref().unwrap().short().len() < 2_100);
     }
 }

@@ -107,6 +107,8 @@ fails: #@ assert.fail("PWNED-fail\n::error::PWNED-forged\r::add-mask::PWNED ##[s
 kind: Config
 "#;
 
+const SCHEMA: &str = "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\nleak: \"\"\ndatabase:\n  host: \"\"\n  password: \"\"\n";
+
 fn hostile() -> Hostile {
     let temp = tempfile::tempdir().unwrap();
     let outside = temp.path().join("outside");
@@ -119,7 +121,7 @@ fn hostile() -> Hostile {
     write(
         p,
         "libs/web/schema.yml",
-        "#@data/values-schema\n---\n#@schema/validation min=1\nreplicas: 1\nleak: \"\"\ndatabase:\n  host: \"\"\n  password: \"\"\n",
+        format!("{SCHEMA}motd: \"welcome\\n\\nbye\\n\"\n"),
     );
     write(p, "libs/web/t.yml", FAIL_TEMPLATE);
     write(p, "envs/dev/web.yml", "replicas: 2\n");
@@ -130,6 +132,13 @@ fn hostile() -> Hostile {
 
     // the fork's pull request
     git(p, &["checkout", "-q", "-b", "feature"]);
+    // a multi-line default changed: a line diff, whose lines (a blank one,
+    // an HTML end tag, commands) stay text
+    write(
+        p,
+        "libs/web/schema.yml",
+        format!("{SCHEMA}motd: \"welcome\\n\\n</pre></details>\\n::error::PWNED-pre\\n##[error]PWNED-pre\\n<script>x</script>\\nbye\\n\"\n"),
+    );
     // names: a folder and a file whose names carry line ends and commands
     write(
         p,
@@ -303,6 +312,8 @@ const OUR_TAGS: &[&str] = &[
     // the reasons a pair fails, in the diff
     "ul",
     "li",
+    // a changed text's line diff
+    "pre",
 ];
 
 /// Renders Markdown with cmarkgfm (GitHub's extensions; raw HTML kept, as
@@ -568,6 +579,11 @@ fn a_hostile_pull_request_commands_nothing_leaks_nothing_and_writes_nothing_outs
             "{stdout}"
         );
         if format == "markdown" {
+            // the changed default's line diff is there, as text
+            assert!(
+                stdout.contains("<pre>") && stdout.contains("&lt;/pre&gt;"),
+                "{stdout}"
+            );
             assert_only_our_markdown("diff markdown", &stdout);
         }
     }

@@ -10,6 +10,7 @@ mod common;
 mod conformance;
 mod daemon;
 mod delivery;
+mod diff_bounds;
 mod discovery;
 mod docs;
 mod engine_threads;

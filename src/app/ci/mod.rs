@@ -276,9 +276,15 @@ fn present(
             nothing_to_check,
         ),
     };
+    // (the folder's bound: the diff holds at most 16 MiB, and the summary
+    // that carries it is cut at 16 MiB too)
     steps.push(CiStep::Write(
         report_dir.join("summary.md"),
-        sections.concat(),
+        crate::report::summary::fit(
+            &sections,
+            crate::diff::bound::REPORT_BUDGET,
+            "truncated: the summary is over 16 MiB; findings.json, diff.json and yttcheck.sarif hold the rest",
+        ),
     ));
     if let Some(file) = &req.summary_file {
         let fitted = crate::report::summary::fit(
