@@ -18,6 +18,7 @@
 //! servers).
 
 pub mod crd;
+pub mod expansion;
 pub mod json;
 pub mod lifecycle;
 pub mod location;
@@ -91,8 +92,12 @@ pub struct Schemas {
     /// (`_definitions.json` of the `-local` layouts, 1.2 MB), prepared once:
     /// each kind's schema is compiled against it, not against a copy of it
     /// analysed again for every kind.
-    definitions: Mutex<HashMap<String, Option<Arc<jsonschema::Registry<'static>>>>>,
+    definitions: Mutex<HashMap<String, Option<Definitions>>>,
 }
+
+/// A folder's shared definitions: prepared for the validator, and as JSON
+/// (what [`expansion`] counts).
+type Definitions = (Arc<jsonschema::Registry<'static>>, Arc<serde_json::Value>);
 
 /// Where the `-local` layouts' schemas find their shared definitions (their
 /// `$ref`s are `/api/_definitions.json#/$defs/...` under the `$id`
@@ -224,6 +229,20 @@ impl Schemas {
         let definitions = names_definitions
             .then(|| self.definitions_of(folder))
             .flatten();
+        // the validator has no budget: what a schema may cost is bounded
+        // before it is compiled
+        let documents = |name: &str| -> Option<Arc<serde_json::Value>> {
+            if name == "_definitions.json" {
+                if let Some((_, doc)) = &definitions {
+                    return Some(doc.clone());
+                }
+            }
+            self.sibling(folder, name)
+        };
+        if let Err(why) = expansion::within_bound(&schema, &documents) {
+            return Lookup::Failed(format!("the schema at {at} cannot be used: {why}"));
+        }
+        let definitions = definitions.map(|(registry, _)| registry);
         let options = jsonschema::options()
             .with_retriever(retriever)
             .should_validate_formats(false);
@@ -243,7 +262,7 @@ impl Schemas {
     /// The definitions beside the schemas of `folder`, prepared once (`None`
     /// when the folder has none, or they cannot be read: a kind's `$ref`
     /// to them is then retrieved as any other sibling, and fails as one).
-    fn definitions_of(&self, folder: &str) -> Option<Arc<jsonschema::Registry<'static>>> {
+    fn definitions_of(&self, folder: &str) -> Option<Definitions> {
         let mut kept = self.definitions.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(r) = kept.get(folder) {
             return r.clone();
@@ -255,15 +274,39 @@ impl Schemas {
             .flatten()
             .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
             .and_then(|doc| {
-                jsonschema::Registry::new()
-                    .add(DEFINITIONS_URI, doc)
+                let registry = jsonschema::Registry::new()
+                    .add(DEFINITIONS_URI, doc.clone())
                     .ok()?
                     .prepare()
-                    .ok()
-            })
-            .map(Arc::new);
+                    .ok()?;
+                Some((Arc::new(registry), Arc::new(doc)))
+            });
         kept.insert(folder.to_string(), registry.clone());
         registry
+    }
+
+    /// A file beside the schemas of `folder` (a plain name only, as
+    /// [`Siblings`] follows), parsed once; `None` when there is none.
+    fn sibling(&self, folder: &str, name: &str) -> Option<Arc<serde_json::Value>> {
+        let plain = !name.is_empty()
+            && name != "."
+            && name != ".."
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+        if !plain {
+            return None;
+        }
+        let sibling = format!("{folder}/{name}");
+        let kept = || self.siblings.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(v) = kept().get(&sibling) {
+            return Some(Arc::new(v.clone()));
+        }
+        // (fetched with no lock held: it may be the network)
+        let bytes = self.fetch.fetch(&sibling).ok().flatten()?;
+        let value: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+        kept().insert(sibling, value.clone());
+        Some(Arc::new(value))
     }
 
     /// The compiled schema of one version of a CRD (`schema` as

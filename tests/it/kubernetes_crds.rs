@@ -300,3 +300,41 @@ fn a_repository_schema_over_16_mib_is_refused() {
         "{report:#}"
     );
 }
+
+/// A small schema of the repository whose definitions each refer twice to
+/// the next would cost 2^depth per object (depth 40: hours): it is refused
+/// before it is compiled, with a finding that says why, and the check
+/// answers at once.
+#[test]
+fn a_schema_whose_references_double_at_each_step_is_refused() {
+    let repo =
+        repository("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: b\n");
+    let p = repo.path();
+    let mut defs = serde_json::Map::new();
+    for i in 0..40 {
+        let next = format!("#/$defs/a{}", i + 1);
+        defs.insert(
+            format!("a{i}"),
+            serde_json::json!({"allOf": [{"$ref": next}, {"$ref": next}]}),
+        );
+    }
+    defs.insert("a40".into(), serde_json::json!({"type": "object"}));
+    let schema = serde_json::json!({"$defs": defs, "$ref": "#/$defs/a0"}).to_string();
+    assert!(schema.len() < 4_000);
+    write(p, "schemas/configmap-v1.json", schema);
+    write(p, "crds/none.yml", "# no CRD\n");
+    git(p, &["add", "-A"]);
+    let started = std::time::Instant::now();
+    let (code, report) = check_json(p, &[]);
+    assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+    assert_eq!(code, 1, "{report:#}");
+    let refused = findings(&report, "kubernetes/schema-unavailable");
+    assert_eq!(refused.len(), 1, "{report:#}");
+    assert!(
+        refused[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("would visit more than 1000000 subschemas"),
+        "{report:#}"
+    );
+}
