@@ -27,6 +27,9 @@ pub struct BaseFindings {
     by_pair: HashSet<(String, String, String)>,
     /// (library, fingerprint) of each finding, whatever its environments.
     by_library: HashSet<(String, String)>,
+    /// (library, fingerprint) of each finding a suppression dropped at the
+    /// base: one dropped at the head too was not silenced by the change.
+    silenced: HashSet<(String, String)>,
 }
 
 impl BaseFindings {
@@ -109,6 +112,16 @@ pub fn base_findings(
             }
             base.by_library.insert((f.library.clone(), print));
         }
+        let silenced: Vec<crate::diagnostics::Finding> = checked
+            .result
+            .silenced
+            .iter()
+            .map(|(f, _)| f.clone())
+            .collect();
+        let prints = crate::check::suppress::fingerprints(&silenced, checked.cache);
+        for (f, print) in silenced.iter().zip(prints) {
+            base.silenced.insert((f.library.clone(), print));
+        }
         base
     })
 }
@@ -119,6 +132,25 @@ pub fn new_findings(checked: &super::check::Checked, base: &BaseFindings) -> Vec
         .into_iter()
         .zip(&checked.result.findings)
         .map(|(print, f)| base.is_new(&f.library, &f.environments, &print))
+        .collect()
+}
+
+/// What the change silences itself: each finding a suppression dropped at
+/// the head that none dropped at the base (an inline ignore, a rule turned
+/// off or a baseline entry the change adds for its own finding, or for
+/// one that stood on the base), as what dropped it.
+pub fn silenced_by_change(checked: &super::check::Checked, base: &BaseFindings) -> Vec<String> {
+    let silenced: Vec<crate::diagnostics::Finding> = checked
+        .result
+        .silenced
+        .iter()
+        .map(|(f, _)| f.clone())
+        .collect();
+    crate::check::suppress::fingerprints(&silenced, checked.cache)
+        .into_iter()
+        .zip(&checked.result.silenced)
+        .filter(|(print, (f, _))| !base.silenced.contains(&(f.library.clone(), print.clone())))
+        .map(|(_, (_, by))| by.clone())
         .collect()
 }
 

@@ -74,6 +74,10 @@ pub struct CheckResult {
     /// The Kubernetes version each environment targets, when rendered
     /// objects were checked against Kubernetes (empty otherwise).
     pub kubernetes_versions: std::collections::BTreeMap<String, String>,
+    /// The findings a suppression dropped, each with what dropped it
+    /// (`inline ignore envs/prod.yml:3`, `` `rules:` turns X off ``, the
+    /// baseline): a pull request that silences its own finding is told.
+    pub silenced: Vec<(Finding, String)>,
 }
 
 impl CheckResult {
@@ -100,6 +104,7 @@ impl CheckResult {
             elapsed: self.elapsed,
             schemas: self.schemas.clone(),
             kubernetes_versions: self.kubernetes_versions.clone(),
+            silenced: self.silenced.clone(),
         }
     }
 

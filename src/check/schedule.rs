@@ -446,5 +446,6 @@ pub fn run_with(
         elapsed: started.elapsed(),
         schemas,
         kubernetes_versions,
+        silenced: Vec::new(),
     }
 }

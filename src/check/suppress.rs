@@ -223,7 +223,7 @@ pub fn apply(
                           used_inline: &mut BTreeSet<(String, u32, String)>,
                           inline_cache: &InlineCache,
                           used_baseline: &mut BTreeSet<String>|
-     -> bool {
+     -> Option<String> {
         // 1. severity (decided once per rule id: thousands of findings
         // share a few)
         let level = match severity_memo.get(f.rule_id()) {
@@ -235,7 +235,7 @@ pub fn apply(
             }
         };
         match level {
-            Some("off") => return true,
+            Some("off") => return Some(format!("`rules:` turns {} off", f.rule_id())),
             Some(level) => {
                 if let Some(s) = Severity::parse(level) {
                     regraded |= f.severity != s;
@@ -245,7 +245,7 @@ pub fn apply(
             None => {}
         }
         let Some(loc) = f.location.as_ref() else {
-            return false;
+            return None;
         };
         // a vendored package's lints are its authors' to fix: notes (unless
         // `rules:` set the rule's severity)
@@ -259,14 +259,14 @@ pub fn apply(
             }
         }
         let Some(loc) = f.location.as_ref() else {
-            return false;
+            return None;
         };
         // 2. config ignores
         for (i, rule, globs) in &ignores {
             let rule_matches = f.rule_selected_by(rule);
             if rule_matches && globs.iter().any(|g| g.is_match(&loc.path)) {
                 used_ignores.insert(*i);
-                return true;
+                return Some(format!("`ignore:` of {rule} in .yttcheck.yml"));
             }
         }
         // 3. inline, on the line or the line above (each file read once,
@@ -278,7 +278,7 @@ pub fn apply(
                 let r = rules.iter().find(|r| f.rule_selected_by(r));
                 let r = r.map_or_else(|| f.rule_id().to_string(), String::clone);
                 used_inline.insert((loc.path.clone(), *line, r));
-                return true;
+                return Some(format!("inline ignore {}:{line}", loc.path));
             }
         }
         // 4. baseline: in the environments it was accepted in
@@ -287,7 +287,7 @@ pub fn apply(
             if let Some(accepted) = baseline_set.get(fp.as_str()) {
                 used_baseline.insert(fp);
                 let Some(accepted) = accepted else {
-                    return true;
+                    return Some("the baseline".to_string());
                 };
                 let new: Vec<String> = f
                     .environments
@@ -296,13 +296,13 @@ pub fn apply(
                     .cloned()
                     .collect();
                 if new.is_empty() || f.environments.is_empty() {
-                    return true;
+                    return Some("the baseline".to_string());
                 }
                 // new in these environments only
                 f.environments = new;
             }
         }
-        false
+        None
     };
 
     // each problem is decided once, on the de-duplicated list; the pairs'
@@ -310,18 +310,26 @@ pub fn apply(
     let mut findings = std::mem::take(&mut result.findings);
     // whether each finding stays (a baseline may have taken some of its
     // environments: `f.environments` says where it is still reported)
+    let mut silenced = Vec::new();
     let stays: Vec<bool> = findings
         .iter_mut()
         .map(|f| {
-            !suppressed(
+            match suppressed(
                 f,
                 &mut used_ignores,
                 &mut used_inline,
                 &inline_cache,
                 &mut used_baseline,
-            )
+            ) {
+                Some(by) => {
+                    silenced.push((f.clone(), by));
+                    false
+                }
+                None => true,
+            }
         })
         .collect();
+    result.silenced = silenced;
     // what each pair reports: of the findings it became (see
     // `CheckResult::reported`), those that stay in its environment
     let per_pair: Vec<Vec<usize>> = result

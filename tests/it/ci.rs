@@ -208,6 +208,79 @@ fn a_pull_request_that_changes_nothing_checkable_says_so_in_one_line() {
     assert!(!s.stdout.contains("::error"), "{}", s.stdout);
 }
 
+/// A pull request that deletes an environment leaves nothing to check,
+/// but what it does is said: the pairs it removes are in the verdict line
+/// and the diff.
+#[test]
+fn a_pull_request_that_deletes_an_environment_names_the_pairs_it_removes() {
+    let repo = base_repository();
+    let (base, head) = pull_request(repo.path(), |p| {
+        std::fs::remove_file(p.join("envs/dev/api.yml")).unwrap();
+    });
+    let s = step(
+        repo.path(),
+        "pull_request",
+        &pr_payload(&base, &head, "acme/config"),
+        &[],
+    );
+    assert_eq!(s.code, 0, "{}\n{}", s.stdout, s.stderr);
+    assert!(
+        s.stdout.contains("it removes 1 pair (api@dev)"),
+        "{}",
+        s.stdout
+    );
+    assert!(
+        s.summary.contains("it removes 1 pair (api@dev)"),
+        "{}",
+        s.summary
+    );
+    assert!(s.summary.contains("pair removed"), "{}", s.summary);
+    assert_eq!(s.outputs["values-changed"], "true", "{:?}", s.outputs);
+}
+
+/// A pull request that brings a finding and silences it itself (an inline
+/// ignore, a rule turned off) passes, and its verdict line says so; a
+/// suppression that stood on the base is not the change's.
+#[test]
+fn a_pull_request_that_silences_its_own_finding_is_told() {
+    let repo = base_repository();
+    let (base, head) = pull_request(repo.path(), |p| {
+        write(
+            p,
+            "envs/prod/web.yml",
+            "#! yttcheck: ignore[validation/min] trust me\nreplicas: 0\ndb_password: hunter2\n",
+        );
+    });
+    let s = step(
+        repo.path(),
+        "pull_request",
+        &pr_payload(&base, &head, "acme/config"),
+        &[],
+    );
+    assert_eq!(s.code, 0, "{}\n{}", s.stdout, s.stderr);
+    let said = "1 finding silenced by this change (inline ignore envs/prod/web.yml:1)";
+    assert!(s.stdout.contains(said), "{}", s.stdout);
+    let first: String = s.summary.lines().take(3).collect();
+    assert!(first.contains(said), "{}", s.summary);
+
+    // the same suppression on the base: not this change's
+    let p = repo.path();
+    git(p, &["checkout", "-q", "main"]);
+    git(p, &["merge", "-q", "feature"]);
+    git(p, &["branch", "-q", "-D", "feature"]);
+    let (base, head) = pull_request(p, |p| {
+        write(p, "envs/dev/web.yml", "replicas: 2\n");
+    });
+    let s = step(
+        p,
+        "pull_request",
+        &pr_payload(&base, &head, "acme/config"),
+        &[],
+    );
+    assert_eq!(s.code, 0, "{}\n{}", s.stdout, s.stderr);
+    assert!(!s.stdout.contains("silenced"), "{}", s.stdout);
+}
+
 #[test]
 fn a_shallow_checkout_is_a_clear_error() {
     let repo = base_repository();

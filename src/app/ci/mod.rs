@@ -184,6 +184,18 @@ fn present(
     });
     let fail_on_existing = req.fail_on_existing || checked.plan.fail_on_existing;
 
+    let diff = match change {
+        // (also when no pair at head reads a changed file: a change that
+        // deletes an environment removes pairs, and says so)
+        Some(c) if !req.no_diff => match diff(req, c) {
+            Ok(d) => Some(d),
+            Err(e) => {
+                steps.push(CiStep::Fail(e));
+                return CiAnswer { steps, exit: 2 };
+            }
+        },
+        _ => None,
+    };
     // the log: the full text report, folded and guarded (no line of it is
     // a workflow command); then the annotations, the only commands
     let mut headline = headline(req, result, nothing_to_check);
@@ -205,6 +217,17 @@ fn present(
                 )
             });
         }
+    }
+    // what the change silences itself is said where its verdict is
+    if let Some(b) = base {
+        if let Some(said) = silenced_note(&app::verdict::silenced_by_change(checked, b)) {
+            headline.push_str(&format!("; {said}"));
+        }
+    }
+    // nothing to check and nothing removed: one line says it all
+    let diff = diff.filter(|d| !nothing_to_check || d.changed_pairs() > 0);
+    if let Some(removed) = diff.as_ref().and_then(removed_pairs) {
+        headline.push_str(&format!("; it removes {removed}"));
     }
     let mut log = message(req, &format!("yttcheck: {headline}\n"));
     if !nothing_to_check {
@@ -243,16 +266,6 @@ fn present(
         render(Format::Json, &input),
     ));
 
-    let diff = match change {
-        Some(c) if !req.no_diff && !nothing_to_check => match diff(req, c) {
-            Ok(d) => Some(d),
-            Err(e) => {
-                steps.push(CiStep::Fail(e));
-                return CiAnswer { steps, exit: 2 };
-            }
-        },
-        _ => None,
-    };
     if let Some(d) = &diff {
         steps.push(CiStep::Write(
             report_dir.join("diff.json"),
@@ -378,6 +391,47 @@ fn diff(req: &CiRequest, c: &Change) -> Result<DiffReport, UsageError> {
     report.base = format!("{} ({})", c.base_ref, short(&c.base_sha));
     report.head = format!("{} ({})", describe_change(c), short(&c.head_sha));
     Ok(report)
+}
+
+/// `2 findings silenced by this change (inline ignore envs/prod.yml:1,
+/// the baseline)`, or nothing.
+fn silenced_note(by: &[String]) -> Option<String> {
+    if by.is_empty() {
+        return None;
+    }
+    let mut reasons: Vec<&str> = by.iter().map(String::as_str).collect();
+    reasons.sort_unstable();
+    reasons.dedup();
+    let shown = 3;
+    Some(format!(
+        "{} finding{} silenced by this change ({}{})",
+        by.len(),
+        if by.len() == 1 { "" } else { "s" },
+        crate::escape::control(&reasons[..reasons.len().min(shown)].join(", ")),
+        if reasons.len() > shown { ", ..." } else { "" }
+    ))
+}
+
+/// The pairs a change removes (an environment deleted, an install moved
+/// to overlays), named: part of what it does, though nothing is left of
+/// them to check.
+fn removed_pairs(d: &DiffReport) -> Option<String> {
+    let removed: Vec<&str> = d
+        .pairs
+        .iter()
+        .filter(|p| p.status == crate::diff::PairStatus::Removed)
+        .map(|p| p.name.as_str())
+        .collect();
+    let shown = 5;
+    match removed.len() {
+        0 => None,
+        n => Some(format!(
+            "{n} pair{} ({}{})",
+            if n == 1 { "" } else { "s" },
+            crate::escape::control(&removed[..n.min(shown)].join(", ")),
+            if n > shown { ", ..." } else { "" }
+        )),
+    }
 }
 
 /// One line: what was checked, and how it went.
