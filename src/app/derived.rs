@@ -272,25 +272,6 @@ fn modelines(
     Ok(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_path_relative_to_a_files_folder() {
-        let p = |s: &str| RepoPath::new(s).unwrap();
-        assert_eq!(
-            relative(&p("envs/prod/web.yml"), &p("schemas/web.json")),
-            "../../schemas/web.json"
-        );
-        assert_eq!(
-            relative(&p("web.yml"), &p("schemas/web.json")),
-            "schemas/web.json"
-        );
-        assert_eq!(relative(&p("a/b/x.yml"), &p("a/s.json")), "../s.json");
-    }
-}
-
 /// `--output` as a path of the repository: an absolute path the user typed
 /// is taken when it lies inside the repository (the folder the command
 /// runs in); `docs` writes nowhere else.
@@ -322,4 +303,23 @@ pub fn output_in_repository(
         .map_err(|_| outside())?
         .join(name);
     Ok(Some(rel.to_string_lossy().into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_relative_to_a_files_folder() {
+        let p = |s: &str| RepoPath::new(s).unwrap();
+        assert_eq!(
+            relative(&p("envs/prod/web.yml"), &p("schemas/web.json")),
+            "../../schemas/web.json"
+        );
+        assert_eq!(
+            relative(&p("web.yml"), &p("schemas/web.json")),
+            "schemas/web.json"
+        );
+        assert_eq!(relative(&p("a/b/x.yml"), &p("a/s.json")), "../s.json");
+    }
 }

@@ -244,9 +244,7 @@ pub fn apply(
             }
             None => {}
         }
-        let Some(loc) = f.location.as_ref() else {
-            return None;
-        };
+        let loc = f.location.as_ref()?;
         // a vendored package's lints are its authors' to fix: notes (unless
         // `rules:` set the rule's severity)
         if level.is_none() && f.severity != Severity::Note && f.rule.is_authoring_lint() {
@@ -258,9 +256,7 @@ pub fn apply(
                 f.severity = Severity::Note;
             }
         }
-        let Some(loc) = f.location.as_ref() else {
-            return None;
-        };
+        let loc = f.location.as_ref()?;
         // 2. config ignores
         for (i, rule, globs) in &ignores {
             let rule_matches = f.rule_selected_by(rule);
