@@ -19,6 +19,11 @@ use lsp_server::{ErrorCode, Message, RequestId, Response};
 /// editor holds open for a ytt repository).
 pub const MAX_FRAME: u64 = 64 << 20;
 
+/// The largest refused frame read past byte by byte (a real one over
+/// [`MAX_FRAME`]); a frame claiming more is resynchronised past, up to the
+/// next `Content-Length:`.
+pub const MAX_SKIP: u64 = 1 << 30;
+
 /// The longest header line (headers are a few dozen bytes).
 pub const MAX_HEADER_LINE: usize = 8 << 10;
 
@@ -123,6 +128,16 @@ impl<R: BufRead> Bounded<R> {
             }
         };
         if let Some(n) = headers.too_large {
+            // a length no client sends (a terabyte) is no frame to read
+            // past: skipping it would swallow every message after it, so
+            // the input is read up to the next frame's header instead
+            if n > MAX_SKIP {
+                self.recovery = Some(Recovery::Resync);
+                return Next::Invalid(format!(
+                    "a message claims {n} bytes, over the limit of {} bytes: skipped to the next message",
+                    self.limit
+                ));
+            }
             self.recovery = Some(Recovery::SkipFrame(n));
             return Next::Invalid(format!(
                 "a message of {n} bytes is over the limit of {} bytes: it is skipped",
@@ -488,7 +503,8 @@ mod tests {
         };
         assert!(why.contains("100 bytes is over the limit of 50"), "{why}");
         // a frame that claims a terabyte: refused before any of it is read,
-        // and the input's end comes while it is skipped
+        // and the input read on from the next frame's header (a terabyte
+        // read past would swallow every message after it)
         for huge in [
             "1099511627776".to_string(),
             "+1099511627776".to_string(),
@@ -497,7 +513,7 @@ mod tests {
         ] {
             let input = format!("Content-Length: {huge}\r\n\r\n{{}}{}", frame(SHUTDOWN));
             let got = all(input.as_bytes(), MAX_FRAME);
-            assert_eq!(kinds(&got), ["invalid", "end"], "{huge}");
+            assert_eq!(kinds(&got), ["invalid", "message", "end"], "{huge}");
         }
         // at the limit: read
         let input = frame(SHUTDOWN);

@@ -768,6 +768,13 @@ fn a_huge_content_length_is_never_allocated() {
     c.raw(b"Content-Length: 1099511627776\r\n\r\n{\"jsonrpc\":");
     let refused = c.wait(Duration::from_secs(30), |m| m["error"]["code"] == -32700);
     assert!(refused.is_some(), "no answer: {:?} {}", c.seen, c.stderr());
+    // and the server reads on: the next message is answered (it was read
+    // past for ever, as part of the terabyte)
+    let symbols = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri(&repo.join("envs/dev/web.yml"))}}),
+    );
+    assert!(symbols.get("error").is_none(), "{symbols}");
     let status = std::fs::read_to_string(format!("/proc/{}/status", c.child.id())).unwrap();
     let peak_kb: u64 = status
         .lines()
