@@ -52,7 +52,9 @@ pub fn from_values_error(e: &ValuesError, stage: Stage, who: &Subject) -> Vec<Fi
         ValuesErrorKind::Template(te) => vec![from_template_error(te, who)],
         ValuesErrorKind::Overlay { pos, hints, rename } => {
             let mut f = overlay(&e.message, pos.as_ref(), hints, who);
-            f.fix = rename_fix(f.location.as_ref(), rename.as_ref());
+            f.fix = pos
+                .as_ref()
+                .and_then(|p| rename_fix(f.location.as_ref(), p, rename.as_ref()));
             vec![f]
         }
         ValuesErrorKind::Schema {
@@ -179,21 +181,54 @@ fn schema_violation(v: &schema::Violation, stage: Stage, summary: &str, who: &Su
         }
     }
     f.detail = v.hints.iter().map(|h| format!("hint: {h}")).collect();
-    f.fix = rename_fix(f.location.as_ref(), v.rename.as_ref());
+    f.fix = rename_fix(f.location.as_ref(), &v.pos, v.rename.as_ref());
     f
 }
 
-/// The fix of a misspelt key: the key renamed at its line.
+/// The fix of a misspelt key: the key renamed where it is written. `old`
+/// is the key's text as written (`"repl\x69caz"`, quotes and escapes
+/// included) with its byte span, and `new` the key written so that it
+/// reads back as itself (quoted when it must be); no fix when the text at
+/// the key's place is not that key.
 fn rename_fix(
     location: Option<&crate::diagnostics::Location>,
+    pos: &crate::yaml::Pos,
     rename: Option<&(String, String)>,
 ) -> Option<crate::diagnostics::Fix> {
     let (from, to) = rename?;
     let mut location = location?.clone();
     location.column = location.column.max(1);
-    let mut fix = crate::diagnostics::Fix::replace(location, from, to);
+    let src = pos.source()?;
+    let line = src.line_text(location.line)?;
+    let line_start = line.as_ptr() as usize - src.text().as_ptr() as usize;
+    let at = line
+        .char_indices()
+        .nth(location.column as usize - 1)
+        .map_or(line.len(), |(i, _)| i);
+    let written = crate::diagnostics::keys::written_key(&line[at..])?;
+    if written_as(written)? != *from {
+        return None;
+    }
+    let new = crate::diagnostics::keys::yaml_key(to);
+    let mut fix = crate::diagnostics::Fix::replace(location, written, &new);
     fix.title = format!("rename '{from}' to '{to}'");
+    fix.span = Some(crate::diagnostics::ByteSpan {
+        start: line_start + at,
+        end: line_start + at + written.len(),
+    });
     Some(fix)
+}
+
+/// The key a key's text reads as (`"repl\x69caz"` is `replicaz`), read by
+/// the YAML parser; `None` when it is no plain string key.
+fn written_as(written: &str) -> Option<String> {
+    if !written.starts_with(['"', '\'']) {
+        return Some(written.to_string());
+    }
+    let src = crate::yaml::SourceFile::new("key", format!("{written}: 0\n"));
+    let docs = crate::yaml::parse::parse(&src, false).ok()?;
+    let map = docs.docs.first()?.value.as_map()?;
+    Some(map.items.first()?.key.as_str()?.to_string())
 }
 
 /// `@assert/validate` rules on rendered documents that failed (a yttcheck

@@ -9,6 +9,7 @@
 //!
 //! This module imports nothing from the rest of the crate.
 
+pub mod keys;
 pub mod rules;
 
 pub use rules::{explain, RuleDoc, RuleId};
@@ -234,6 +235,18 @@ pub struct Fix {
     /// Whole lines replaced by `new` (`old` is then what they hold).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lines: Option<u32>,
+    /// Where `old` is in its file, in bytes, when it is known exactly (a
+    /// key renamed: its text as written, quotes and escapes included), so
+    /// a consumer replaces that text and no other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<ByteSpan>,
+}
+
+/// A range of bytes of a file: `start` to `end`, `end` not included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ByteSpan {
+    pub start: usize,
+    pub end: usize,
 }
 
 impl Fix {
@@ -245,6 +258,7 @@ impl Fix {
             old: old.to_string(),
             new: new.to_string(),
             lines: None,
+            span: None,
         }
     }
 
@@ -258,6 +272,7 @@ impl Fix {
             old: old.to_string(),
             new,
             lines: Some(lines),
+            span: None,
         }
     }
 

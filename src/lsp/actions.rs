@@ -22,12 +22,11 @@ use super::position::utf16_column;
 /// Where a fix's edit goes in its line (a range of bytes), and its text.
 ///
 /// A key renamed (`key`: `schema/undeclared-key`) is edited exactly where
-/// the key is written, at the finding's column, and only when it is written
-/// as the key it names: plain, or quoted without an escape (a key written
-/// `"a\u0062c"` is `abc`, but what to replace is not sure: no fix-it). The
-/// new key is written plain when it reads back as the same string, else
-/// double-quoted ([`yaml_key`]). Another fix replaces the first `old` at or
-/// after the column, as `Fix::apply` finds it.
+/// the key is written, at the finding's column, and only when the text
+/// there is the key as the check saw it written (`old`: quotes and escapes
+/// included, `"repl\x69caz"`); `new` is already written so that it reads
+/// back as the new key. Another fix replaces the first `old` at or after
+/// the column, as `Fix::apply` finds it.
 fn fix_span(
     line: &str,
     fix: &crate::diagnostics::Fix,
@@ -42,65 +41,10 @@ fn fix_span(
         let at = from + rest.find(&fix.old)?;
         return Some((at, at + fix.old.len(), fix.new.clone()));
     }
-    let written = key_text(rest)?;
-    let name = match written.chars().next()? {
-        // (a single-quoted key with a `''` in it is no key to `key_text`)
-        '\'' => &written[1..written.len() - 1],
-        '"' => Some(&written[1..written.len() - 1]).filter(|n| !n.contains('\\'))?,
-        _ => written,
-    };
-    (name == fix.old).then(|| (from, from + written.len(), yaml_key(&fix.new)))
-}
-
-/// The key written at the start of `rest`, quotes included: plain up to
-/// its `:`, or quoted (to the first closing quote: a `\"` or `''` in it
-/// leaves no `:` after), followed by a `:`; `None` when it is not a key
-/// there.
-fn key_text(rest: &str) -> Option<&str> {
-    let end = match rest.chars().next()? {
-        q @ ('"' | '\'') => 1 + rest[1..].find(q)? + 1,
-        _ => rest.find(':')?,
-    };
-    let key = rest[..end].trim_end_matches(' ');
-    let after = rest[end..].trim_start_matches(' ');
-    (!key.is_empty() && after.starts_with(':')).then_some(key)
-}
-
-/// A key as YAML text that reads back as the string `key`: plain when it
-/// is a plain word that YAML reads as that string (not `true`, `null`, a
-/// number...), else double-quoted, with an escape for `"`, `\` and every
-/// character that is not printable ASCII or a letter or digit (a line end
-/// is `\n`: the key stays on its line).
-pub fn yaml_key(key: &str) -> String {
-    const WORDS: &[&str] = &[
-        "y", "n", "yes", "no", "true", "false", "on", "off", "null", "~",
-    ];
-    let plain = key
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
-        && key
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
-        && !WORDS.iter().any(|w| w.eq_ignore_ascii_case(key));
-    if plain {
-        return key.to_string();
-    }
-    let mut out = String::from("\"");
-    for c in key.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            ' '..='~' => out.push(c),
-            c if c.is_alphanumeric() => out.push(c),
-            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
+    // the check gives the key as written (quotes and escapes included)
+    // and the new key as it is to be written
+    let written = crate::diagnostics::keys::written_key(rest)?;
+    (written == fix.old).then(|| (from, from + written.len(), fix.new.clone()))
 }
 
 /// Where a fix's edit goes in the file whose lines are `lines`, and its
@@ -334,37 +278,23 @@ mod tests {
     #[test]
     fn a_key_rename_edits_the_key_as_written_or_nothing() {
         let span = |e: &TextEdit| (e.range.start.character, e.range.end.character);
-        // written with an escape: not the text `abc` further on the line
+        // the key as written, escape and all: that text, not `abc` further
+        // on the line
+        let e = rename(r#"{"a\u0062c": 1, other: abc}"#, 2, r#""a\u0062c""#, "abd").unwrap();
+        assert_eq!((span(&e), e.new_text.as_str()), ((1, 11), "abd"));
+        // a fix whose key is not what is written there (the file changed)
         assert_eq!(
             rename(r#"{"a\u0062c": 1, other: abc}"#, 2, "abc", "abd"),
             None
         );
-        assert_eq!(rename(r#"{"x\"y": 1, other: x"y}"#, 2, "x\"y", "xy"), None);
-        assert_eq!(rename("{'it''s': 1, b: it's}", 2, "it's", "its"), None);
         // quoted plainly: the quotes go too
-        let e = rename("{'abc': 1, b: abc}", 2, "abc", "abd").unwrap();
+        let e = rename("{'abc': 1, b: abc}", 2, "'abc'", "abd").unwrap();
         assert_eq!((span(&e), e.new_text.as_str()), ((1, 6), "abd"));
         let e = rename("😀: 1\n", 1, "😀", "ok").unwrap();
         assert_eq!((span(&e), e.new_text.as_str()), ((0, 2), "ok"));
-        // a suggestion that is no plain word is quoted, on one line
-        let e = rename("abc: 1", 1, "abc", "ab\nc").unwrap();
+        // the new key is used as the check wrote it
+        let e = rename("abc: 1", 1, "abc", r#""ab\nc""#).unwrap();
         assert_eq!(e.new_text, r#""ab\nc""#);
-        assert_eq!(
-            rename("x: 1", 1, "x", "true").unwrap().new_text,
-            r#""true""#
-        );
-        assert_eq!(
-            rename("x: 1", 1, "x", "a\"b\\").unwrap().new_text,
-            r#""a\"b\\""#
-        );
-        assert_eq!(
-            rename("x: 1", 1, "x", "a\u{2028}").unwrap().new_text,
-            r#""a\u2028""#
-        );
-        assert_eq!(
-            rename("x: 1", 1, "x", "héllo-1.x").unwrap().new_text,
-            "héllo-1.x"
-        );
         // not at a key
         assert_eq!(rename("a: abc", 1, "abc", "abd"), None);
     }

@@ -148,3 +148,49 @@ fn every_proposed_fix_fixes_its_finding_when_applied() {
     );
     assert!(out.contains("extra: 1"), "{out}");
 }
+
+/// A key written with an escape (`"repl\x69caz"`) is renamed where it is
+/// written: the fix's `old` is its text as written and its `span` the
+/// bytes of it, so a consumer never renames the same word elsewhere on the
+/// line (here the value `replicaz` of another key); a suggestion holding a
+/// line end is written quoted, never raw.
+#[test]
+fn a_key_written_with_an_escape_is_renamed_by_its_span() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\nname: \"\"\n\"ab\\ncd\": 0\n",
+    );
+    let values = "{\"repl\\x69caz\": 2, name: replicaz}\n";
+    write(p, "envs/prod/web.yml", values);
+    write(p, "envs/dev/web.yml", "abccd: 1\n");
+    let found = fixes(p);
+    let fix_in = |path: &str| {
+        found
+            .iter()
+            .find(|(_, p, _, _)| p == path)
+            .map(|(_, _, _, f)| f.clone())
+            .unwrap_or_else(|| panic!("no fix in {path}: {found:?}"))
+    };
+    let fix = fix_in("envs/prod/web.yml");
+    assert_eq!(fix["old"], "\"repl\\x69caz\"", "{fix}");
+    assert_eq!(fix["new"], "replicas", "{fix}");
+    let (start, end) = (
+        fix["span"]["start"].as_u64().unwrap() as usize,
+        fix["span"]["end"].as_u64().unwrap() as usize,
+    );
+    assert_eq!(&values[start..end], "\"repl\\x69caz\"");
+    // applied by its span: the key renamed, the value left alone
+    let edited = format!(
+        "{}{}{}",
+        &values[..start],
+        fix["new"].as_str().unwrap(),
+        &values[end..]
+    );
+    assert_eq!(edited, "{replicas: 2, name: replicaz}\n");
+    let fix = fix_in("envs/dev/web.yml");
+    assert_eq!(fix["new"], "\"ab\\ncd\"", "{fix}");
+    assert!(!fix["new"].as_str().unwrap().contains('\n'), "{fix}");
+}

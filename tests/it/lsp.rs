@@ -630,8 +630,9 @@ fn hover_shows_a_value_as_it_is_in_its_cell() {
     );
 }
 
-/// A misspelt key's fix-it edits the key as it is written, or is not
-/// offered; a suggestion that is no plain word is quoted.
+/// A misspelt key's fix-it edits the key exactly as it is written (an
+/// escape and all, never the same text elsewhere on the line); a suggestion
+/// that is no plain word is quoted.
 #[test]
 fn a_key_fix_edits_only_the_key_and_quotes_the_new_one() {
     let d = tempfile::tempdir().unwrap();
@@ -658,9 +659,11 @@ fn a_key_fix_edits_only_the_key_and_quotes_the_new_one() {
     w("envs/dev/two.yml", "abccd: 1\n");
     super::common::git(&repo, &["init", "-q"]);
     let mut c = Client::start(&repo, json!({}), &[]);
-    for (file, want) in [
-        ("envs/dev/one.yml", None),
-        ("envs/dev/two.yml", Some("\"ab\\ncd\"")),
+    // (file, new text, the key's columns as written)
+    for (file, new, columns) in [
+        // the key as written, escape and all, and not the value `abc`
+        ("envs/dev/one.yml", "abd", (1, 11)),
+        ("envs/dev/two.yml", "\"ab\\ncd\"", (0, 5)),
     ] {
         let path = repo.join(file);
         c.wait_code(&path, "schema/undeclared-key", Duration::from_secs(60));
@@ -684,16 +687,10 @@ fn a_key_fix_edits_only_the_key_and_quotes_the_new_one() {
             .filter(|a| !a["title"].as_str().unwrap_or("").starts_with("Ignore"))
             .flat_map(|a| a["edit"]["changes"][uri(&path)].as_array().unwrap().iter())
             .collect();
-        match want {
-            // no edit of the value `abc` (nor any other)
-            None => assert!(edits.is_empty(), "{file}: {edits:?}"),
-            Some(new) => {
-                assert_eq!(edits.len(), 1, "{file}: {actions}");
-                assert_eq!(edits[0]["newText"], new, "{file}");
-                assert_eq!(edits[0]["range"]["start"]["character"], 0);
-                assert_eq!(edits[0]["range"]["end"]["character"], 5);
-            }
-        }
+        assert_eq!(edits.len(), 1, "{file}: {actions}");
+        assert_eq!(edits[0]["newText"], new, "{file}");
+        assert_eq!(edits[0]["range"]["start"]["character"], columns.0, "{file}");
+        assert_eq!(edits[0]["range"]["end"]["character"], columns.1, "{file}");
     }
 }
 
