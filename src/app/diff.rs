@@ -175,8 +175,13 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
     // is the same outcome at head (its key is the digest of everything it
     // reads), and the files both sides share are compiled once
     let memo = crate::check::Memo::persistent();
-    let before = crate::check::run_with(&base_cache, &base_plan, &opts, &memo);
-    let after = crate::check::run_with(&head_cache, &head_plan, &opts, &memo);
+    let mut before = crate::check::run_with(&base_cache, &base_plan, &opts, &memo);
+    let mut after = crate::check::run_with(&head_cache, &head_plan, &opts, &memo);
+    // each side as its own configuration judges it: a finding an inline
+    // ignore or `rules:` silences does not make its pair fail
+    let render = opts.render;
+    crate::check::suppress::apply(&mut before, &base_plan, &base_cache, None, false, render);
+    crate::check::suppress::apply(&mut after, &head_plan, &head_cache, None, false, render);
     // schemas per library, from the library's files, whatever its pairs
     // each compared library's schema: the check made it for every library
     // it started; those it did not (their pairs came from the memo) are

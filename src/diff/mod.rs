@@ -15,7 +15,7 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use crate::check::{CheckResult, PairOutcome, Severity};
+use crate::check::{CheckResult, Severity};
 use crate::schema::DocType;
 use crate::template::EvalOpts;
 use crate::yaml::Document;
@@ -146,9 +146,15 @@ fn tree(values: &Option<Document>) -> Option<Tree> {
     values.as_ref().map(|d| Tree::from_value(&d.value))
 }
 
+/// The findings a side reports for its pair at `index`: after its
+/// suppressions (a finding silenced there does not make the pair fail).
+fn reported(side: &CheckResult, index: usize) -> Vec<&crate::check::Finding> {
+    side.findings_of(index)
+}
+
 /// A pair's first errors, as the reasons it fails.
-fn reasons(p: &std::sync::Arc<PairOutcome>) -> Vec<FailReason> {
-    p.findings
+fn reasons(findings: &[&crate::check::Finding]) -> Vec<FailReason> {
+    findings
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .take(MAX_REASONS)
@@ -163,8 +169,8 @@ fn reasons(p: &std::sync::Arc<PairOutcome>) -> Vec<FailReason> {
         .collect()
 }
 
-fn errors(p: &std::sync::Arc<PairOutcome>) -> usize {
-    p.findings
+fn errors(findings: &[&crate::check::Finding]) -> usize {
+    findings
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .count()
@@ -215,8 +221,11 @@ pub fn compare_results(
     names.extend(head.pairs.iter().map(|p| p.name.as_str()));
     let mut pairs = Vec::new();
     for name in names {
-        let b = base.pairs.iter().find(|p| p.name == name);
-        let h = head.pairs.iter().find(|p| p.name == name);
+        let bi = base.pairs.iter().position(|p| p.name == name);
+        let hi = head.pairs.iter().position(|p| p.name == name);
+        let (b, h) = (bi.map(|i| &base.pairs[i]), hi.map(|i| &head.pairs[i]));
+        let b_found = bi.map(|i| reported(base, i));
+        let h_found = hi.map(|i| reported(head, i));
         let any = h.or(b).expect("a pair from one side");
         let (status, changes) = match (b, h) {
             (Some(b), Some(h)) => match (tree(&b.values), tree(&h.values)) {
@@ -240,11 +249,12 @@ pub fn compare_results(
             environment: any.environment.clone(),
             status,
             changes,
-            head_errors: h.map(errors).unwrap_or(0),
-            base_errors: b.map(errors).unwrap_or(0),
-            newly_failing: h.is_some_and(|h| errors(h) > 0) && b.map(errors).unwrap_or(0) == 0,
-            head_reasons: h.map(reasons).unwrap_or_default(),
-            base_reasons: b.map(reasons).unwrap_or_default(),
+            head_errors: h_found.as_deref().map(errors).unwrap_or(0),
+            base_errors: b_found.as_deref().map(errors).unwrap_or(0),
+            newly_failing: h_found.as_deref().is_some_and(|h| errors(h) > 0)
+                && b_found.as_deref().map(errors).unwrap_or(0) == 0,
+            head_reasons: h_found.as_deref().map(reasons).unwrap_or_default(),
+            base_reasons: b_found.as_deref().map(reasons).unwrap_or_default(),
             objects: {
                 let (rb, rh) = (
                     b.and_then(|b| b.rendered.as_deref()),

@@ -262,6 +262,9 @@ fn a_pull_request_that_silences_its_own_finding_is_told() {
     assert!(s.stdout.contains(said), "{}", s.stdout);
     let first: String = s.summary.lines().take(3).collect();
     assert!(first.contains(said), "{}", s.summary);
+    // the diff judges each side by its own suppressions too: the pair
+    // whose error is silenced does not "newly fail"
+    assert!(!s.summary.contains("newly fail"), "{}", s.summary);
 
     // the same suppression on the base: not this change's
     let p = repo.path();
