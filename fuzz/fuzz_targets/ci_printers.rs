@@ -203,8 +203,21 @@ fuzz_target!(|data: &[u8]| {
                 kind: message.clone(),
                 namespace: Some(env.clone()),
                 name: detail.clone(),
-                fields: diff(&before, &after, &Secrets::default()),
+                fields: {
+                    // and a changed text: its line diff, of fuzzed lines
+                    let text = |a: &str, b: &str| {
+                        Tree::Map(vec![("conf".into(), Tree::Str(format!("{a}\nkept\n{b}\n")))])
+                    };
+                    let mut fields = diff(&before, &after, &Secrets::default());
+                    fields.extend(diff(
+                        &text(&message, &detail),
+                        &text(&detail, &message),
+                        &Secrets::default(),
+                    ));
+                    fields
+                },
             }],
+            changes_not_shown: 1,
             library,
             environment: env,
         }],
