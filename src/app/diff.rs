@@ -209,6 +209,23 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
     let head_schemas = schemas(&after, &head_cache, &head_plan);
     let mut words = head_plan.secret_words.clone();
     words.extend(args.secrets.iter().cloned());
+    // the values PackageInstalls keep in their Secrets, of either side:
+    // never printed, whatever path carries them (a rendered field, an
+    // array item's identity in a change's path)
+    let install_values: Vec<String> = [(&base_plan, &base_cache), (&head_plan, &head_cache)]
+        .iter()
+        .flat_map(|(plan, cache)| {
+            plan.pairs
+                .iter()
+                .flat_map(|p| &p.inputs.embedded_values)
+                .filter_map(|e| {
+                    let src = cache.get(&e.path).ok()?;
+                    crate::workspace::embedded::values_text(&src, e.document, &e.key).ok()
+                })
+                .flat_map(|text| crate::workspace::embedded::scalar_values(&text))
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let mut report = compare_results(
         &before,
         &after,
@@ -218,6 +235,7 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
         &head_name,
         &Secrets::new(&words),
         &eval,
+        &install_values,
     );
     report.notes = notes;
     // a pair whose values a Secret gives (a PackageInstall's): its changes
@@ -231,6 +249,7 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
                 .map(|p| p.name(plan))
         })
         .collect();
+    let hide_in_paths = Secrets::default().with_values(install_values.iter().map(String::as_str));
     for pair in report
         .pairs
         .iter_mut()
@@ -239,7 +258,13 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
         for change in &mut pair.changes {
             change.before = None;
             change.after = None;
+            change.lines.clear();
             change.redacted = true;
+            // an array item's identity is a value of the Secret too
+            change.path = match hide_in_paths.mask_text(&change.path) {
+                Some(masked) => masked.into_owned(),
+                None => crate::secrets::HIDDEN.to_string(),
+            };
         }
     }
     Ok(report)

@@ -196,7 +196,7 @@ pub type Schemas = std::collections::BTreeMap<String, Option<DocType>>;
 
 /// Compares the pairs of two checks (run with `keep_values`), and the
 /// schemas of their libraries.
-#[allow(clippy::too_many_arguments)] // two sides of pairs and schemas, names, words, budgets
+#[allow(clippy::too_many_arguments)] // two sides of pairs and schemas, names, words, budgets, values
 pub fn compare_results(
     base: &CheckResult,
     head: &CheckResult,
@@ -206,10 +206,13 @@ pub fn compare_results(
     head_name: &str,
     secrets: &Secrets,
     opts: &EvalOpts,
+    kept_secret: &[String],
 ) -> DiffReport {
-    // every secret data value's value, of either side: what a render
-    // carries of one (an env var, a config embedding it) never prints
-    let mut values = Vec::new();
+    // every secret data value's value, of either side, and what the host
+    // says is secret whatever its key (the values a PackageInstall keeps
+    // in its Secret): what a render carries of one (an env var, a config
+    // embedding it) never prints
+    let mut values = kept_secret.to_vec();
     for p in base.pairs.iter().chain(&head.pairs) {
         if let Some(t) = tree(&p.values) {
             t.secret_values(secrets, false, &mut values);

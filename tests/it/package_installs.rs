@@ -715,3 +715,50 @@ fn docs_environments_keep_an_installs_secret_values_out_of_the_reference() {
     );
     assert!(!doc.contains("hunter2"), "{doc}");
 }
+
+/// An install's values in a diff: an array item's identity from the
+/// Secret is not printed in the change's path, and what the package
+/// renders of the Secret's values is hidden in the rendered diff.
+#[test]
+fn a_diff_of_an_install_prints_no_value_of_its_secret_on_any_path() {
+    let d = repo();
+    let pkg = d.path().join("packages/web/1.0.0");
+    write(
+        &pkg,
+        "bundle/config/schema.yml",
+        "#@data/values-schema\n---\nupstreams:\n- name: \"\"\n  port: 80\n",
+    );
+    write(
+        &pkg,
+        "bundle/config/cm.yml",
+        "#@ load(\"@ytt:data\", \"data\")\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  upstream: #@ data.values.upstreams[0].name\n  port: #@ str(data.values.upstreams[0].port)\n",
+    );
+    let with = |name: &str, port: u32| {
+        format!(
+            "{}---\n{}",
+            install("web-prod", ">=1.0.0", "v"),
+            secret(
+                "v",
+                &format!("upstreams:\n- name: {name}\n  port: {port}\n")
+            )
+        )
+    };
+    write(d.path(), "gitops/web.yml", with("hunter2-upstream", 8080));
+    super::common::git(d.path(), &["init", "-q", "-b", "main"]);
+    super::common::git(d.path(), &["add", "-A"]);
+    super::common::git(d.path(), &["commit", "-q", "-m", "base"]);
+    write(d.path(), "gitops/web.yml", with("s3cret-upstream", 8081));
+    for format in ["text", "json", "markdown"] {
+        let (code, out, err) = run(
+            d.path(),
+            &[
+                "diff", "--base", "HEAD", "--color", "never", "--format", format,
+            ],
+        );
+        assert_eq!(code, 0, "{format}: {err}");
+        assert!(out.contains("web@web-prod"), "{format}: {out}");
+        for leak in ["hunter2-upstream", "s3cret-upstream", "8080", "8081"] {
+            assert!(!out.contains(leak), "{format}: {leak}:\n{out}");
+        }
+    }
+}
