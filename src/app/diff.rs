@@ -215,15 +215,9 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
     let install_values: Vec<String> = [(&base_plan, &base_cache), (&head_plan, &head_cache)]
         .iter()
         .flat_map(|(plan, cache)| {
-            plan.pairs
-                .iter()
-                .flat_map(|p| &p.inputs.embedded_values)
-                .filter_map(|e| {
-                    let src = cache.get(&e.path).ok()?;
-                    crate::workspace::embedded::values_text(&src, e.document, &e.key).ok()
-                })
-                .flat_map(|text| crate::workspace::embedded::scalar_values(&text))
-                .collect::<Vec<_>>()
+            plan.pairs.iter().flat_map(|p| {
+                crate::workspace::embedded::secret_scalars(cache, &p.inputs.embedded_values)
+            })
         })
         .collect();
     let mut report = compare_results(

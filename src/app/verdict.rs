@@ -112,14 +112,7 @@ pub fn base_findings(
             }
             base.by_library.insert((f.library.clone(), print));
         }
-        let silenced: Vec<crate::diagnostics::Finding> = checked
-            .result
-            .silenced
-            .iter()
-            .map(|(f, _)| f.clone())
-            .collect();
-        let prints = crate::check::suppress::fingerprints(&silenced, checked.cache);
-        for (f, print) in silenced.iter().zip(prints) {
+        for ((f, _), print) in checked.result.silenced.iter().zip(silenced_prints(checked)) {
             base.silenced.insert((f.library.clone(), print));
         }
         base
@@ -135,11 +128,9 @@ pub fn new_findings(checked: &super::check::Checked, base: &BaseFindings) -> Vec
         .collect()
 }
 
-/// What the change silences itself: each finding a suppression dropped at
-/// the head that none dropped at the base (an inline ignore, a rule turned
-/// off or a baseline entry the change adds for its own finding, or for
-/// one that stood on the base), as what dropped it.
-pub fn silenced_by_change(checked: &super::check::Checked, base: &BaseFindings) -> Vec<String> {
+/// The fingerprints of the findings a check's suppressions dropped, in
+/// their order.
+fn silenced_prints(checked: &super::check::Checked) -> Vec<String> {
     let silenced: Vec<crate::diagnostics::Finding> = checked
         .result
         .silenced
@@ -147,6 +138,14 @@ pub fn silenced_by_change(checked: &super::check::Checked, base: &BaseFindings) 
         .map(|(f, _)| f.clone())
         .collect();
     crate::check::suppress::fingerprints(&silenced, checked.cache)
+}
+
+/// What the change silences itself: each finding a suppression dropped at
+/// the head that none dropped at the base (an inline ignore, a rule turned
+/// off or a baseline entry the change adds for its own finding, or for
+/// one that stood on the base), as what dropped it.
+pub fn silenced_by_change(checked: &super::check::Checked, base: &BaseFindings) -> Vec<String> {
+    silenced_prints(checked)
         .into_iter()
         .zip(&checked.result.silenced)
         .filter(|(print, (f, _))| !base.silenced.contains(&(f.library.clone(), print.clone())))

@@ -172,14 +172,7 @@ pub(super) fn secret_values_of(
     sources: &SourceCache,
     wanted: &[EmbeddedValues],
 ) -> crate::secrets::Secrets {
-    let mut values = Vec::new();
-    for e in wanted {
-        if let Ok(src) = sources.get(&e.path) {
-            if let Ok(text) = crate::workspace::embedded::values_text(&src, e.document, &e.key) {
-                values.extend(crate::workspace::embedded::scalar_values(&text));
-            }
-        }
-    }
+    let values = crate::workspace::embedded::secret_scalars(sources, wanted);
     crate::secrets::Secrets::shared().with_values(values.iter().map(String::as_str))
 }
 

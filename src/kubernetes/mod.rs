@@ -288,13 +288,7 @@ impl Schemas {
     /// A file beside the schemas of `folder` (a plain name only, as
     /// [`Siblings`] follows), parsed once; `None` when there is none.
     fn sibling(&self, folder: &str, name: &str) -> Option<Arc<serde_json::Value>> {
-        let plain = !name.is_empty()
-            && name != "."
-            && name != ".."
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-        if !plain {
+        if !plain_file_name(name) {
             return None;
         }
         let sibling = format!("{folder}/{name}");
@@ -353,13 +347,7 @@ impl jsonschema::Retrieve for Siblings {
     fn retrieve(&self, uri: &jsonschema::Uri<String>) -> Result<serde_json::Value, RetrieveError> {
         let path = uri.path().as_str();
         let name = path.rsplit('/').next().unwrap_or("");
-        let plain = !name.is_empty()
-            && name != "."
-            && name != ".."
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-        if !plain {
+        if !plain_file_name(name) {
             return Err(format!(
                 "the schema at {} refers to {uri}, which is not a file beside it",
                 self.base
@@ -390,6 +378,17 @@ impl jsonschema::Retrieve for Siblings {
             .insert(sibling, value.clone());
         Ok(value)
     }
+}
+
+/// Whether a `$ref`'s file part is one plain file name (no `..`, no
+/// folder, no scheme): the only sibling a schema may name.
+fn plain_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 /// A CRD's schema refers to nothing outside itself.

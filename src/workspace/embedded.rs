@@ -160,6 +160,20 @@ pub fn scalar_values(text: &str) -> Vec<String> {
     out
 }
 
+/// Every scalar of the values that `wanted` keeps in Secrets, read through
+/// `sources` ([`scalar_values`] of each key's text): what no report may
+/// print. A key that cannot be read has nothing to hide.
+pub fn secret_scalars(
+    sources: &crate::source::SourceCache,
+    wanted: &[super::plan::EmbeddedValues],
+) -> Vec<String> {
+    wanted
+        .iter()
+        .filter_map(|e| values_text(&sources.get(&e.path).ok()?, e.document, &e.key).ok())
+        .flat_map(|text| scalar_values(&text))
+        .collect()
+}
+
 /// `text`, the value of the key at line `key_line`, at the lines it has in
 /// the file when it is written there as a literal block scalar, else from
 /// the key's line on. The block keeps its indentation (YAML takes an
