@@ -68,7 +68,31 @@ pub struct PairDiff {
     /// ([`bound::REPORT_BUDGET`]).
     #[serde(skip_serializing_if = "is_zero")]
     pub changes_not_shown: usize,
+    /// A pair the change adds whose errors are all errors its library had
+    /// at base in another environment: it fails "with findings already on
+    /// the base", not newly (the verdict matches it the same way).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fails_as_on_base: bool,
+    /// When one side rendered and the other did not: the objects of the
+    /// side that rendered, which could not be compared.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_compared: Option<NotCompared>,
 }
+
+/// The objects of a pair that could not be compared, because the other
+/// side did not render.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotCompared {
+    /// The side that did not render: `base` or `head`.
+    pub failed: &'static str,
+    /// The titles of the other side's objects, at most
+    /// [`MAX_NOT_COMPARED`] (`total` counts them all).
+    pub objects: Vec<String>,
+    pub total: usize,
+}
+
+/// The most objects a pair's "could not compare" line names.
+pub const MAX_NOT_COMPARED: usize = 20;
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
@@ -88,17 +112,24 @@ impl PairDiff {
     /// Whether the pair fails at both sides with the same errors (by rule,
     /// message and file: a line moved by the change is the same error).
     pub fn same_failure(&self) -> bool {
-        let key = |r: &FailReason| {
-            (
-                r.rule.clone(),
-                r.message.clone(),
-                r.at.as_ref()
-                    .map(|a| a.rsplit_once(':').map_or(a.clone(), |(f, _)| f.to_string())),
-            )
-        };
-        let b: Vec<_> = self.base_reasons.iter().map(key).collect();
-        let h: Vec<_> = self.head_reasons.iter().map(key).collect();
+        let b: Vec<_> = self.base_reasons.iter().map(FailReason::key).collect();
+        let h: Vec<_> = self.head_reasons.iter().map(FailReason::key).collect();
         self.base_errors == self.head_errors && b == h
+    }
+}
+
+impl FailReason {
+    /// What makes two errors the same across a change: rule, message and
+    /// file, not lines (a line the change moved, in the place or quoted by
+    /// the message's `on line file.yml:N`, is the same error).
+    fn key(&self) -> (String, String, Option<String>) {
+        (
+            self.rule.clone(),
+            crate::diagnostics::without_line_numbers(&self.message).into_owned(),
+            self.at
+                .as_ref()
+                .map(|a| a.rsplit_once(':').map_or(a.clone(), |(f, _)| f.to_string())),
+        )
     }
 }
 
@@ -136,7 +167,10 @@ impl DiffReport {
         self.pairs
             .iter()
             .filter(|p| {
-                !p.changes.is_empty() || !p.objects.is_empty() || p.status != PairStatus::Compared
+                !p.changes.is_empty()
+                    || !p.objects.is_empty()
+                    || p.status != PairStatus::Compared
+                    || p.not_compared.is_some()
             })
             .count()
     }
@@ -154,10 +188,16 @@ fn reported(side: &CheckResult, index: usize) -> Vec<&crate::check::Finding> {
 
 /// A pair's first errors, as the reasons it fails.
 fn reasons(findings: &[&crate::check::Finding]) -> Vec<FailReason> {
+    error_reasons(findings).take(MAX_REASONS).collect()
+}
+
+/// Each of a pair's errors, as a reason it fails.
+fn error_reasons<'a>(
+    findings: &'a [&crate::check::Finding],
+) -> impl Iterator<Item = FailReason> + 'a {
     findings
         .iter()
         .filter(|f| f.severity == Severity::Error)
-        .take(MAX_REASONS)
         .map(|f| FailReason {
             rule: f.rule_id().to_string(),
             message: f.message.clone(),
@@ -166,7 +206,34 @@ fn reasons(findings: &[&crate::check::Finding]) -> Vec<FailReason> {
                 .as_ref()
                 .map(|l| format!("{}:{}", l.path, l.line)),
         })
-        .collect()
+}
+
+/// Whether a pair the change adds fails only with errors its library had
+/// at base in some environment (each of them matched by
+/// [`FailReason::key`]).
+fn fails_as_on_base(
+    base: &CheckResult,
+    library: &str,
+    head_found: &[&crate::check::Finding],
+) -> bool {
+    let mut known = std::collections::HashSet::new();
+    for (i, p) in base.pairs.iter().enumerate() {
+        if p.library == library {
+            known.extend(error_reasons(&reported(base, i)).map(|r| r.key()));
+        }
+    }
+    let mut head = error_reasons(head_found).peekable();
+    head.peek().is_some() && head.all(|r| known.contains(&r.key()))
+}
+
+/// The titles of a render's objects, when the other side did not render.
+fn not_compared(failed: &'static str, rendered: &[Document]) -> NotCompared {
+    let titles = objects::titles(rendered);
+    NotCompared {
+        failed,
+        total: titles.len(),
+        objects: titles.into_iter().take(MAX_NOT_COMPARED).collect(),
+    }
 }
 
 fn errors(findings: &[&crate::check::Finding]) -> usize {
@@ -230,6 +297,14 @@ pub fn compare_results(
         let b_found = bi.map(|i| reported(base, i));
         let h_found = hi.map(|i| reported(head, i));
         let any = h.or(b).expect("a pair from one side");
+        let as_on_base = b.is_none()
+            && h_found
+                .as_deref()
+                .is_some_and(|h| fails_as_on_base(base, &any.library, h));
+        let (rb, rh) = (
+            b.and_then(|b| b.rendered.as_deref()),
+            h.and_then(|h| h.rendered.as_deref()),
+        );
         let (status, changes) = match (b, h) {
             (Some(b), Some(h)) => match (tree(&b.values), tree(&h.values)) {
                 (Some(tb), Some(th)) => (PairStatus::Compared, diff(&tb, &th, secrets)),
@@ -255,14 +330,12 @@ pub fn compare_results(
             head_errors: h_found.as_deref().map(errors).unwrap_or(0),
             base_errors: b_found.as_deref().map(errors).unwrap_or(0),
             newly_failing: h_found.as_deref().is_some_and(|h| errors(h) > 0)
-                && b_found.as_deref().map(errors).unwrap_or(0) == 0,
+                && b_found.as_deref().map(errors).unwrap_or(0) == 0
+                && !as_on_base,
+            fails_as_on_base: as_on_base,
             head_reasons: h_found.as_deref().map(reasons).unwrap_or_default(),
             base_reasons: b_found.as_deref().map(reasons).unwrap_or_default(),
             objects: {
-                let (rb, rh) = (
-                    b.and_then(|b| b.rendered.as_deref()),
-                    h.and_then(|h| h.rendered.as_deref()),
-                );
                 match (rb, rh) {
                     (Some(x), Some(y)) => objects::compare(x, y, secrets),
                     // a pair new at head, or gone: every object of its render
@@ -272,6 +345,14 @@ pub fn compare_results(
                 }
             },
             changes_not_shown: 0,
+            // both sides have the pair, one rendered objects: they could
+            // not be compared
+            not_compared: match (b.is_some() && h.is_some(), rb, rh) {
+                (true, Some(x), None) => Some(not_compared("head", x)),
+                (true, None, Some(y)) => Some(not_compared("base", y)),
+                _ => None,
+            }
+            .filter(|n| n.total > 0),
         });
     }
 
@@ -395,6 +476,8 @@ mod tests {
             base_reasons: Vec::new(),
             objects: Vec::new(),
             changes_not_shown: 0,
+            fails_as_on_base: false,
+            not_compared: None,
         }
     }
 

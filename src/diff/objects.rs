@@ -100,6 +100,26 @@ fn objects(docs: &[Document]) -> Vec<(Identity, Tree, bool)> {
     out
 }
 
+/// The title of each object of a render (`Deployment shop/web`,
+/// `document 2`), each part cut as a value is.
+pub fn titles(docs: &[Document]) -> Vec<String> {
+    let cut = |s: &str| super::bound::cut_str(s, super::bound::MAX_LINE_CHARS).into_owned();
+    objects(docs)
+        .into_iter()
+        .map(|(id, ..)| {
+            ObjectChange {
+                change: ObjectChangeKind::Changed,
+                api_version: String::new(),
+                kind: cut(&id.1),
+                namespace: id.2.as_deref().map(cut),
+                name: cut(&id.3),
+                fields: Vec::new(),
+            }
+            .title()
+        })
+        .collect()
+}
+
 /// Whether a document is a Secret or holds one (a `kind: List`'s items, a
 /// template's wrapper), by kind alone: a Secret with `generateName`, or
 /// with a name that is not a string, is no less secret.

@@ -121,12 +121,14 @@ fn change_line(c: &Change) -> String {
 }
 
 /// Whether a pair is worth a block of its own: changed values, a changed
-/// status, or errors it did not have at base.
+/// status, errors it did not have at base, or a render at one side only
+/// (what it could not compare, and a fix of the base's failure).
 fn shown(p: &super::PairDiff) -> bool {
     !p.changes.is_empty()
         || !p.objects.is_empty()
         || p.status != PairStatus::Compared
         || p.newly_failing
+        || p.not_compared.is_some()
 }
 
 fn object_sign(c: super::objects::ObjectChangeKind) -> &'static str {
@@ -193,7 +195,7 @@ fn fail_lines(p: &super::PairDiff) -> Vec<String> {
     };
     let head_fails = p.head_errors > 0 || p.status == PairStatus::HeadFailed;
     let base_fails = p.base_errors > 0 || p.status == PairStatus::BaseFailed;
-    match (base_fails, head_fails) {
+    let mut out = match (base_fails, head_fails) {
         (true, true) if p.same_failure() => vec![format!(
             "fails at base and at head, with the same error{} (not this change's)",
             if p.head_errors == 1 { "" } else { "s" }
@@ -206,10 +208,40 @@ fn fail_lines(p: &super::PairDiff) -> Vec<String> {
             .chain(list("base", p.base_errors, &p.base_reasons))
             .chain(list("head", p.head_errors, &p.head_reasons))
             .collect(),
+        (false, true) if p.fails_as_on_base => vec![format!(
+            "fails with findings already on the base: the library's, in another environment \
+             (not this change's)"
+        )]
+        .into_iter()
+        .chain(list("head", p.head_errors, &p.head_reasons))
+        .collect(),
         (false, true) => list("head", p.head_errors, &p.head_reasons),
         (true, false) => list("base", p.base_errors, &p.base_reasons),
         (false, false) => Vec::new(),
+    };
+    if let Some(n) = &p.not_compared {
+        out.push(not_compared_line(n));
     }
+    out
+}
+
+/// `could not compare 3 rendered objects (the head did not render):
+/// Deployment web, ...`.
+fn not_compared_line(n: &super::NotCompared) -> String {
+    let more = n.total.saturating_sub(n.objects.len());
+    format!(
+        "could not compare {} rendered object{} (the {} did not render){}{}{}",
+        n.total,
+        if n.total == 1 { "" } else { "s" },
+        n.failed,
+        if n.objects.is_empty() { "" } else { ": " },
+        n.objects.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 fn newly_failing_note(p: &super::PairDiff) -> Option<String> {

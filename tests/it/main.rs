@@ -11,6 +11,7 @@ mod conformance;
 mod daemon;
 mod delivery;
 mod diff_bounds;
+mod diff_failures;
 mod discovery;
 mod docs;
 mod engine_threads;
