@@ -125,14 +125,67 @@ fn below<'s>(sorted: &'s [RepoPath], dir: &RepoPath) -> &'s [RepoPath] {
     &sorted[from..to]
 }
 
-/// Whether a file has a document annotated `annotation` (a cheap look at
-/// its `#@` lines; the check parses the file properly).
-fn has_annotation(file: &SourceFile, annotation: &str) -> bool {
+/// Whether a file has a document annotated `annotation`: a cheap look at
+/// its `#@` lines, confirmed by a parse when it finds one (a `#@data/values`
+/// line inside a block scalar, a Secret's embedded config, is text to ytt,
+/// not an annotation). A file that does not parse keeps the look's answer:
+/// the check reports why it does not parse.
+fn has_annotation(file: &Arc<SourceFile>, annotation: &str) -> bool {
+    scan_has_annotation(file, annotation) && parsed_annotations(file, &[annotation])[0]
+}
+
+fn scan_has_annotation(file: &SourceFile, annotation: &str) -> bool {
     let mut found = false;
     for_each_annotation(file.text(), |rest| {
         found = names(rest, annotation);
         found
     });
+    found
+}
+
+/// Whether the parsed file has a comment naming each of `annotations`
+/// (each `true` when the file does not parse).
+fn parsed_annotations(file: &Arc<SourceFile>, annotations: &[&str]) -> Vec<bool> {
+    // as the look does, past a byte order mark (see `for_each_annotation`)
+    let unmarked;
+    let file = match file.text().strip_prefix('\u{feff}') {
+        Some(rest) => {
+            unmarked = SourceFile::new(file.name(), rest);
+            &unmarked
+        }
+        None => file,
+    };
+    let Ok(set) = crate::yaml::parse::parse(file, true) else {
+        return vec![true; annotations.len()];
+    };
+    let mut found = vec![false; annotations.len()];
+    let mut look = |meta: &crate::yaml::Meta| {
+        for c in &meta.comments {
+            if let Some(rest) = c.data.strip_prefix('@') {
+                for (i, a) in annotations.iter().enumerate() {
+                    found[i] |= names(rest.trim_start(), a);
+                }
+            }
+        }
+    };
+    fn walk(v: &crate::yaml::Value, look: &mut dyn FnMut(&crate::yaml::Meta)) {
+        match v {
+            crate::yaml::Value::Map(m) => m.items.iter().for_each(|i| {
+                look(&i.meta);
+                walk(&i.value, look);
+            }),
+            crate::yaml::Value::Array(a) => a.items.iter().for_each(|i| {
+                look(&i.meta);
+                walk(&i.value, look);
+            }),
+            _ => {}
+        }
+    }
+    look(&set.meta);
+    for d in &set.docs {
+        look(&d.meta);
+        walk(&d.value, &mut look);
+    }
     found
 }
 
@@ -145,8 +198,18 @@ fn names(rest: &str, annotation: &str) -> bool {
 }
 
 /// Whether a file has `#@data/values-schema` and `#@data/values` documents,
-/// in one look.
-fn values_marks(file: &SourceFile) -> (bool, bool) {
+/// in one look (confirmed by a parse as [`has_annotation`] is).
+fn values_marks(file: &Arc<SourceFile>) -> (bool, bool) {
+    match scan_values_marks(file) {
+        (false, false) => (false, false),
+        (schema, values) => {
+            let parsed = parsed_annotations(file, &["data/values-schema", "data/values"]);
+            (schema && parsed[0], values && parsed[1])
+        }
+    }
+}
+
+fn scan_values_marks(file: &SourceFile) -> (bool, bool) {
     let (mut schema, mut values) = (false, false);
     for_each_annotation(file.text(), |rest| {
         schema |= names(rest, "data/values-schema");
@@ -782,11 +845,11 @@ mod tests {
             let file = SourceFile::new("f.yml", text.trim_start_matches('\u{feff}'));
             for annotation in ["data/values", "data/values-schema"] {
                 let by_lines = file.annotation_lines().iter().any(|rest| names(rest, annotation));
-                prop_assert_eq!(has_annotation(&file, annotation), by_lines, "{:?}", text);
+                prop_assert_eq!(scan_has_annotation(&file, annotation), by_lines, "{:?}", text);
             }
             let both = |a| file.annotation_lines().iter().any(|rest| names(rest, a));
             prop_assert_eq!(
-                values_marks(&file),
+                scan_values_marks(&file),
                 (both("data/values-schema"), both("data/values")),
                 "{:?}", text
             );

@@ -513,3 +513,34 @@ fn the_printed_ytt_command_is_equivalent_to_the_pair() {
     let (_, out, _) = run(p, &["list", "--names"]);
     assert_eq!(out, "contour@prod\nharbor@prod\n");
 }
+
+#[test]
+fn a_values_annotation_inside_a_block_scalar_makes_no_library() {
+    // a Secret that carries a ytt values file for another tool: its
+    // `#@data/values` line is text to ytt, so its folder is no library
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nport: 1\nnote: \"\"\n",
+    );
+    write(p, "envs/prod/web.yml", "port: 2\n");
+    write(
+        p,
+        "manifests/values-secret.yml",
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: values\nstringData:\n  values.yml: |\n    #@data/values\n    ---\n    password: x\n",
+    );
+    // and a values file of an environment that embeds one stays plain
+    write(
+        p,
+        "envs/dev/web.yml",
+        "port: 3\nnote: |\n  #@data/values-schema\n  ---\n",
+    );
+    let (pairs, problems) = plan(p);
+    assert_eq!(names(&pairs), ["web@dev", "web@prod"], "{problems:?}");
+    let dev = &pairs[0].2.join(" ");
+    assert!(dev.contains("--data-values-file envs/dev/web.yml"), "{dev}");
+    let (code, out, err) = run(p, &["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+}
