@@ -3,6 +3,7 @@
 //!
 //! * [`config`] — the config file;
 //! * [`discover`] — conventions: finding libraries and environments;
+//! * [`annotations`] — the look at a file's `#@data/values` annotations;
 //! * [`declared`] — environments and files as the config declares them;
 //! * [`patterns`] — the globs of the config and of discovery;
 //! * [`assemble`] — the plan, step by step, from discovery and the config;
@@ -13,6 +14,7 @@
 //! * [`embedded`] — data values kept in a Secret, read at the Secret's lines;
 //! * [`vendored`] — vendored packages (vendir, `vendored:`) and other tools' files.
 
+pub mod annotations;
 pub mod assemble;
 pub mod cached;
 pub mod config;
