@@ -96,7 +96,15 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         list: files.problems.clone(),
         unmatched: Vec::new(),
     };
-    let (found_envs, mut claimed) = find_envs(files);
+    let declared: Vec<RepoPath> = cfg
+        .libraries
+        .iter()
+        .filter_map(|l| l.path.as_deref())
+        .filter_map(|p| crate::source::confine(p).ok())
+        .collect();
+    let (found_envs, mut claimed) = find_envs(files, &declared, &|f| {
+        super::vendored::is_other_tools(files, f)
+    });
     // policy files are neither libraries nor environments
     claimed.extend(cfg.policies.iter().filter_map(|p| RepoPath::new(&p.path)));
     let (libraries, ambiguous) = libraries(files, &cfg, &claimed, &mut problems);

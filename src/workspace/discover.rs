@@ -147,14 +147,38 @@ pub(super) struct FoundEnv {
     pub(super) scope: RepoPath,
 }
 
-pub(super) fn find_envs(files: &RepoFiles) -> (Vec<FoundEnv>, Vec<RepoPath>) {
+/// The environment roots of a repository and the paths they claim.
+/// `declared` are the folders `.yttcheck.yml` makes libraries; `other_tools`
+/// tells another tool's file (see [`discover_libraries`]).
+pub(super) fn find_envs(
+    files: &RepoFiles,
+    declared: &[RepoPath],
+    other_tools: &dyn Fn(&RepoPath) -> bool,
+) -> (Vec<FoundEnv>, Vec<RepoPath>) {
     let mut out: Vec<FoundEnv> = Vec::new();
     let mut claimed: Vec<RepoPath> = Vec::new();
+    let mut with_ytt_files: Option<BTreeSet<&str>> = None;
     for d in &files.dirs {
         let name = d.file_name();
         let values_root = ENV_ROOTS_OF_VALUES.contains(&name);
         if d.is_root() || !(ENV_ROOTS.contains(&name) || values_root) || in_private_lib(d) {
             continue;
+        }
+        // `values/` beside a library's templates, all of whose YAML files
+        // are `#@data/values` documents, is the library's own folder of
+        // defaults (`config/values/00-values.yml`, `10-images.yml`), read
+        // by `ytt -f config`: environments are beside or above libraries.
+        // Plain YAML there would render as templates: those are
+        // environments still
+        if values_root {
+            let holding = with_ytt_files
+                .get_or_insert_with(|| folders_holding_ytt_files(files, &[], other_tools));
+            let parent = d.parent().unwrap_or_default();
+            let in_declared = declared.iter().any(|l| parent.starts_with(l));
+            let beside_templates = !parent.is_root() && holding.contains(parent.as_str());
+            if (in_declared || beside_templates) && all_values_documents(files, d) {
+                continue;
+            }
         }
         // an environment root inside another environment is part of that one
         if claimed.iter().any(|c| d.starts_with(c)) {
@@ -197,6 +221,34 @@ pub(super) fn find_envs(files: &RepoFiles) -> (Vec<FoundEnv>, Vec<RepoPath>) {
     }
     claimed.sort();
     (out, claimed)
+}
+
+/// Whether every YAML file in `dir` holds a `#@data/values` or
+/// `#@data/values-schema` document (and there is one).
+fn all_values_documents(files: &RepoFiles, dir: &RepoPath) -> bool {
+    let mut yaml = files.under(dir).iter().filter(|f| f.is_yaml()).peekable();
+    yaml.peek().is_some()
+        && yaml.all(|f| {
+            files.text(f).is_some_and(|t| {
+                let (schema, values) = values_marks(&t);
+                schema || values
+            })
+        })
+}
+
+/// The folders that directly hold ytt files (YAML, Starlark, text) that are
+/// neither `claimed` nor another tool's.
+fn folders_holding_ytt_files<'f>(
+    files: &'f RepoFiles,
+    claimed: &[RepoPath],
+    other_tools: &dyn Fn(&RepoPath) -> bool,
+) -> BTreeSet<&'f str> {
+    files
+        .files
+        .iter()
+        .filter(|f| is_ytt_file(f) && !is_claimed(claimed, f) && !other_tools(f))
+        .filter_map(|f| f.as_str().rsplit_once('/').map(|(dir, _)| dir))
+        .collect()
 }
 
 /// Whether `f` is (in) one of the `claimed` paths (sorted): one binary
@@ -251,7 +303,16 @@ pub(super) fn discover_libraries(
     let mut roots = marked(|m| m.0);
     // libraries without a schema: folders with `@data/values` defaults that
     // are neither inside nor around a schema library
-    for r in marked(|m| m.1) {
+    let mut defaults = marked(|m| m.1);
+    // the repository root is never a library while folders below it are:
+    // a sample values file at the root is an environment (see `loose`);
+    // it is one only when nothing below is
+    let root_marked = defaults.remove(&RepoPath::root()) || roots.contains(&RepoPath::root());
+    if roots.len() > 1 {
+        roots.remove(&RepoPath::root());
+    }
+    let from_schema = roots.clone();
+    for r in defaults {
         if !has_at_or_above(&roots, &r) && !has_below(&roots, &r) {
             roots.insert(r);
         }
@@ -264,12 +325,7 @@ pub(super) fn discover_libraries(
     // which may be other things entirely)
     // (other tools' files are not ytt's: a bundle's vendir.yml, the
     // Package CR beside a bundle; a library does not climb to them)
-    let holding_ytt_files: BTreeSet<&str> = files
-        .files
-        .iter()
-        .filter(|f| is_ytt_file(f) && !is_claimed(claimed, f) && !other_tools(f))
-        .filter_map(|f| f.as_str().rsplit_once('/').map(|(dir, _)| dir))
-        .collect();
+    let holding_ytt_files = folders_holding_ytt_files(files, claimed, other_tools);
     let mut climbed = BTreeSet::new();
     for root in &candidates {
         let mut r = root.clone();
@@ -285,6 +341,29 @@ pub(super) fn discover_libraries(
             r = parent;
         }
         climbed.insert(r);
+    }
+    // a folder of `#@data/values` files and nothing else to render is no
+    // library: its files are values for one (`ci/inputs/x.yml`,
+    // `tests/ytt/capi/values.yml`), matched by their keys (see `loose`)
+    let values_only: BTreeSet<&RepoPath> = yaml
+        .iter()
+        .zip(&marks)
+        .filter(|(_, m)| m.1 && !m.0)
+        .map(|(f, _)| *f)
+        .collect();
+    let renders = |root: &RepoPath| {
+        files.under(root).iter().any(|f| {
+            is_ytt_file(f)
+                && !values_only.contains(f)
+                && !in_private_lib(f)
+                && !is_claimed(claimed, f)
+                && !other_tools(f)
+        })
+    };
+    climbed
+        .retain(|r| has_at_or_above(&from_schema, r) || has_below(&from_schema, r) || renders(r));
+    if climbed.is_empty() && root_marked {
+        climbed.insert(RepoPath::root());
     }
     // a library inside another is part of it
     let inside_another = |r: &RepoPath| r.parent().is_some_and(|p| has_at_or_above(&climbed, &p));

@@ -586,6 +586,11 @@ fn a_key_that_matches_nothing_without_a_schema_says_which_and_what_exists() {
         "libs/app/values.yml",
         "#@data/values\n---\nreplicas: 1\nimage: x\n",
     );
+    write(
+        p,
+        "libs/app/deploy.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nreplicas: #@ data.values.replicas\n",
+    );
     write(p, "envs/prod/app.yml", "#@data/values\n---\nreplicsa: 3\n");
     let (code, out, _) = yttcheck(p, &["check", "--color", "never"]);
     assert_eq!(code, 1);
