@@ -78,6 +78,10 @@ pub struct CheckRequest {
     /// The lowest severity that fails (default: the configuration's
     /// `fail_on`, else error).
     pub fail_on: Option<Severity>,
+    /// The lowest severity reported (default: the configuration's
+    /// `min_severity`, else everything).
+    #[serde(default)]
+    pub min_severity: Option<Severity>,
     /// Worker threads (0: one per core).
     pub jobs: usize,
     pub skip_validation: bool,
@@ -110,6 +114,7 @@ impl CheckRequest {
                 file: None,
             }],
             fail_on: None,
+            min_severity: None,
             jobs: 0,
             skip_validation: false,
             render: true,
@@ -390,6 +395,7 @@ pub fn run<R: Send>(
             baseline.as_ref(),
             whole,
             opts.render,
+            req.min_severity.or(plan.min_severity),
         )
     });
     let checked = Checked {
@@ -423,6 +429,15 @@ pub fn threshold(asked: Option<&str>, config: Option<&str>) -> Result<Severity, 
             "--fail-on expects error, warning or note, got '{s}'"
         ))
     })
+}
+
+/// A severity flag (`--fail-on`, `--min-severity`): error, warning or note.
+pub fn severity_flag(flag: Option<&str>) -> Result<Option<Severity>, UsageError> {
+    flag.map(|s| {
+        Severity::parse(s)
+            .ok_or_else(|| UsageError(format!("expected error, warning or note, got '{s}'")))
+    })
+    .transpose()
 }
 
 fn read_baseline(path: &Path) -> Result<crate::check::suppress::Baseline, UsageError> {

@@ -180,8 +180,25 @@ pub fn compute(args: &DiffRequest) -> Result<DiffReport, UsageError> {
     // each side as its own configuration judges it: a finding an inline
     // ignore or `rules:` silences does not make its pair fail
     let render = opts.render;
-    crate::check::suppress::apply(&mut before, &base_plan, &base_cache, None, false, render);
-    crate::check::suppress::apply(&mut after, &head_plan, &head_cache, None, false, render);
+    let (b_min, h_min) = (base_plan.min_severity, head_plan.min_severity);
+    crate::check::suppress::apply(
+        &mut before,
+        &base_plan,
+        &base_cache,
+        None,
+        false,
+        render,
+        b_min,
+    );
+    crate::check::suppress::apply(
+        &mut after,
+        &head_plan,
+        &head_cache,
+        None,
+        false,
+        render,
+        h_min,
+    );
     // schemas per library, from the library's files, whatever its pairs
     // each compared library's schema: the check made it for every library
     // it started; those it did not (their pairs came from the memo) are

@@ -69,7 +69,7 @@ pub fn pair(req: &PairRequest) -> Result<PairValues, UsageError> {
     };
     let mut result = crate::check::run(&cache, &plan, &opts);
     // what the repository silenced stays silent here too
-    crate::check::suppress::apply(&mut result, &plan, &cache, None, false, false);
+    crate::check::suppress::apply(&mut result, &plan, &cache, None, false, false, None);
     Ok(PairValues {
         values: result.pairs.first().and_then(|p| p.values.clone()),
         schema: result.schemas.get(&req.library).cloned().flatten(),

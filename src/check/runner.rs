@@ -197,11 +197,14 @@ fn library_inputs(lib: &Library) -> Vec<(RepoPath, String, usize)> {
         .iter()
         .enumerate()
         .map(|(i, f)| {
-            (
-                f.clone(),
-                f.strip_prefix(&lib.root).unwrap_or(f.as_str()).to_string(),
-                i,
-            )
+            // ytt names a file by its path below the folder it was given
+            // in, a file given alone by its name
+            let rel = match f.strip_prefix(&lib.root) {
+                Some("") => f.file_name(),
+                Some(rel) => rel,
+                None => f.as_str(),
+            };
+            (f.clone(), rel.to_string(), i)
         })
         .collect();
     let n = out.len();

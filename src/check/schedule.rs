@@ -409,9 +409,16 @@ pub fn run_with(
             library: String::new(),
             environments: Vec::new(),
         };
+        let message = match plan.loose_files.iter().find(|l| &l.path == f) {
+            Some(loose) => format!(
+                "no library x environment pair reads this values file: {}",
+                loose.explain(&plan.libraries)
+            ),
+            None => "no library x environment pair reads this YAML file: it is not a ytt library, an environment (envs/, environments/, values/) or a file of one".to_string(),
+        };
         all.push(who.finding(
             RuleId::WorkspaceUnusedFile,
-            "no library x environment pair reads this YAML file: it is not a ytt library, an environment (envs/, environments/, values/) or a file of one".to_string(),
+            message,
             Some(Location::file(f.as_str())),
         ));
     }

@@ -171,6 +171,7 @@ pub fn apply(
     baseline: Option<&Baseline>,
     whole: bool,
     rendered: bool,
+    min_severity: Option<Severity>,
 ) {
     let ignores: Vec<(usize, &str, Vec<globset::GlobMatcher>)> = plan
         .ignore
@@ -244,17 +245,21 @@ pub fn apply(
             }
             None => {}
         }
-        let loc = f.location.as_ref()?;
         // a vendored package's lints are its authors' to fix: notes (unless
         // `rules:` set the rule's severity)
         if level.is_none() && f.severity != Severity::Note && f.rule.is_authoring_lint() {
-            let vendored = *vendored_memo
-                .entry(loc.path.clone())
-                .or_insert_with(|| plan.is_vendored(&loc.path));
-            if vendored {
-                regraded = true;
-                f.severity = Severity::Note;
+            if let Some(loc) = &f.location {
+                let vendored = *vendored_memo
+                    .entry(loc.path.clone())
+                    .or_insert_with(|| plan.is_vendored(&loc.path));
+                if vendored {
+                    regraded = true;
+                    f.severity = Severity::Note;
+                }
             }
+        }
+        if min_severity.is_some_and(|m| !f.severity.reaches(m)) {
+            return Some("`min_severity` leaves it out".to_string());
         }
         let loc = f.location.as_ref()?;
         // 2. config ignores
@@ -364,17 +369,21 @@ pub fn apply(
     }
     let before_notes = kept.len();
     if whole {
-        kept.extend(dedupe(unused(
-            plan,
-            sources,
-            &read_by_pairs,
-            &used_ignores,
-            &used_inline,
-            &inline_cache,
-            baseline,
-            &used_baseline,
-            rendered,
-        )));
+        kept.extend(
+            dedupe(unused(
+                plan,
+                sources,
+                &read_by_pairs,
+                &used_ignores,
+                &used_inline,
+                &inline_cache,
+                baseline,
+                &used_baseline,
+                rendered,
+            ))
+            .into_iter()
+            .filter(|f| min_severity.is_none_or(|m| f.severity.reaches(m))),
+        );
     }
     // `findings` came sorted; what is left of them still is, unless a
     // severity changed or notes follow them (a daemon's 8,000 findings

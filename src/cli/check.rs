@@ -8,7 +8,6 @@ use clap::Args;
 
 use super::args::{use_color, BudgetArgs, SelectionArgs};
 use crate::app::{self, Answer, CheckRequest, UsageError, Warm};
-use crate::check::Severity;
 
 #[derive(Args, Debug)]
 pub struct CheckArgs {
@@ -27,6 +26,10 @@ pub struct CheckArgs {
     /// Lowest severity that fails the run (exit 1): error, warning, note
     #[arg(long = "fail-on", value_name = "SEVERITY")]
     pub fail_on: Option<String>,
+
+    /// Lowest severity reported: note (default), warning (no notes), error
+    #[arg(long = "min-severity", value_name = "SEVERITY")]
+    pub min_severity: Option<String>,
 
     /// Worker threads (default: one per core)
     #[arg(long, short = 'j', value_name = "N", default_value_t = 0, value_parser = crate::cli::args::parse_jobs)]
@@ -72,12 +75,6 @@ pub struct CheckArgs {
 
     #[command(flatten)]
     pub kubernetes: super::args::KubernetesArgs,
-}
-
-/// `--fail-on`: a severity name.
-pub fn parse_fail_on(flag: Option<&str>) -> Result<Option<Severity>, UsageError> {
-    flag.map(|s| app::check::threshold(Some(s), None))
-        .transpose()
 }
 
 /// Runs `check`; returns the exit code. The check runs in the repository's
@@ -156,7 +153,8 @@ pub fn request(args: &CheckArgs) -> Result<CheckRequest, UsageError> {
         cwd,
         selection,
         outputs,
-        fail_on: parse_fail_on(args.fail_on.as_deref())?,
+        fail_on: app::check::severity_flag(args.fail_on.as_deref())?,
+        min_severity: app::check::severity_flag(args.min_severity.as_deref())?,
         jobs: args.jobs,
         skip_validation: args.skip_validation,
         render: !args.no_render,

@@ -154,6 +154,16 @@ pub struct FileInLibrary {
     pub rel_path: String,
 }
 
+impl FileInLibrary {
+    /// What tells this file from every other of a run: its path and its
+    /// place in the order. Two files may share a path (`ytt -f
+    /// ci/templates/x.yml -f ci/inputs/x.yml` names both `x.yml`), and the
+    /// values file among them is no output while the template is.
+    pub fn output_key(&self) -> String {
+        format!("{}\u{0}{}", self.rel_path, self.file.order)
+    }
+}
+
 impl LibraryTree {
     pub fn new(files: Vec<Arc<InputFile>>) -> LibraryTree {
         let mut tree = LibraryTree {

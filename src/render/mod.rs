@@ -249,7 +249,7 @@ impl Renderer {
             // (a `--file-mark` may make either of a file)
             if f.file.is_for_output()
                 && !f.file.is_library()
-                && !not_for_output.contains(&f.rel_path)
+                && !not_for_output.contains(&f.output_key())
             {
                 match kind {
                     FileType::Yaml => {

@@ -83,6 +83,16 @@ pub fn text(plan: &Plan, commands: &[Vec<String>], all: bool) -> String {
         }
     }
     if all {
+        for (path, why) in &plan.conventions {
+            out.push_str(&format!("{}: {why}\n", shown_path(path)));
+        }
+        for f in &plan.loose_files {
+            out.push_str(&format!(
+                "values file {}: {}\n",
+                f.path,
+                f.explain(&plan.libraries)
+            ));
+        }
         for s in &plan.skipped {
             out.push_str(&format!(
                 "no pair {}@{}: {}\n",
@@ -109,6 +119,15 @@ pub fn text(plan: &Plan, commands: &[Vec<String>], all: bool) -> String {
         }
     ));
     out
+}
+
+/// A path as `list` names it; the repository root as such.
+fn shown_path(path: &crate::source::RepoPath) -> String {
+    if path.is_root() {
+        "(the repository root)".to_string()
+    } else {
+        path.to_string()
+    }
 }
 
 /// The plan as JSON (`commands` as for [`text`]).
@@ -165,10 +184,35 @@ pub fn json(plan: &Plan, commands: &[Vec<String>]) -> String {
             })
         })
         .collect();
+    let values_files: Vec<serde_json::Value> = plan
+        .loose_files
+        .iter()
+        .map(|f| {
+            let library = match f.outcome {
+                crate::workspace::plan::LooseOutcome::Environment { library } => {
+                    Some(plan.libraries[library].name.clone())
+                }
+                _ => None,
+            };
+            serde_json::json!({
+                "path": f.path.as_str(),
+                "library": library,
+                "environment": library.as_ref().map(|_| f.environment()),
+                "reason": f.explain(&plan.libraries),
+            })
+        })
+        .collect();
+    let conventions: Vec<serde_json::Value> = plan
+        .conventions
+        .iter()
+        .map(|(path, why)| serde_json::json!({"path": path.as_str(), "reason": why}))
+        .collect();
     let mut out = serde_json::to_string_pretty(&serde_json::json!({
         "pairs": pairs,
         "libraries": libraries,
         "skipped": skipped,
+        "values_files": values_files,
+        "conventions": conventions,
         "problems": problems,
     }))
     .unwrap_or_default();

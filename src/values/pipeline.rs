@@ -84,7 +84,8 @@ pub struct LibraryValues {
     pub doc: Document,
     /// Documents for private libraries (addressed with `@library/ref`).
     pub for_libraries: Vec<Envelope>,
-    /// The files that contributed values, in order (for messages).
+    /// The files that contributed values, in order, by
+    /// [`crate::files::FileInLibrary::output_key`] (they are no output).
     pub files: Vec<String>,
 }
 
@@ -220,7 +221,7 @@ pub fn values_and_schema_files(
     let mut out = std::collections::HashSet::new();
     for ann in [ANN_DATA_VALUES, ANN_DATA_VALUES_SCHEMA] {
         for f in select_files_with_annotation(session, files.clone(), ann)? {
-            out.insert(f.rel_path);
+            out.insert(f.output_key());
         }
     }
     Ok(out)
@@ -253,7 +254,7 @@ pub fn library_values(
     Ok(LibraryValues {
         doc,
         for_libraries,
-        files: files.iter().map(|f| f.rel_path.clone()).collect(),
+        files: files.iter().map(|f| f.output_key()).collect(),
     })
 }
 
@@ -339,6 +340,10 @@ pub struct Merged {
     pub doc: Document,
     /// Documents set aside for private libraries, in order.
     pub for_libraries: Vec<Envelope>,
+    /// Whether no document made `doc` (it is an empty map): the next one
+    /// is taken whole, as ytt takes the first values document, not
+    /// overlaid onto nothing.
+    pub empty: bool,
 }
 
 /// Overlays `envelopes` one by one onto `start` (the values so far, if any),
@@ -351,6 +356,7 @@ pub fn merge_envelopes(
     schema: &crate::schema::Schema,
 ) -> Result<Merged, ValuesError> {
     let (mut current, mut for_libraries) = match start {
+        Some(m) if m.empty => (None, m.for_libraries),
         Some(m) => (Some(m.doc), m.for_libraries),
         None => (None, Vec::new()),
     };
@@ -391,13 +397,18 @@ pub fn merge_envelopes(
         }
         current = Some(next);
     }
+    let empty = current.is_none();
     let doc = current.unwrap_or_else(|| Document {
         value: Value::new_map(Pos::unknown()),
         pos: Pos::unknown(),
         meta: Meta::default(),
         injected: false,
     });
-    Ok(Merged { doc, for_libraries })
+    Ok(Merged {
+        doc,
+        for_libraries,
+        empty,
+    })
 }
 
 /// Runs the validations of final data values (ytt's "Validating final data

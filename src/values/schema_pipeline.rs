@@ -19,6 +19,8 @@ pub struct LibrarySchema {
     /// The merged schema document (for tools that show it).
     pub source: Option<Document>,
     pub for_libraries: Vec<Envelope>,
+    /// The schema files, by [`crate::files::FileInLibrary::output_key`]
+    /// (they are no output).
     pub files: Vec<String>,
 }
 
@@ -154,6 +156,6 @@ pub fn library_schema(
         schema,
         source: current,
         for_libraries,
-        files: files.iter().map(|f| f.rel_path.clone()).collect(),
+        files: files.iter().map(|f| f.output_key()).collect(),
     })
 }

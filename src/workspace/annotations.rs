@@ -74,7 +74,7 @@ pub(super) fn parsed_annotations(file: &Arc<SourceFile>, annotations: &[&str]) -
 
 /// Whether the text after an annotation line's `#@` names `annotation`
 /// (and not a longer name that starts with it).
-fn names(rest: &str, annotation: &str) -> bool {
+pub(super) fn names(rest: &str, annotation: &str) -> bool {
     rest.starts_with(annotation)
         && !rest[annotation.len()..]
             .starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '/')

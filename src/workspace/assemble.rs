@@ -11,9 +11,10 @@ use crate::source::RepoPath;
 use super::config::Config;
 use super::declared::{expand, globbed_envs, named_env};
 use super::discover::{
-    discover_libraries, env_files, find_envs, in_private_lib, inputs_for, library_files,
-    library_names, sort_inputs, RepoFiles,
+    discover_libraries, env_files, find_envs, in_private_lib, inputs_for, left_out, library_files,
+    sort_inputs, RepoFiles,
 };
+use super::names::library_names;
 use super::pack::{Manifest, MANIFEST};
 use super::patterns::glob;
 use super::plan::{
@@ -28,6 +29,8 @@ struct Problems {
     list: Vec<PlanProblem>,
     /// Environment files named after no library (path, environment).
     unmatched: Vec<(RepoPath, String)>,
+    /// What a convention decided of a path, and why.
+    conventions: Vec<(RepoPath, String)>,
 }
 
 impl Problems {
@@ -45,7 +48,7 @@ impl Problems {
 
 /// One environment of one library: its name, its inputs, and the files it
 /// was made from.
-type LibraryEnv = (String, EnvInputs, Vec<RepoPath>);
+pub(super) type LibraryEnv = (String, EnvInputs, Vec<RepoPath>);
 
 /// Makes the plan for a repository: from `config` when given, else by
 /// convention (and by convention for whatever the config leaves out).
@@ -95,6 +98,7 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         config_path: config.map(|(p, _)| p.clone()).unwrap_or_default(),
         list: files.problems.clone(),
         unmatched: Vec::new(),
+        conventions: Vec::new(),
     };
     let declared: Vec<RepoPath> = cfg
         .libraries
@@ -102,9 +106,13 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         .filter_map(|l| l.path.as_deref())
         .filter_map(|p| crate::source::confine(p).ok())
         .collect();
-    let (found_envs, mut claimed) = find_envs(files, &declared, &|f| {
-        super::vendored::is_other_tools(files, f)
-    });
+    let vendored_folders = super::vendored::vendir_folders(files);
+    let (found_envs, mut claimed) = find_envs(
+        files,
+        &declared,
+        &|f| super::vendored::is_other_tools(files, f),
+        &mut problems.conventions,
+    );
     // policy files are neither libraries nor environments
     claimed.extend(cfg.policies.iter().filter_map(|p| RepoPath::new(&p.path)));
     let (libraries, ambiguous) = libraries(files, &cfg, &claimed, &mut problems);
@@ -116,6 +124,18 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         &ambiguous,
         &mut problems,
     );
+    // values files outside libraries and environment folders, where the
+    // configuration does not say what the environments are
+    let loose_files = if cfg.environments.is_empty() {
+        super::loose::match_files(files, &libraries, &claimed, &|f| {
+            super::vendored::is_other_tools(files, f)
+                || super::vendored::is_well_known(f)
+                || vendored_folders.iter().any(|v| f.starts_with(v))
+        })
+    } else {
+        Vec::new()
+    };
+    super::loose::add_environments(&loose_files, &mut per_lib);
     let matrix = matrix(&cfg, &libraries, &per_lib, &mut problems);
     let (mut pairs, mut skipped) = pairs(files, &libraries, &mut per_lib, &matrix);
     let samples = samples(files, &cfg, &libraries, &mut problems);
@@ -140,19 +160,33 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
         .collect();
     let mut unused_files = unread_yaml(files, config, &libraries, &pairs, &policies, &mut problems);
     unused_files.retain(|f| !unmatched_files.iter().any(|u| &u.path == f));
+    // a test harness's input is explained by `list --all`, not a note; a
+    // vendored package's files are upstream's, rendered by other tools
+    unused_files.retain(|f| {
+        !loose_files
+            .iter()
+            .any(|l| &l.path == f && l.outcome == super::plan::LooseOutcome::TestInput)
+            && !vendored_folders.iter().any(|v| f.starts_with(v))
+    });
     Plan {
         libraries,
         pairs,
         config: config.map(|(p, _)| p.clone()),
         private_libraries: cfg.private_libraries,
         fail_on: cfg.fail_on.clone(),
+        min_severity: cfg
+            .min_severity
+            .as_deref()
+            .and_then(crate::diagnostics::Severity::parse),
         budget: cfg.budget.clone(),
         secret_words: cfg.secret_words.clone(),
         problems: problems.list,
         unused_files,
         unmatched_files,
+        conventions: problems.conventions,
+        loose_files,
         skipped,
-        vendored: super::vendored::vendir_folders(files),
+        vendored: vendored_folders,
         vendored_globs: cfg.vendored.clone(),
         baseline: cfg
             .baseline
@@ -373,12 +407,13 @@ fn libraries(
     let mut roots: Vec<Root> = Vec::new();
     for spec in &cfg.libraries {
         let found: Vec<RepoPath> = match (&spec.path, &spec.glob) {
+            // a file is a library as a folder is, as ytt takes `-f` of either
             (Some(p), _) => match crate::source::confine(p).ok() {
-                Some(r) if files.is_dir(&r) => vec![r],
+                Some(r) if files.is_dir(&r) || files.is_file(&r) => vec![r],
                 _ => {
                     problems.config_about(
                         Some(p),
-                        format!("library path '{p}' is not a folder of the repository"),
+                        format!("library path '{p}' is no folder or file of the repository"),
                     );
                     vec![]
                 }
@@ -422,9 +457,11 @@ fn libraries(
     }
     if cfg.discover.unwrap_or(true) {
         let declared: Vec<RepoPath> = roots.iter().map(|r| r.root.clone()).collect();
-        for root in discover_libraries(files, claimed, &|f| {
+        let (found, set_aside) = discover_libraries(files, claimed, &|f| {
             super::vendored::is_other_tools(files, f)
-        }) {
+        });
+        problems.conventions.extend(set_aside);
+        for root in found {
             let overlaps = declared
                 .iter()
                 .any(|d| root.starts_with(d) || d.starts_with(&root));
@@ -542,55 +579,6 @@ fn samples(
                     format!("samples: {sample} is no file of the repository"),
                 ),
             }
-        }
-    }
-    out
-}
-
-/// The files under a library's folder that it does not read, relative to
-/// the folder, a whole folder of them as `folder/**/*` (ytt's `--file-mark`
-/// pattern for everything below it).
-fn left_out(files: &RepoFiles, root: &RepoPath, own: &[RepoPath]) -> Vec<String> {
-    let own: BTreeSet<&RepoPath> = own.iter().collect();
-    let under: Vec<&RepoPath> = files.under(root).iter().collect();
-    let rel = |f: &RepoPath| f.strip_prefix(root).unwrap_or(f.as_str()).to_string();
-    let mut out: Vec<String> = Vec::new();
-    let mut covered: Vec<String> = Vec::new();
-    for f in under.iter().filter(|f| !own.contains(*f)) {
-        let r = rel(f);
-        if covered.iter().any(|c| r.starts_with(c.as_str())) {
-            continue;
-        }
-        // the highest folder on the way whose files are all left out
-        let mut whole: Option<String> = None;
-        let mut dir = String::new();
-        for piece in r
-            .split('/')
-            .collect::<Vec<_>>()
-            .split_last()
-            .map_or(&[][..], |(_, d)| d)
-        {
-            dir = if dir.is_empty() {
-                piece.to_string()
-            } else {
-                format!("{dir}/{piece}")
-            };
-            let prefix = format!("{dir}/");
-            let all_out = under
-                .iter()
-                .filter(|g| rel(g).starts_with(&prefix))
-                .all(|g| !own.contains(*g));
-            if all_out {
-                whole = Some(prefix);
-                break;
-            }
-        }
-        match whole {
-            Some(prefix) => {
-                out.push(format!("{prefix}**/*"));
-                covered.push(prefix);
-            }
-            None => out.push(r),
         }
     }
     out

@@ -40,6 +40,10 @@ pub struct Config {
     /// Lowest severity that fails the run: `error` (default), `warning`, `note`.
     #[serde(default)]
     pub fail_on: Option<String>,
+    /// Lowest severity reported: `note` (default: everything), `warning`
+    /// (no notes), `error`.
+    #[serde(default)]
+    pub min_severity: Option<String>,
     /// Evaluation budgets per file.
     #[serde(default)]
     pub budget: Option<BudgetSpec>,
@@ -308,6 +312,7 @@ const SECTION_KEYS: &[&[&str]] = &[
         "exclude",
         "private_libraries",
         "fail_on",
+        "min_severity",
         "budget",
         "secret_words",
         "rules",
@@ -453,11 +458,16 @@ impl Config {
                 _ => {}
             }
         }
-        if let Some(f) = &self.fail_on {
-            if crate::diagnostics::Severity::parse(f).is_none() {
-                return Err(err(format!(
-                    "fail_on: expected one of error, warning, note; got '{f}'"
-                )));
+        for (key, value) in [
+            ("fail_on", &self.fail_on),
+            ("min_severity", &self.min_severity),
+        ] {
+            if let Some(f) = value {
+                if crate::diagnostics::Severity::parse(f).is_none() {
+                    return Err(err(format!(
+                        "{key}: expected one of error, warning, note; got '{f}'"
+                    )));
+                }
             }
         }
         for (rule, level) in &self.rules {

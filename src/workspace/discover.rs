@@ -149,15 +149,16 @@ pub(super) struct FoundEnv {
 
 /// The environment roots of a repository and the paths they claim.
 /// `declared` are the folders `.yttcheck.yml` makes libraries; `other_tools`
-/// tells another tool's file (see [`discover_libraries`]).
+/// tells another tool's file (see [`discover_libraries`]); a `values/`
+/// folder that is a library's own is said in `conventions`.
 pub(super) fn find_envs(
     files: &RepoFiles,
     declared: &[RepoPath],
     other_tools: &dyn Fn(&RepoPath) -> bool,
+    conventions: &mut Vec<(RepoPath, String)>,
 ) -> (Vec<FoundEnv>, Vec<RepoPath>) {
     let mut out: Vec<FoundEnv> = Vec::new();
     let mut claimed: Vec<RepoPath> = Vec::new();
-    let mut with_ytt_files: Option<BTreeSet<&str>> = None;
     for d in &files.dirs {
         let name = d.file_name();
         let values_root = ENV_ROOTS_OF_VALUES.contains(&name);
@@ -165,20 +166,17 @@ pub(super) fn find_envs(
             continue;
         }
         // `values/` beside a library's templates, all of whose YAML files
-        // are `#@data/values` documents, is the library's own folder of
-        // defaults (`config/values/00-values.yml`, `10-images.yml`), read
-        // by `ytt -f config`: environments are beside or above libraries.
-        // Plain YAML there would render as templates: those are
-        // environments still
-        if values_root {
-            let holding = with_ytt_files
-                .get_or_insert_with(|| folders_holding_ytt_files(files, &[], other_tools));
-            let parent = d.parent().unwrap_or_default();
-            let in_declared = declared.iter().any(|l| parent.starts_with(l));
-            let beside_templates = !parent.is_root() && holding.contains(parent.as_str());
-            if (in_declared || beside_templates) && all_values_documents(files, d) {
-                continue;
-            }
+        // are `#@data/values` documents, and the only defaults there, is
+        // the library's own folder of defaults (`config/values/00-values.yml`,
+        // `10-images.yml`), read by `ytt -f config`: environments are
+        // beside or above libraries. Plain YAML there would render as
+        // templates: those are environments still
+        if values_root && is_library_values_folder(files, d, declared, other_tools) {
+            conventions.push((
+                d.clone(),
+                "no environments: #@data/values files beside the library's templates are its own defaults (ytt -f reads them)".to_string(),
+            ));
+            continue;
         }
         // an environment root inside another environment is part of that one
         if claimed.iter().any(|c| d.starts_with(c)) {
@@ -221,6 +219,38 @@ pub(super) fn find_envs(
     }
     claimed.sort();
     (out, claimed)
+}
+
+/// Whether a `values/` folder is a library's own (see [`find_envs`]): in a
+/// declared library, or beside templates (at any depth of its parent, not
+/// in a private library) with no other defaults or schema there, and
+/// holding `#@data/values` documents only.
+fn is_library_values_folder(
+    files: &RepoFiles,
+    dir: &RepoPath,
+    declared: &[RepoPath],
+    other_tools: &dyn Fn(&RepoPath) -> bool,
+) -> bool {
+    let parent = dir.parent().unwrap_or_default();
+    if parent.is_root() || !all_values_documents(files, dir) {
+        return false;
+    }
+    if declared.iter().any(|l| parent.starts_with(l)) {
+        return true;
+    }
+    let beside: Vec<&RepoPath> = files
+        .under(&parent)
+        .iter()
+        .filter(|f| !f.starts_with(dir) && !in_private_lib(f) && is_ytt_file(f) && !other_tools(f))
+        .collect();
+    !beside.is_empty()
+        && !beside.iter().any(|f| {
+            f.is_yaml()
+                && files.text(f).is_some_and(|t| {
+                    let (schema, values) = values_marks(&t);
+                    schema || values
+                })
+        })
 }
 
 /// Whether every YAML file in `dir` holds a `#@data/values` or
@@ -270,13 +300,14 @@ fn is_claimed(claimed: &[RepoPath], f: &RepoPath) -> bool {
     path.match_indices('/').any(|(i, _)| found(&path[..i]))
 }
 
-/// The library folders of the repository. `other_tools` tells another
-/// tool's file (a library does not climb to a folder for it).
+/// The library folders of the repository, and the folders with values that
+/// conventions set aside, with why. `other_tools` tells another tool's file
+/// (a library does not climb to a folder for it).
 pub(super) fn discover_libraries(
     files: &RepoFiles,
     claimed: &[RepoPath],
     other_tools: &dyn Fn(&RepoPath) -> bool,
-) -> Vec<RepoPath> {
+) -> (Vec<RepoPath>, Vec<(RepoPath, String)>) {
     // every YAML file is read for its annotations: on all cores (reading
     // is most of discovery), each file once for both
     use rayon::prelude::*;
@@ -293,17 +324,28 @@ pub(super) fn discover_libraries(
             None => (false, false),
         })
         .collect();
-    let marked = |which: fn(&(bool, bool)) -> bool| -> BTreeSet<RepoPath> {
+    // a library's own `values/` folder of defaults (see `find_envs`: one
+    // that is not an environment root is the library's) marks the folder
+    // holding it
+    let marked = |which: fn(&(bool, bool)) -> bool, lift: bool| -> BTreeSet<RepoPath> {
         yaml.iter()
             .zip(&marks)
             .filter(|(_, m)| which(m))
             .filter_map(|(f, _)| f.parent())
+            .map(|d| match d.parent() {
+                Some(up)
+                    if lift && ENV_ROOTS_OF_VALUES.contains(&d.file_name()) && !up.is_root() =>
+                {
+                    up
+                }
+                _ => d,
+            })
             .collect()
     };
-    let mut roots = marked(|m| m.0);
+    let mut roots = marked(|m| m.0, false);
     // libraries without a schema: folders with `@data/values` defaults that
     // are neither inside nor around a schema library
-    let mut defaults = marked(|m| m.1);
+    let mut defaults = marked(|m| m.1, true);
     // the repository root is never a library while folders below it are:
     // a sample values file at the root is an environment (see `loose`);
     // it is one only when nothing below is
@@ -360,18 +402,71 @@ pub(super) fn discover_libraries(
                 && !other_tools(f)
         })
     };
-    climbed
-        .retain(|r| has_at_or_above(&from_schema, r) || has_below(&from_schema, r) || renders(r));
+    let mut set_aside = Vec::new();
+    climbed.retain(|r| {
+        if has_at_or_above(&from_schema, r) || has_below(&from_schema, r) {
+            return true;
+        }
+        if !renders(r) {
+            set_aside.push((
+                r.clone(),
+                "no library: #@data/values files and nothing to render; each is an environment of the library its keys are (or no one's)".to_string(),
+            ));
+            return false;
+        }
+        if let Some(script) = rendered_with_generated_input(files, r) {
+            set_aside.push((
+                r.clone(),
+                format!("no library: {script} renders it with generated input (ytt -f -)"),
+            ));
+            return false;
+        }
+        true
+    });
     if climbed.is_empty() && root_marked {
         climbed.insert(RepoPath::root());
+    } else if root_marked {
+        set_aside.push((
+            RepoPath::root(),
+            "no library: the repository root holds data values, but folders below it are libraries; its values files are environments of the library their keys are".to_string(),
+        ));
     }
     // a library inside another is part of it
     let inside_another = |r: &RepoPath| r.parent().is_some_and(|p| has_at_or_above(&climbed, &p));
-    climbed
+    let libraries = climbed
         .iter()
         .filter(|r| !inside_another(r))
         .cloned()
-        .collect()
+        .collect();
+    (libraries, set_aside)
+}
+
+/// A script in `dir` that runs ytt on standard input (`-f -`): the folder
+/// is rendered with input a build generates (`istioctl manifest generate |
+/// ytt -f values.yaml -f - -f overlays`), not on its own.
+fn rendered_with_generated_input(files: &RepoFiles, dir: &RepoPath) -> Option<RepoPath> {
+    files
+        .under(dir)
+        .iter()
+        .filter(|f| f.parent().as_ref() == Some(dir) && f.file_name().ends_with(".sh"))
+        .find(|f| files.text(f).is_some_and(|t| runs_ytt_on_stdin(t.text())))
+        .cloned()
+}
+
+/// Whether a shell script runs `ytt` with a file `-` (continued lines
+/// joined).
+fn runs_ytt_on_stdin(script: &str) -> bool {
+    let joined = script.replace("\\\n", " ");
+    joined.lines().any(|line| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        words.iter().any(|w| *w == "ytt" || w.ends_with("/ytt"))
+            && (words
+                .windows(2)
+                .any(|p| matches!(p[0], "-f" | "--file") && p[1] == "-")
+                || words
+                    .iter()
+                    .any(|w| matches!(*w, "-f-" | "--file=-" | "/dev/stdin")))
+    })
 }
 
 /// Whether `set` holds `dir` or a folder around it.
@@ -410,193 +505,70 @@ fn count_at_or_below(sorted: &[RepoPath], dir: &RepoPath, limit: usize) -> usize
     (own + below(sorted, dir).len()).min(limit)
 }
 
-/// Folder names that say how a package lays out its files, not what the
-/// package is: a library in such a folder is named by the nearest folder
-/// above that is not one (`packages/contour/config` is `contour`,
-/// `packages/secretgen-controller/bundle/config` is `secretgen-controller`).
-const LAYOUT_NAMES: &[&str] = &[
-    "config",
-    "configs",
-    "base",
-    "bundle",
-    "carvel",
-    "chart",
-    "deploy",
-    "deployment",
-    "k8s",
-    "kubernetes",
-    "lib",
-    "manifests",
-    "package",
-    "src",
-    "templates",
-    "ytt",
-];
-
-/// Whether a folder name is a version (`1.6.2`, `v1`, `0.23.0-alpha.1`):
-/// it says which release of a package, not which package.
-fn is_version(name: &str) -> bool {
-    let n = name.strip_prefix(['v', 'V']).unwrap_or(name);
-    n.bytes().next().is_some_and(|b| b.is_ascii_digit())
-        && n.split(['-', '+']).next().is_some_and(|core| {
-            core.split('.')
-                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-        })
-}
-
-/// Whether a folder name says nothing of the package (a layout word or a
-/// version).
-fn is_layout(name: &str) -> bool {
-    LAYOUT_NAMES.contains(&name) || is_version(name)
-}
-
-/// A library's name, and where it came from when that is not the folder's
-/// own name (for `yttcheck list`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LibraryName {
-    pub name: String,
-    pub origin: Option<String>,
-}
-
-/// Library names. A library is named after the nearest folder (its own, or
-/// one above) that is not a layout word or a version; when several
-/// libraries would get one name, each gains the folders that tell them
-/// apart: the versions and layout words below the name first
-/// (`antrea-1.5.2`, `antrea-1.7.1`), then the folders above it
-/// (`apps-web`, `libs-web`); as a last resort a number.
-pub(super) fn library_names(roots: &[RepoPath]) -> Vec<LibraryName> {
-    // each root's folders, and the index of the one that names it
-    let parts: Vec<Vec<&str>> = roots
-        .iter()
-        .map(|r| {
-            if r.is_root() {
-                Vec::new()
-            } else {
-                r.as_str().split('/').collect()
-            }
-        })
-        .collect();
-    let base = |segs: &[&str]| -> Option<usize> {
-        if segs.is_empty() {
-            return None;
-        }
-        Some(
-            (0..segs.len())
-                .rev()
-                .find(|&i| !is_layout(segs[i]))
-                .unwrap_or(segs.len() - 1),
-        )
-    };
-    let first: Vec<String> = parts
-        .iter()
-        .map(|segs| base(segs).map_or_else(|| "root".to_string(), |i| segs[i].to_string()))
-        .collect();
-    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, n) in first.iter().enumerate() {
-        groups.entry(n.as_str()).or_default().push(i);
-    }
-    let mut names: Vec<String> = first.clone();
-    for members in groups.values().filter(|m| m.len() > 1) {
-        // the versions below the name (layout words alone tell nothing
-        // apart unless that is all that differs)
-        let below = |i: usize, keep: &dyn Fn(&str) -> bool| -> Vec<String> {
-            let segs = &parts[i];
-            match base(segs) {
-                Some(b) => segs[b + 1..]
-                    .iter()
-                    .filter(|s| keep(s))
-                    .map(|s| s.to_string())
-                    .collect(),
-                None => Vec::new(),
-            }
-        };
-        let try_names = |make: &dyn Fn(usize) -> String| -> Option<Vec<String>> {
-            let made: Vec<String> = members.iter().map(|&i| make(i)).collect();
-            let unique: BTreeSet<&String> = made.iter().collect();
-            (unique.len() == made.len()).then_some(made)
-        };
-        let with_below = |keep: &dyn Fn(&str) -> bool| {
-            try_names(&|i| {
-                let mut n = vec![first[i].clone()];
-                n.extend(below(i, keep));
-                n.join("-")
-            })
-        };
-        let mut chosen = with_below(&is_version).or_else(|| with_below(&|_| true));
-        // then the folders above the name, one more at a time
-        let depth = members
-            .iter()
-            .map(|&i| base(&parts[i]).unwrap_or(0))
-            .max()
-            .unwrap_or(0);
-        for k in 1..=depth {
-            if chosen.is_some() {
-                break;
-            }
-            chosen = try_names(&|i| {
-                let segs = &parts[i];
-                let b = base(segs).unwrap_or(0);
-                let from = b.saturating_sub(k);
-                let mut n: Vec<String> = segs[from..=b.min(segs.len().saturating_sub(1))]
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
-                n.extend(below(i, &is_version));
-                if n.is_empty() {
-                    "root".into()
-                } else {
-                    n.join("-")
-                }
-            });
-        }
-        if let Some(made) = chosen {
-            for (&i, n) in members.iter().zip(made) {
-                names[i] = n;
-            }
-        }
-    }
-    // what is still shared (a path that is another's name): numbered
-    let mut taken = BTreeSet::new();
-    roots
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let mut name = names[i].clone();
-            let stem = name.clone();
-            let mut n = 2;
-            while !taken.insert(name.clone()) {
-                name = format!("{stem}-{n}");
-                n += 1;
-            }
-            let own = if r.is_root() { "root" } else { r.file_name() };
-            let origin = (name != own).then(|| {
-                let named_by = parts[i]
-                    .iter()
-                    .rposition(|s| *s == first[i])
-                    .map(|at| parts[i][..=at].join("/"))
-                    .unwrap_or_default();
-                if name == first[i] {
-                    format!("after {named_by} (the folders below it are layout folders or versions)")
-                } else {
-                    format!("after {named_by}, with what tells it apart from the other libraries named '{}'", first[i])
-                }
-            });
-            LibraryName { name, origin }
-        })
-        .collect()
-}
-
 pub(super) fn library_files(
     files: &RepoFiles,
     root: &RepoPath,
     claimed: &[RepoPath],
 ) -> Vec<RepoPath> {
+    // a single-file library (`path: ci/templates/x.yml`) is its file
+    if files.is_file(root) {
+        return vec![root.clone()];
+    }
     files
         .under(root)
         .iter()
         .filter(|f| !is_claimed(claimed, f) && f.as_str() != CONFIG_FILE)
         .cloned()
         .collect()
+}
+
+/// The files under a library's folder that it does not read, relative to
+/// the folder, a whole folder of them as `folder/**/*` (ytt's `--file-mark`
+/// pattern for everything below it).
+pub(super) fn left_out(files: &RepoFiles, root: &RepoPath, own: &[RepoPath]) -> Vec<String> {
+    let own: BTreeSet<&RepoPath> = own.iter().collect();
+    let under: Vec<&RepoPath> = files.under(root).iter().collect();
+    let rel = |f: &RepoPath| f.strip_prefix(root).unwrap_or(f.as_str()).to_string();
+    let mut out: Vec<String> = Vec::new();
+    let mut covered: Vec<String> = Vec::new();
+    for f in under.iter().filter(|f| !own.contains(*f)) {
+        let r = rel(f);
+        if covered.iter().any(|c| r.starts_with(c.as_str())) {
+            continue;
+        }
+        // the highest folder on the way whose files are all left out
+        let mut whole: Option<String> = None;
+        let mut dir = String::new();
+        for piece in r
+            .split('/')
+            .collect::<Vec<_>>()
+            .split_last()
+            .map_or(&[][..], |(_, d)| d)
+        {
+            dir = if dir.is_empty() {
+                piece.to_string()
+            } else {
+                format!("{dir}/{piece}")
+            };
+            let prefix = format!("{dir}/");
+            let all_out = under
+                .iter()
+                .filter(|g| rel(g).starts_with(&prefix))
+                .all(|g| !own.contains(*g));
+            if all_out {
+                whole = Some(prefix);
+                break;
+            }
+        }
+        match whole {
+            Some(prefix) => {
+                out.push(format!("{prefix}**/*"));
+                covered.push(prefix);
+            }
+            None => out.push(r),
+        }
+    }
+    out
 }
 
 /// Sorts an environment's files for one library into `-f` files and plain

@@ -10,6 +10,8 @@
 //! * [`plan`] — libraries, pairs, and the files each pair reads;
 //! * [`cached`] — plans a long-lived process keeps, by what they depend on;
 //! * [`packages`] — Package CRs, each tied to the library it packages;
+//! * [`names`] — library names, after their package, never guessed;
+//! * [`loose`] — values files outside libraries and environment folders, matched by their keys;
 //! * [`installs`] — PackageInstalls and sample values files, pairs of the library they configure;
 //! * [`embedded`] — data values kept in a Secret, read at the Secret's lines;
 //! * [`vendored`] — vendored packages (vendir, `vendored:`) and other tools' files.
@@ -22,6 +24,8 @@ pub mod declared;
 pub mod discover;
 pub mod embedded;
 pub mod installs;
+pub mod loose;
+pub mod names;
 pub mod pack;
 pub mod packages;
 pub mod patterns;

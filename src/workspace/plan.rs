@@ -249,6 +249,9 @@ pub struct Plan {
     pub private_libraries: bool,
     /// `fail_on:` of the config file.
     pub fail_on: Option<String>,
+    /// `min_severity:` of the config file: findings below it are not
+    /// reported.
+    pub min_severity: Option<crate::diagnostics::Severity>,
     /// `budget:` of the config file.
     pub budget: Option<super::config::BudgetSpec>,
     /// `secret_words:` of the config file.
@@ -258,6 +261,12 @@ pub struct Plan {
     pub unused_files: Vec<RepoPath>,
     /// Environment files named after no library (reported as warnings).
     pub unmatched_files: Vec<UnmatchedFile>,
+    /// Values files outside libraries and environment folders, and what
+    /// became of each (`yttcheck list --all`).
+    pub loose_files: Vec<LooseFile>,
+    /// Folders a convention set aside (values but no library, a root that
+    /// is no library), with why (`yttcheck list --all`).
+    pub conventions: Vec<(RepoPath, String)>,
     /// Library x environment combinations that get no pair, with why
     /// (`yttcheck list --all`).
     pub skipped: Vec<SkippedPair>,
@@ -518,6 +527,66 @@ impl Plan {
         used.sort_unstable();
         used.dedup();
         used.len()
+    }
+}
+
+/// What became of a values file outside libraries and environment folders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LooseOutcome {
+    /// An environment of the library (index into the plan's libraries),
+    /// named after the file.
+    Environment { library: usize },
+    /// Input of a test harness: no pair.
+    TestInput,
+    /// Several libraries declare every key it sets.
+    Ambiguous(Vec<String>),
+    /// No library declares every key it sets; the keys no library declares.
+    NoLibrary { undeclared: Vec<String> },
+}
+
+/// A values file outside libraries and environment folders, and what
+/// became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LooseFile {
+    pub path: RepoPath,
+    /// Whether it holds a `#@data/values` document (given with `-f`), or is
+    /// plain YAML (`--data-values-file`).
+    pub annotated: bool,
+    pub outcome: LooseOutcome,
+}
+
+impl LooseFile {
+    /// The environment it makes: the file's name without its extension.
+    pub fn environment(&self) -> String {
+        self.path.stem().to_string()
+    }
+
+    /// What `list --all` says of it.
+    pub fn explain(&self, libraries: &[Library]) -> String {
+        match &self.outcome {
+            LooseOutcome::Environment { library } => format!(
+                "environment '{}' of {}: every key it sets is a value {} declares (or it declares none, and the file is named after it)",
+                self.environment(),
+                libraries[*library].name,
+                libraries[*library].name
+            ),
+            LooseOutcome::TestInput => {
+                "in a test folder: input of a test harness, no environment".to_string()
+            }
+            LooseOutcome::Ambiguous(names) => format!(
+                "no environment: {} all declare every key it sets; name it in .yttcheck.yml's environments",
+                names.join(", ")
+            ),
+            LooseOutcome::NoLibrary { undeclared } => format!(
+                "no environment: no library declares {}",
+                undeclared
+                    .iter()
+                    .take(5)
+                    .map(|k| format!("'{k}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
     }
 }
 

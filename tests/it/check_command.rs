@@ -361,7 +361,7 @@ fn config_file_errors_are_usage_errors() {
     assert_eq!(code, 2);
     assert_eq!(
         err,
-        "yttcheck: error: .yttcheck.yml:1: unknown field `librarys`, expected one of `libraries`, `discover`, `environments`, `matrix`, `exclude`, `private_libraries`, `fail_on`, `budget`, `secret_words`, `rules`, `ignore`, `policies`, `kubernetes`, `vendored`, `fail_on_existing`, `baseline`, `exports` (did you mean `libraries`?)\n"
+        "yttcheck: error: .yttcheck.yml:1: unknown field `librarys`, expected one of `libraries`, `discover`, `environments`, `matrix`, `exclude`, `private_libraries`, `fail_on`, `min_severity`, `budget`, `secret_words`, `rules`, `ignore`, `policies`, `kubernetes`, `vendored`, `fail_on_existing`, `baseline`, `exports` (did you mean `libraries`?)\n"
     );
 }
 

@@ -17,6 +17,7 @@ mod docs;
 mod engine_threads;
 mod examples;
 mod first_run;
+mod first_run_layouts;
 mod fixes;
 mod git_dir;
 mod git_modes;

@@ -157,7 +157,8 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         },
         // the reports are made by app::ci, as GitHub wants them
         outputs: Vec::new(),
-        fail_on: super::check::parse_fail_on(args.fail_on.as_deref())?,
+        fail_on: crate::app::check::severity_flag(args.fail_on.as_deref())?,
+        min_severity: None,
         jobs: args.jobs,
         skip_validation: false,
         render: !args.no_render,
