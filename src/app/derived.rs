@@ -106,7 +106,16 @@ pub fn wanted(
             } else {
                 format!("{}/README.md", lib.root)
             };
-            let text = super::docs::splice(&read(&path), &reference);
+            let readme = read(&path);
+            // a library without a schema has no reference to keep, unless
+            // asked for its environments' values or one was written before
+            // (a first `docs --check` on adoption finds nothing stale there)
+            let untyped = schemas.get(&lib.name).and_then(Option::as_ref).is_none();
+            if untyped && !req.environments && !readme.contains(super::docs::BEGIN) {
+                out.extend(package_crs(lib, &schema_of(&lib.name), read));
+                continue;
+            }
+            let text = super::docs::splice(&readme, &reference);
             out.push(Wanted {
                 path,
                 text,

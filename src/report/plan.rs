@@ -189,7 +189,7 @@ pub fn json(plan: &Plan, commands: &[Vec<String>]) -> String {
         .iter()
         .map(|f| {
             let library = match f.outcome {
-                crate::workspace::plan::LooseOutcome::Environment { library } => {
+                crate::workspace::plan::LooseOutcome::Environment { library, .. } => {
                     Some(plan.libraries[library].name.clone())
                 }
                 _ => None,

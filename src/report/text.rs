@@ -205,7 +205,10 @@ fn finding(
         out.push('\n');
     }
     if shows_detail(f) && f.detail.len() > 1 {
-        for l in &f.detail {
+        // ytt's text starts with what the headline already says: said once
+        let repeats = |l: &String| l.trim() == f.message.trim();
+        let skip = usize::from(f.detail.first().is_some_and(repeats));
+        for l in &f.detail[skip..] {
             line(
                 out,
                 &[

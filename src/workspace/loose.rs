@@ -97,7 +97,7 @@ pub(super) fn add_environments(
     per_lib: &mut [Vec<(String, EnvInputs, Vec<RepoPath>)>],
 ) {
     for file in loose {
-        if let LooseOutcome::Environment { library } = file.outcome {
+        if let LooseOutcome::Environment { library, .. } = file.outcome {
             let mut inputs = EnvInputs::default();
             if file.annotated {
                 inputs.files.push(FileArg::single(file.path.clone()));
@@ -125,9 +125,13 @@ fn outcome_for(
         (0..libraries.len()).find(|&i| declared[i].is_empty() && libraries[i].name == stem)
     };
     match fitting.as_slice() {
-        [one] => LooseOutcome::Environment { library: *one },
+        [one] => LooseOutcome::Environment {
+            library: *one,
+            by_name: false,
+        },
         [] if named(stem).is_some() => LooseOutcome::Environment {
             library: named(stem).unwrap_or_default(),
+            by_name: true,
         },
         [] => LooseOutcome::NoLibrary {
             undeclared: keys

@@ -534,8 +534,9 @@ impl Plan {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LooseOutcome {
     /// An environment of the library (index into the plan's libraries),
-    /// named after the file.
-    Environment { library: usize },
+    /// named after the file; `by_name` when the library declares no values
+    /// and the file is named after it.
+    Environment { library: usize, by_name: bool },
     /// Input of a test harness: no pair.
     TestInput,
     /// Several libraries declare every key it sets.
@@ -564,12 +565,20 @@ impl LooseFile {
     /// What `list --all` says of it.
     pub fn explain(&self, libraries: &[Library]) -> String {
         match &self.outcome {
-            LooseOutcome::Environment { library } => format!(
-                "environment '{}' of {}: every key it sets is a value {} declares (or it declares none, and the file is named after it)",
-                self.environment(),
-                libraries[*library].name,
-                libraries[*library].name
-            ),
+            LooseOutcome::Environment { library, by_name } => {
+                let name = &libraries[*library].name;
+                if *by_name {
+                    format!(
+                        "environment '{}' of {name}: named after {name}, which declares no values",
+                        self.environment()
+                    )
+                } else {
+                    format!(
+                        "environment '{}' of {name}: every key it sets is a value {name} declares",
+                        self.environment()
+                    )
+                }
+            }
             LooseOutcome::TestInput => {
                 "in a test folder: input of a test harness, no environment".to_string()
             }

@@ -188,6 +188,10 @@ fn zero_config_models_the_repository_as_its_readme_command_does() {
     );
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("no findings"), "{out}");
+    // nothing was ever generated for these untyped libraries: nothing is
+    // stale on adoption
+    let (code, out, err) = run(p, &["docs", "--check"]);
+    assert_eq!(code, 0, "{out}{err}");
     // every convention that decided something says so
     let (_, all, _) = run(p, &["list", "--all"]);
     for said in [
@@ -253,4 +257,26 @@ fn the_declared_variant_needs_one_entry_and_a_file_can_be_a_library() {
     let (code, out, _) = run(p, &["check", "--color", "never"]);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("no findings"), "{out}");
+}
+
+#[test]
+fn a_findings_message_is_said_once_in_the_text_report() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    write(
+        p,
+        "libs/web/values.yml",
+        "#@data/values\n---\nreplicas: 1\n",
+    );
+    write(
+        p,
+        "libs/web/t.yml",
+        "#@ load(\"@ytt:data\", \"data\")\n---\nr: #@ data.values.replicas\n",
+    );
+    write(p, "envs/prod/web.yml", "#@data/values\n---\nreplicsa: 2\n");
+    let (code, out, _) = run(p, &["check", "--color", "never"]);
+    assert_eq!(code, 1, "{out}");
+    let headline = "Expected number of matched nodes to be 1, but was 0";
+    assert_eq!(out.matches(headline).count(), 1, "{out}");
+    assert!(out.contains("hint: did you mean 'replicas'?"), "{out}");
 }
