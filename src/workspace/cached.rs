@@ -160,7 +160,18 @@ impl PlanCache {
         match sources.get(path) {
             Ok(file) => {
                 let text = file.text();
-                let says = super::packages::shapes_plan(text).then_some(text);
+                // the plan reads all of some files: Package CRs, the keys
+                // of values files and schemas (`loose`), scripts that run
+                // ytt on generated input (`discover`)
+                let name = path.file_name();
+                let whole = super::packages::shapes_plan(text)
+                    || name.ends_with(".sh")
+                    || name.contains("values")
+                    || file
+                        .annotation_lines()
+                        .iter()
+                        .any(|l| l.starts_with("data/values"));
+                let says = whole.then_some(text);
                 (true, file.annotation_lines(), says).hash(&mut h)
             }
             Err(e) => (false, e.message).hash(&mut h),

@@ -838,3 +838,38 @@ fn a_packageinstalls_secret_edited_is_planned_again() {
     let out = yttcheck(p, &["check", "--daemon", "always", "--format", "json"]);
     assert!(out.stdout.contains("gitops/web.yml"), "{}", out.stdout);
 }
+
+#[test]
+fn a_sample_values_file_that_changes_its_keys_changes_its_library_in_the_daemon() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    git(p, &["init", "-q", "-b", "main"]);
+    for (lib, key) in [("web", "replicas"), ("api", "port")] {
+        write(
+            p,
+            &format!("libs/{lib}/schema.yml"),
+            format!("#@data/values-schema\n---\n{key}: 1\n"),
+        );
+        write(
+            p,
+            &format!("libs/{lib}/t.yml"),
+            format!("#@ load(\"@ytt:data\", \"data\")\n---\n{key}: #@ data.values.{key}\n"),
+        );
+    }
+    write(p, "sample-values.yml", "#@data/values\n---\nreplicas: 2\n");
+    let (_stop, _) = start(p, &[]);
+    let pairs = || {
+        let out = yttcheck(p, &["check", "--daemon", "always", "--format", "json"]);
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        v["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(pairs(), ["api@defaults", "web@sample-values"]);
+    // the same file now sets api's value: it is api's environment
+    write(p, "sample-values.yml", "#@data/values\n---\nport: 2\n");
+    assert_eq!(pairs(), ["api@sample-values", "web@defaults"]);
+}
