@@ -206,7 +206,10 @@ fuzz_target!(|data: &[u8]| {
                 fields: {
                     // and a changed text: its line diff, of fuzzed lines
                     let text = |a: &str, b: &str| {
-                        Tree::Map(vec![("conf".into(), Tree::Str(format!("{a}\nkept\n{b}\n")))])
+                        Tree::Map(vec![(
+                            "conf".into(),
+                            Tree::Str(format!("{a}\nkept\n{b}\n")),
+                        )])
                     };
                     let mut fields = diff(&before, &after, &Secrets::default());
                     fields.extend(diff(
@@ -218,6 +221,13 @@ fuzz_target!(|data: &[u8]| {
                 },
             }],
             changes_not_shown: 1,
+            fails_as_on_base: false,
+            // objects named by the repository that could not be compared
+            not_compared: Some(yttcheck::diff::NotCompared {
+                failed: "head",
+                objects: vec![message.clone(), detail.clone()],
+                total: 3,
+            }),
             library,
             environment: env,
         }],

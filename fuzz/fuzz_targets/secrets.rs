@@ -16,7 +16,10 @@ fuzz_target!(|data: &[u8]| {
     let lines = text.lines().count() as u32;
     let mut last = 0;
     for r in secret_document_lines(text) {
-        assert!(r.start >= 1 && r.start < r.end && r.end <= lines + 1, "{r:?} of {lines}");
+        assert!(
+            r.start >= 1 && r.start < r.end && r.end <= lines + 1,
+            "{r:?} of {lines}"
+        );
         assert!(r.start >= last, "ranges in order");
         last = r.end;
     }
@@ -36,7 +39,9 @@ fuzz_target!(|data: &[u8]| {
                 if shown[at..].starts_with(secret) {
                     let found = at..at + secret.len();
                     assert!(
-                        hidden.iter().any(|h| h.start < found.end && found.start < h.end),
+                        hidden
+                            .iter()
+                            .any(|h| h.start < found.end && found.start < h.end),
                         "{secret:?} shown in {shown:?}"
                     );
                 }
@@ -50,7 +55,10 @@ fuzz_target!(|data: &[u8]| {
         if let Some(lines) = yttcheck::diff::bound::line_diff(rest, &changed, &secrets) {
             assert!(lines.len() <= yttcheck::diff::bound::MAX_DIFF_LINES + 1);
             for l in &lines {
-                assert!(l.chars().count() <= yttcheck::diff::bound::MAX_LINE_CHARS + 60, "{l:?}");
+                assert!(
+                    l.chars().count() <= yttcheck::diff::bound::MAX_LINE_CHARS + 60,
+                    "{l:?}"
+                );
                 // (a hunk's header and the cut note are ours: only a line
                 // of the text, after its sign, carries the input)
                 if l.starts_with("@@ line ") || l.starts_with("… (cut: ") {

@@ -29,13 +29,56 @@ use yttcheck::yaml::SourceFile;
 /// those YAML or go-yaml treat specially (NEL, LS, PS, BOM, NBSP, the C1
 /// controls, noncharacters, private use, combining marks, wide and astral).
 const CHARS: &[char] = &[
-    '\u{80}', '\u{85}', '\u{9F}', '\u{A0}', '\u{AD}', '\u{E9}', '\u{2028}', '\u{2029}',
-    '\u{FEFF}', '\u{FFFE}', '\u{FFFF}', '\u{FFFD}', '\u{E000}', '\u{F8FF}', '\u{10FFFD}',
-    '\u{300}', '\u{20DD}', '\u{903}', '\u{660}', '\u{16EE}', '\u{BD}', '\u{2000}', '\u{3000}',
-    '\u{200B}', '\u{200D}', '\u{202E}', '\u{2060}', '\u{1F3B5}', '\u{1D11E}', '\u{4E2D}',
-    '\u{5D0}', '\u{627}', '\u{391}', '\u{2160}', '\u{2010}', '\u{201C}', '\u{201D}', '\u{2018}',
-    '\u{FF1A}', '\u{FE55}', '\u{2219}', '\u{20AC}', '\u{2C6}', '\u{2022}', '\u{E0001}',
-    '\u{F0000}', '\u{1F600}', '\u{1F1FA}', '\u{D7FF}', '\u{10000}',
+    '\u{80}',
+    '\u{85}',
+    '\u{9F}',
+    '\u{A0}',
+    '\u{AD}',
+    '\u{E9}',
+    '\u{2028}',
+    '\u{2029}',
+    '\u{FEFF}',
+    '\u{FFFE}',
+    '\u{FFFF}',
+    '\u{FFFD}',
+    '\u{E000}',
+    '\u{F8FF}',
+    '\u{10FFFD}',
+    '\u{300}',
+    '\u{20DD}',
+    '\u{903}',
+    '\u{660}',
+    '\u{16EE}',
+    '\u{BD}',
+    '\u{2000}',
+    '\u{3000}',
+    '\u{200B}',
+    '\u{200D}',
+    '\u{202E}',
+    '\u{2060}',
+    '\u{1F3B5}',
+    '\u{1D11E}',
+    '\u{4E2D}',
+    '\u{5D0}',
+    '\u{627}',
+    '\u{391}',
+    '\u{2160}',
+    '\u{2010}',
+    '\u{201C}',
+    '\u{201D}',
+    '\u{2018}',
+    '\u{FF1A}',
+    '\u{FE55}',
+    '\u{2219}',
+    '\u{20AC}',
+    '\u{2C6}',
+    '\u{2022}',
+    '\u{E0001}',
+    '\u{F0000}',
+    '\u{1F600}',
+    '\u{1F1FA}',
+    '\u{D7FF}',
+    '\u{10000}',
 ];
 
 fn text_of(data: &[u8]) -> String {
@@ -78,7 +121,10 @@ fn same(a: &Value, b: &Value) -> bool {
         }
         (Value::Array(x), Value::Array(y)) => {
             x.items.len() == y.items.len()
-                && x.items.iter().zip(&y.items).all(|(p, q)| same(&p.value, &q.value))
+                && x.items
+                    .iter()
+                    .zip(&y.items)
+                    .all(|(p, q)| same(&p.value, &q.value))
         }
         _ => false,
     }
@@ -86,8 +132,9 @@ fn same(a: &Value, b: &Value) -> bool {
 
 fn round_trip(v: &Value, how: &str) {
     let printed = yttcheck::yaml::print::print_value(v);
-    let back = parse_one(&printed)
-        .unwrap_or_else(|| panic!("{how}: the printer's output does not parse: {printed:?} of {v:?}"));
+    let back = parse_one(&printed).unwrap_or_else(|| {
+        panic!("{how}: the printer's output does not parse: {printed:?} of {v:?}")
+    });
     assert!(
         same(v, &back),
         "{how}: printed {printed:?} reads back as {back:?}, not {v:?}"
