@@ -115,6 +115,8 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
     );
     // policy files are neither libraries nor environments
     claimed.extend(cfg.policies.iter().filter_map(|p| RepoPath::new(&p.path)));
+    // (looked up by binary search)
+    claimed.sort();
     let (libraries, ambiguous) = libraries(files, &cfg, &claimed, &mut problems);
     let mut per_lib = environments(
         files,

@@ -283,7 +283,7 @@ fn folders_holding_ytt_files<'f>(
 
 /// Whether `f` is (in) one of the `claimed` paths (sorted): one binary
 /// search per ancestor.
-fn is_claimed(claimed: &[RepoPath], f: &RepoPath) -> bool {
+pub(super) fn is_claimed(claimed: &[RepoPath], f: &RepoPath) -> bool {
     if claimed.is_empty() {
         return false;
     }

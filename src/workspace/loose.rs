@@ -20,7 +20,7 @@ use crate::source::RepoPath;
 use crate::yaml::{Document, Meta, Value};
 
 use super::annotations::{names, parsed_annotations, values_marks};
-use super::discover::{in_private_lib, RepoFiles};
+use super::discover::{in_private_lib, is_claimed, RepoFiles};
 use super::plan::{EnvInputs, FileArg, Library, LooseFile, LooseOutcome};
 
 /// Folders whose values files are a test harness's input.
@@ -45,7 +45,7 @@ pub(super) fn match_files(
             f.is_yaml()
                 && !in_private_lib(f)
                 && !libraries.iter().any(|l| f.starts_with(&l.root))
-                && !claimed.iter().any(|c| f.starts_with(c))
+                && !is_claimed(claimed, f)
         })
         .filter_map(|f| {
             let text = files.text(f)?;
