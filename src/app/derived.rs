@@ -111,16 +111,13 @@ pub fn wanted(
             // asked for its environments' values or one was written before
             // (a first `docs --check` on adoption finds nothing stale there)
             let untyped = schemas.get(&lib.name).and_then(Option::as_ref).is_none();
-            if untyped && !req.environments && !readme.contains(super::docs::BEGIN) {
-                out.extend(package_crs(lib, &schema_of(&lib.name), read));
-                continue;
+            if !untyped || req.environments || readme.contains(super::docs::BEGIN) {
+                out.push(Wanted {
+                    text: super::docs::splice(&readme, &reference),
+                    path,
+                    what: "values reference",
+                });
             }
-            let text = super::docs::splice(&readme, &reference);
-            out.push(Wanted {
-                path,
-                text,
-                what: "values reference",
-            });
         }
         out.extend(package_crs(lib, &schema_of(&lib.name), read));
     }

@@ -38,15 +38,21 @@ pub struct ObjectChange {
 impl ObjectChange {
     /// `Deployment shop/web`, `ConfigMap settings`, `document 3`.
     pub fn title(&self) -> String {
-        let name = match &self.namespace {
-            Some(ns) => format!("{ns}/{}", self.name),
-            None => self.name.clone(),
-        };
-        if self.kind.is_empty() {
-            name
-        } else {
-            format!("{} {name}", self.kind)
-        }
+        title(&self.kind, self.namespace.as_deref(), &self.name)
+    }
+}
+
+/// An object's title from its kind, namespace and name (a document that is
+/// no object has no kind).
+fn title(kind: &str, namespace: Option<&str>, name: &str) -> String {
+    let name = match namespace {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    };
+    if kind.is_empty() {
+        name
+    } else {
+        format!("{kind} {name}")
     }
 }
 
@@ -63,9 +69,24 @@ fn field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     }
 }
 
-/// The objects of a render, each with its identity; a document that is no
-/// object (no apiVersion, kind and name) is known by its place among those.
+/// The objects of a render, each with its identity (see [`identities`]).
 fn objects(docs: &[Document]) -> Vec<(Identity, Tree, bool)> {
+    identities(docs)
+        .into_iter()
+        .map(|(identity, d)| {
+            (
+                identity,
+                Tree::from_value(&d.value),
+                holds_a_secret(&d.value),
+            )
+        })
+        .collect()
+}
+
+/// The documents of a render that are not empty, each with its identity; a
+/// document that is no object (no apiVersion, kind and name) is known by
+/// its place among those.
+fn identities(docs: &[Document]) -> Vec<(Identity, &Document)> {
     let mut out = Vec::new();
     let mut others = 0;
     for d in docs.iter().filter(|d| !d.is_empty()) {
@@ -91,11 +112,7 @@ fn objects(docs: &[Document]) -> Vec<(Identity, Tree, bool)> {
                 )
             }
         };
-        out.push((
-            identity,
-            Tree::from_value(&d.value),
-            holds_a_secret(&d.value),
-        ));
+        out.push((identity, d));
     }
     out
 }
@@ -104,18 +121,14 @@ fn objects(docs: &[Document]) -> Vec<(Identity, Tree, bool)> {
 /// `document 2`), each part cut as a value is.
 pub fn titles(docs: &[Document]) -> Vec<String> {
     let cut = |s: &str| super::bound::cut_str(s, super::bound::MAX_LINE_CHARS).into_owned();
-    objects(docs)
+    identities(docs)
         .into_iter()
-        .map(|(id, ..)| {
-            ObjectChange {
-                change: ObjectChangeKind::Changed,
-                api_version: String::new(),
-                kind: cut(&id.1),
-                namespace: id.2.as_deref().map(cut),
-                name: cut(&id.3),
-                fields: Vec::new(),
-            }
-            .title()
+        .map(|((_, kind, namespace, name), _)| {
+            title(
+                &cut(&kind),
+                namespace.as_deref().map(cut).as_deref(),
+                &cut(&name),
+            )
         })
         .collect()
 }

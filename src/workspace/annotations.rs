@@ -8,27 +8,9 @@ use std::sync::Arc;
 
 use crate::yaml::SourceFile;
 
-/// Whether a file has a document annotated `annotation`: a cheap look at
-/// its `#@` lines, confirmed by a parse when it finds one (a `#@data/values`
-/// line inside a block scalar, a Secret's embedded config, is text to ytt,
-/// not an annotation). A file that does not parse keeps the look's answer:
-/// the check reports why it does not parse.
-pub(super) fn has_annotation(file: &Arc<SourceFile>, annotation: &str) -> bool {
-    scan_has_annotation(file, annotation) && parsed_annotations(file, &[annotation])[0]
-}
-
-fn scan_has_annotation(file: &SourceFile, annotation: &str) -> bool {
-    let mut found = false;
-    for_each_annotation(file.text(), |rest| {
-        found = names(rest, annotation);
-        found
-    });
-    found
-}
-
 /// Whether the parsed file has a comment naming each of `annotations`
-/// (each `true` when the file does not parse).
-pub(super) fn parsed_annotations(file: &Arc<SourceFile>, annotations: &[&str]) -> Vec<bool> {
+/// (each `true` when the file does not parse: the check reports why).
+fn parsed_annotations(file: &Arc<SourceFile>, annotations: &[&str]) -> Vec<bool> {
     // as the look does, past a byte order mark (see `for_each_annotation`)
     let unmarked;
     let file = match file.text().strip_prefix('\u{feff}') {
@@ -43,12 +25,8 @@ pub(super) fn parsed_annotations(file: &Arc<SourceFile>, annotations: &[&str]) -
     };
     let mut found = vec![false; annotations.len()];
     let mut look = |meta: &crate::yaml::Meta| {
-        for c in &meta.comments {
-            if let Some(rest) = c.data.strip_prefix('@') {
-                for (i, a) in annotations.iter().enumerate() {
-                    found[i] |= names(rest.trim_start(), a);
-                }
-            }
+        for (i, a) in annotations.iter().enumerate() {
+            found[i] |= meta_names(meta, a);
         }
     };
     fn walk(v: &crate::yaml::Value, look: &mut dyn FnMut(&crate::yaml::Meta)) {
@@ -72,16 +50,28 @@ pub(super) fn parsed_annotations(file: &Arc<SourceFile>, annotations: &[&str]) -
     found
 }
 
+/// Whether a node's comments hold `#@annotation`.
+pub(super) fn meta_names(meta: &crate::yaml::Meta, annotation: &str) -> bool {
+    meta.comments.iter().any(|c| {
+        c.data
+            .strip_prefix('@')
+            .is_some_and(|rest| names(rest.trim_start(), annotation))
+    })
+}
+
 /// Whether the text after an annotation line's `#@` names `annotation`
 /// (and not a longer name that starts with it).
-pub(super) fn names(rest: &str, annotation: &str) -> bool {
+fn names(rest: &str, annotation: &str) -> bool {
     rest.starts_with(annotation)
         && !rest[annotation.len()..]
             .starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '/')
 }
 
-/// Whether a file has `#@data/values-schema` and `#@data/values` documents,
-/// in one look (confirmed by a parse as [`has_annotation`] is).
+/// Whether a file has `#@data/values-schema` and `#@data/values` documents:
+/// a cheap look at its `#@` lines, confirmed by a parse when it finds one
+/// (a `#@data/values` line inside a block scalar, a Secret's embedded
+/// config, is text to ytt, not an annotation). A file that does not parse
+/// keeps the look's answer.
 pub(super) fn values_marks(file: &Arc<SourceFile>) -> (bool, bool) {
     match scan_values_marks(file) {
         (false, false) => (false, false),
@@ -141,6 +131,15 @@ fn for_each_annotation(text: &str, mut f: impl FnMut(&str) -> bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn scan_has_annotation(file: &SourceFile, annotation: &str) -> bool {
+        let mut found = false;
+        for_each_annotation(file.text(), |rest| {
+            found = names(rest, annotation);
+            found
+        });
+        found
+    }
 
     /// The scan answers what a look through the listed `#@` lines answers.
     #[test]

@@ -131,7 +131,6 @@ fn unsorted_plan(files: &RepoFiles, config: Option<(&RepoPath, &Config)>) -> Pla
     let loose_files = if cfg.environments.is_empty() {
         super::loose::match_files(files, &libraries, &claimed, &|f| {
             super::vendored::is_other_tools(files, f)
-                || super::vendored::is_well_known(f)
                 || vendored_folders.iter().any(|v| f.starts_with(v))
         })
     } else {

@@ -30,7 +30,7 @@ use std::sync::Arc;
 use crate::source::{walk, RepoPath, SourceCache};
 use crate::yaml::SourceFile;
 
-use super::annotations::{has_annotation, values_marks};
+use super::annotations::values_marks;
 use super::config::CONFIG_FILE;
 use super::patterns::glob_set;
 use super::plan::{EnvInputs, FileArg, PlanProblem};
@@ -52,6 +52,8 @@ pub struct RepoFiles<'a> {
     /// Every folder holding a file, sorted.
     pub dirs: BTreeSet<RepoPath>,
     pub problems: Vec<PlanProblem>,
+    /// Each file's [`RepoFiles::values_marks`], once asked.
+    marks: std::sync::Mutex<std::collections::HashMap<RepoPath, (bool, bool)>>,
 }
 
 impl<'a> RepoFiles<'a> {
@@ -90,7 +92,31 @@ impl<'a> RepoFiles<'a> {
                     in_config: false,
                 })
                 .collect(),
+            marks: Default::default(),
         }
+    }
+
+    /// Whether a file holds `#@data/values-schema` and `#@data/values`
+    /// documents ([`super::annotations::values_marks`]; neither when it
+    /// cannot be read). Asked once per file: discovery, the `values/`
+    /// folders and the loose values files all ask, and a yes costs a parse.
+    pub fn values_marks(&self, path: &RepoPath) -> (bool, bool) {
+        if let Some(marks) = self.marks.lock().expect("marks").get(path) {
+            return *marks;
+        }
+        let marks = self.text(path).map_or((false, false), |t| values_marks(&t));
+        self.marks
+            .lock()
+            .expect("marks")
+            .insert(path.clone(), marks);
+        marks
+    }
+
+    /// Whether a file holds a `#@data/values` or `#@data/values-schema`
+    /// document.
+    pub fn holds_values_documents(&self, path: &RepoPath) -> bool {
+        let (schema, values) = self.values_marks(path);
+        schema || values
     }
 
     /// A file's text, or `None` when it cannot be read as text.
@@ -194,12 +220,7 @@ pub(super) fn find_envs(
                         parts.push((path, true));
                     }
                 }
-                None if f.is_yaml()
-                    && !(values_root
-                        && files
-                            .text(f)
-                            .is_some_and(|t| has_annotation(&t, "data/values-schema"))) =>
-                {
+                None if f.is_yaml() && !(values_root && files.values_marks(f).0) => {
                     by_name
                         .entry(f.stem().to_string())
                         .or_default()
@@ -244,26 +265,16 @@ fn is_library_values_folder(
         .filter(|f| !f.starts_with(dir) && !in_private_lib(f) && is_ytt_file(f) && !other_tools(f))
         .collect();
     !beside.is_empty()
-        && !beside.iter().any(|f| {
-            f.is_yaml()
-                && files.text(f).is_some_and(|t| {
-                    let (schema, values) = values_marks(&t);
-                    schema || values
-                })
-        })
+        && !beside
+            .iter()
+            .any(|f| f.is_yaml() && files.holds_values_documents(f))
 }
 
 /// Whether every YAML file in `dir` holds a `#@data/values` or
 /// `#@data/values-schema` document (and there is one).
 fn all_values_documents(files: &RepoFiles, dir: &RepoPath) -> bool {
     let mut yaml = files.under(dir).iter().filter(|f| f.is_yaml()).peekable();
-    yaml.peek().is_some()
-        && yaml.all(|f| {
-            files.text(f).is_some_and(|t| {
-                let (schema, values) = values_marks(&t);
-                schema || values
-            })
-        })
+    yaml.peek().is_some() && yaml.all(|f| files.holds_values_documents(f))
 }
 
 /// The folders that directly hold ytt files (YAML, Starlark, text) that are
@@ -319,10 +330,7 @@ pub(super) fn discover_libraries(
     let marks: Vec<(bool, bool)> = yaml
         .par_iter()
         .with_min_len(16)
-        .map(|f| match files.text(f) {
-            Some(t) => values_marks(&t),
-            None => (false, false),
-        })
+        .map(|f| files.values_marks(f))
         .collect();
     // a library's own `values/` folder of defaults (see `find_envs`: one
     // that is not an environment root is the library's) marks the folder
@@ -576,9 +584,8 @@ pub(super) fn left_out(files: &RepoFiles, root: &RepoPath, own: &[RepoPath]) -> 
 fn classify(files: &RepoFiles, args: impl IntoIterator<Item = FileArg>, inputs: &mut EnvInputs) {
     for a in args {
         let plain = a.path.is_yaml()
-            && files.text(&a.path).is_some_and(|t| {
-                !has_annotation(&t, "data/values") && !has_annotation(&t, "data/values-schema")
-            });
+            && files.text(&a.path).is_some()
+            && !files.holds_values_documents(&a.path);
         if plain {
             inputs.data_values_files.push(a.path);
         } else {

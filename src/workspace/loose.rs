@@ -17,9 +17,9 @@
 use std::collections::BTreeSet;
 
 use crate::source::RepoPath;
-use crate::yaml::{Document, Meta, Value};
+use crate::yaml::{Document, Value};
 
-use super::annotations::{names, parsed_annotations, values_marks};
+use super::annotations::meta_names;
 use super::discover::{in_private_lib, is_claimed, RepoFiles};
 use super::plan::{EnvInputs, FileArg, Library, LooseFile, LooseOutcome};
 
@@ -48,8 +48,7 @@ pub(super) fn match_files(
                 && !is_claimed(claimed, f)
         })
         .filter_map(|f| {
-            let text = files.text(f)?;
-            let (schema, values) = values_marks(&text);
+            let (schema, values) = files.values_marks(f);
             let plain_values = !schema && !values && f.file_name().contains("values");
             ((values && !schema) || plain_values).then(|| (f.clone(), values))
         })
@@ -121,36 +120,27 @@ fn outcome_for(
         .collect();
     // a library that declares no values (`ci/templates/x.yml`) takes the
     // values file named as it is (`ci/inputs/x.yml`)
-    let named = |stem: &str| {
-        (0..libraries.len()).find(|&i| declared[i].is_empty() && libraries[i].name == stem)
-    };
-    match fitting.as_slice() {
-        [one] => LooseOutcome::Environment {
+    let named = (0..libraries.len()).find(|&i| declared[i].is_empty() && libraries[i].name == stem);
+    match (fitting.as_slice(), named) {
+        ([one], _) => LooseOutcome::Environment {
             library: *one,
             by_name: false,
         },
-        [] if named(stem).is_some() => LooseOutcome::Environment {
-            library: named(stem).unwrap_or_default(),
+        ([], Some(library)) => LooseOutcome::Environment {
+            library,
             by_name: true,
         },
-        [] => LooseOutcome::NoLibrary {
+        ([], None) => LooseOutcome::NoLibrary {
             undeclared: keys
                 .iter()
                 .filter(|k| !declared.iter().any(|d| d.contains(*k)))
                 .cloned()
                 .collect(),
         },
-        many => LooseOutcome::Ambiguous(many.iter().map(|&i| libraries[i].name.clone()).collect()),
+        (many, _) => {
+            LooseOutcome::Ambiguous(many.iter().map(|&i| libraries[i].name.clone()).collect())
+        }
     }
-}
-
-/// Whether a node's comments hold `#@annotation`.
-fn annotated(meta: &Meta, annotation: &str) -> bool {
-    meta.comments.iter().any(|c| {
-        c.data
-            .strip_prefix('@')
-            .is_some_and(|rest| names(rest.trim_start(), annotation))
-    })
 }
 
 fn top_keys(doc: &Document, into: &mut BTreeSet<String>) {
@@ -171,18 +161,17 @@ fn declared_keys(files: &RepoFiles, library: &Library) -> BTreeSet<String> {
     let mut schema = BTreeSet::new();
     let mut defaults = BTreeSet::new();
     for f in own {
-        let Some(text) = files.text(f) else { continue };
-        let (has_schema, has_values) = values_marks(&text);
-        if !has_schema && !has_values {
+        if !files.holds_values_documents(f) {
             continue;
         }
+        let Some(text) = files.text(f) else { continue };
         let Ok(set) = crate::yaml::parse::parse(&text, true) else {
             continue;
         };
         for doc in &set.docs {
-            if annotated(&doc.meta, "data/values-schema") {
+            if meta_names(&doc.meta, "data/values-schema") {
                 top_keys(doc, &mut schema);
-            } else if annotated(&doc.meta, "data/values") {
+            } else if meta_names(&doc.meta, "data/values") {
                 top_keys(doc, &mut defaults);
             }
         }
@@ -195,17 +184,14 @@ fn declared_keys(files: &RepoFiles, library: &Library) -> BTreeSet<String> {
 }
 
 /// The top-level keys a values file sets: of its `#@data/values` documents
-/// when it has them, else of all its documents. `None` when it does not
-/// parse.
+/// when it has them (its marks say so, confirmed by a parse), else of all
+/// its documents. `None` when it does not parse.
 fn file_keys(files: &RepoFiles, path: &RepoPath, annotated_file: bool) -> Option<BTreeSet<String>> {
     let text = files.text(path)?;
-    if annotated_file && !parsed_annotations(&text, &["data/values"])[0] {
-        return None;
-    }
     let set = crate::yaml::parse::parse(&text, true).ok()?;
     let mut keys = BTreeSet::new();
     for doc in &set.docs {
-        if !annotated_file || annotated(&doc.meta, "data/values") {
+        if !annotated_file || meta_names(&doc.meta, "data/values") {
             top_keys(doc, &mut keys);
         }
     }
