@@ -19,6 +19,7 @@ pub mod gocompat;
 pub mod kubernetes;
 pub mod lsp;
 pub mod overlay;
+pub mod post;
 pub mod render;
 pub mod report;
 pub mod schema;

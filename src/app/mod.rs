@@ -11,6 +11,7 @@
 pub mod budget;
 pub mod check;
 pub mod ci;
+pub mod comment;
 pub mod derived;
 pub mod diff;
 pub mod docs;

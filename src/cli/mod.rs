@@ -19,6 +19,7 @@ macro_rules! outln {
 pub mod args;
 pub mod check;
 pub mod ci;
+pub mod comment;
 pub mod daemon;
 pub mod diff;
 pub mod docs;
@@ -51,6 +52,9 @@ pub enum Command {
     /// One GitHub Actions step: check what the event calls for, then write
     /// annotations, SARIF, step outputs and the job summary
     Ci(ci::CiArgs),
+    /// Post the pull request comment a `ci --comment-file` step wrote (the
+    /// fork-safe `workflow_run` pattern)
+    Comment(comment::CommentArgs),
     /// The repository's warm daemon, which makes checks in hooks fast
     Daemon(daemon::DaemonArgs),
     /// Diff the final data values (and schemas) between a base revision and head
@@ -109,6 +113,7 @@ pub fn main() -> i32 {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Ci(args) => ci::run(&args),
+        Command::Comment(args) => comment::run(&args),
         Command::Daemon(args) => daemon::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Docs(args) => docs::run(&args),

@@ -7,14 +7,14 @@ use super::{DiffReport, PairStatus};
 use crate::escape::control;
 use crate::escape::markdown::{code, html, html_code, text as md_text};
 
-fn value(v: &Option<super::values::Tree>, redacted: bool) -> String {
+pub(crate) fn value(v: &Option<super::values::Tree>, redacted: bool) -> String {
     if redacted {
         return "(value not shown)".into();
     }
     v.as_ref().map(|t| t.short()).unwrap_or_default()
 }
 
-fn sign(kind: ChangeKind) -> &'static str {
+pub(crate) fn sign(kind: ChangeKind) -> &'static str {
     match kind {
         ChangeKind::Added => "+",
         ChangeKind::Removed => "-",
@@ -23,7 +23,7 @@ fn sign(kind: ChangeKind) -> &'static str {
     }
 }
 
-fn status_note(s: PairStatus) -> Option<&'static str> {
+pub(crate) fn status_note(s: PairStatus) -> Option<&'static str> {
     match s {
         PairStatus::Compared => None,
         PairStatus::Added => Some("new pair"),
@@ -35,7 +35,7 @@ fn status_note(s: PairStatus) -> Option<&'static str> {
 
 /// What a line diff changed, in words (`text changed: 2 lines removed,
 /// 3 added`).
-fn lines_summary(c: &Change) -> String {
+pub(crate) fn lines_summary(c: &Change) -> String {
     let count = |sign: char| c.lines.iter().filter(|l| l.starts_with(sign)).count();
     let (removed, added) = (count('-'), count('+'));
     let plural = |n: usize| if n == 1 { "" } else { "s" };
@@ -123,7 +123,7 @@ fn change_line(c: &Change) -> String {
 /// Whether a pair is worth a block of its own: changed values, a changed
 /// status, errors it did not have at base, or a render at one side only
 /// (what it could not compare, and a fix of the base's failure).
-fn shown(p: &super::PairDiff) -> bool {
+pub(crate) fn shown(p: &super::PairDiff) -> bool {
     !p.changes.is_empty()
         || !p.objects.is_empty()
         || p.status != PairStatus::Compared
@@ -175,7 +175,7 @@ fn object_lines(p: &super::PairDiff) -> Vec<(super::objects::ObjectChangeKind, S
 /// Why a pair fails, a line each: at head when it fails there (newly, or
 /// its values cannot be computed), at base when only the base failed, and
 /// whether a failure at both sides changed.
-fn fail_lines(p: &super::PairDiff) -> Vec<String> {
+pub(crate) fn fail_lines(p: &super::PairDiff) -> Vec<String> {
     let list = |side: &str, n: usize, rs: &[super::FailReason]| -> Vec<String> {
         let mut out: Vec<String> = rs
             .iter()
@@ -244,7 +244,7 @@ fn not_compared_line(n: &super::NotCompared) -> String {
     )
 }
 
-fn newly_failing_note(p: &super::PairDiff) -> Option<String> {
+pub(crate) fn newly_failing_note(p: &super::PairDiff) -> Option<String> {
     (p.newly_failing && p.status != PairStatus::HeadFailed).then(|| {
         format!(
             "newly fails: {} error{} at head, none at base",

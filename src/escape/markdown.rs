@@ -100,9 +100,75 @@ pub fn code(s: &str) -> String {
     format!("<code>{}</code>", text(s))
 }
 
+/// The word joiner (U+2060): invisible, and no word character.
+const JOINER: char = '\u{2060}';
+
+/// Escaped text (from [`text`], [`code`], [`html`]...) made inert for a
+/// pull request comment, where GitHub turns more than Markdown into live
+/// things after rendering, in text and in code alike: `@name` notifies a
+/// person or a team, `#12`, `GH-12` and `owner/repo#12` link (and
+/// cross-reference) an issue, and a run of 7 to 40 hex digits links a
+/// commit. A word joiner goes after the `@` or `#` and inside `GH-`, and
+/// after every sixth digit of a hex run, so none of them matches; the text
+/// reads the same. (`&#58;`, a character reference [`html`] writes, keeps
+/// its `#`.)
+pub fn inert(escaped: &str) -> String {
+    let mut out = String::with_capacity(escaped.len() + 8);
+    let chars: Vec<char> = escaped.chars().collect();
+    let mut hex_run = 0;
+    for (i, &c) in chars.iter().enumerate() {
+        let next = chars.get(i + 1).copied();
+        let prev = i.checked_sub(1).map(|p| chars[p]);
+        if c.is_ascii_hexdigit() {
+            if hex_run == 6 {
+                out.push(JOINER);
+                hex_run = 0;
+            }
+            hex_run += 1;
+        } else {
+            hex_run = 0;
+        }
+        out.push(c);
+        let joined = match c {
+            '@' => next.is_some_and(|n| n.is_ascii_alphanumeric()),
+            '#' => prev != Some('&') && next.is_some_and(|n| n.is_ascii_digit()),
+            'h' | 'H' => {
+                prev.is_some_and(|p| p == 'g' || p == 'G')
+                    && next == Some('-')
+                    && chars.get(i + 2).is_some_and(char::is_ascii_digit)
+            }
+            _ => false,
+        };
+        if joined {
+            out.push(JOINER);
+            hex_run = 0;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mentions_references_and_commit_ids_are_made_inert() {
+        let j = JOINER;
+        assert_eq!(inert("@octocat"), format!("@{j}octocat"));
+        assert_eq!(inert(&text("cc @org/team")), format!("cc \\@{j}org/team"));
+        assert_eq!(inert("fixes #12, o/r#3"), format!("fixes #{j}12, o/r#{j}3"));
+        assert_eq!(inert("GH-7 gh-8"), format!("GH{j}-7 gh{j}-8"));
+        assert_eq!(inert("a:&#58;b"), "a:&#58;b");
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        let out = inert(sha);
+        assert_eq!(out.replace(j, ""), sha);
+        assert!(out.split(j).all(|part| part.len() <= 6), "{out}");
+        // plain words and short numbers stay as they are
+        assert_eq!(
+            inert("replicas: 3, port 8080, email"),
+            "replicas: 3, port 8080, email"
+        );
+    }
 
     #[test]
     fn structure_is_escaped_and_plain_text_is_not() {

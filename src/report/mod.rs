@@ -6,8 +6,11 @@
 //! * [`github`] — workflow commands (`::error file=...`) for annotations;
 //! * [`gitlab`] — GitLab Code Quality JSON for merge requests;
 //! * [`junit`] — one test case per library x environment pair;
-//! * [`markdown`] — a table for `$GITHUB_STEP_SUMMARY` or a PR comment.
+//! * [`markdown`] — a table for `$GITHUB_STEP_SUMMARY`;
+//! * [`comment`] — the pull request comment, bounded, from data a poster
+//!   that trusts nothing prints.
 
+pub mod comment;
 pub mod github;
 pub mod gitlab;
 pub mod json;

@@ -212,13 +212,18 @@ fn an_upward_import_is_caught() {
 
 /// Fails on a file of `src/` outside `owner` that names one of `needles`.
 fn only_module_uses(owner: &str, needles: &[&str], why: &str) {
+    only_modules_use(&[owner], needles, why)
+}
+
+/// Fails on a file of `src/` outside `owners` that names one of `needles`.
+fn only_modules_use(owners: &[&str], needles: &[&str], why: &str) {
     let src = root().join("src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     for f in files {
         let rel = f.strip_prefix(&src).unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(&f).unwrap();
-        if !rel.starts_with(owner) {
+        if !owners.iter().any(|o| rel.starts_with(&format!("{o}/"))) {
             for needle in needles {
                 assert!(!text.contains(needle), "{rel} uses {needle}: {why}");
             }
@@ -232,11 +237,11 @@ fn only_source_touches_git() {
 }
 
 #[test]
-fn only_fetch_connects_to_other_hosts() {
-    only_module_uses(
-        "fetch",
+fn only_fetch_and_post_connect_to_other_hosts() {
+    only_modules_use(
+        &["fetch", "post"],
         &["ureq::", "TcpStream"],
-        "only fetch connects to other hosts",
+        "only fetch (what a check reads) and post (the comment) connect to other hosts",
     );
 }
 
@@ -697,7 +702,9 @@ fn the_command_line_stays_a_face() {
         .map(|f| std::fs::read_to_string(f).unwrap().lines().count())
         .sum();
     assert!(
-        lines <= 2_200,
+        // (2,200 until `comment` joined `ci` as a face of the pull
+        // request comment: its flags, and the runner's workflow_run event)
+        lines <= 2_350,
         "src/cli is {lines} lines: what is checked or compared belongs in app, how it is shown in report"
     );
     let mut others = Vec::new();

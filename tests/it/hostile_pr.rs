@@ -319,7 +319,7 @@ const OUR_TAGS: &[&str] = &[
 /// Renders Markdown with cmarkgfm (GitHub's extensions; raw HTML kept, as
 /// GitHub keeps the tags it allows) and returns its structure: every tag,
 /// each heading's text, and each table row's cell count.
-fn render_markdown(md: &str) -> Option<serde_json::Value> {
+pub(super) fn render_markdown(md: &str) -> Option<serde_json::Value> {
     let python = super::common::python_with(&["cmarkgfm"])?;
     let script = r#"
 import json, sys, cmarkgfm

@@ -15,6 +15,7 @@
 //! files (SARIF, JSON, the diff, the whole summary), the job summary fitted
 //! under GitHub's 1 MiB, and the step's outputs.
 
+pub mod comment;
 pub mod event;
 
 use std::path::{Path, PathBuf};
@@ -57,6 +58,13 @@ pub struct CiRequest {
     pub in_runner: bool,
     /// A random token for `::stop-commands::` around the text report.
     pub stop_token: String,
+    /// `--comment`: post (or update) the pull request's comment.
+    pub comment: bool,
+    /// `--comment-file`: write the comment's content for a later job.
+    pub comment_file: Option<PathBuf>,
+    /// The run's page (the runner's `GITHUB_SERVER_URL`...), for the
+    /// comment's footer.
+    pub run_url: Option<String>,
 }
 
 /// One thing the step must do, in order.
@@ -73,6 +81,13 @@ pub enum CiStep {
         file: PathBuf,
         text: String,
         what: &'static str,
+    },
+    /// Post the pull request comment (or update the one posted before);
+    /// `quiet`: it has nothing to report (no new comment for it).
+    Post {
+        number: u64,
+        body: String,
+        quiet: bool,
     },
     /// Stop here: the step fails with this error (exit 2).
     Fail(UsageError),
@@ -312,11 +327,24 @@ fn present(
         });
     }
 
-    let counts = Counts::of(&result.findings);
     let failed = match &new_input {
         Some(new) if !fail_on_existing => new.failed(),
         _ => input.failed(),
     };
+    if let Some(c) = change.filter(|_| req.comment || req.comment_file.is_some()) {
+        let content = comment::content(&comment::CommentParts {
+            change: c,
+            headline: &headline,
+            failed,
+            new: new_input.as_ref().unwrap_or(&input),
+            old: old_input.as_ref(),
+            diff: diff.as_ref(),
+            base_name: base_name(c),
+            head_name: head_name(c),
+        });
+        steps.extend(comment_steps(req, c, &content));
+    }
+    let counts = Counts::of(&result.findings);
     let breaking = diff.as_ref().map_or(0, DiffReport::breaking);
     if let Some(file) = &req.output_file {
         let outputs: [(&str, String); 13] = [
@@ -388,9 +416,67 @@ fn diff(req: &CiRequest, c: &Change) -> Result<DiffReport, UsageError> {
         no_render: !req.check.render,
     })?;
     // names a reviewer knows, not "work tree"
-    report.base = format!("{} ({})", c.base_ref, short(&c.base_sha));
-    report.head = format!("{} ({})", describe_change(c), short(&c.head_sha));
+    report.base = base_name(c);
+    report.head = head_name(c);
     Ok(report)
+}
+
+/// `main (abc1234)`.
+fn base_name(c: &Change) -> String {
+    format!("{} ({})", c.base_ref, short(&c.base_sha))
+}
+
+/// `pull request #12 (def5678)`.
+fn head_name(c: &Change) -> String {
+    format!("{} ({})", describe_change(c), short(&c.head_sha))
+}
+
+/// Where the comment's content goes: the file a later job posts, the
+/// report folder (`comment.md`, as posted), and the pull request, when
+/// the token may write there.
+fn comment_steps(
+    req: &CiRequest,
+    c: &Change,
+    content: &crate::report::comment::Comment,
+) -> Vec<CiStep> {
+    let body = app::comment::body(
+        content,
+        &crate::report::comment::Footer {
+            run_url: req.run_url.as_deref(),
+            artifact: app::comment::ARTIFACT,
+        },
+    );
+    let mut steps = vec![CiStep::Write(
+        req.report_dir.join("comment.md"),
+        body.clone(),
+    )];
+    if let Some(file) = &req.comment_file {
+        let json = serde_json::to_string_pretty(content).unwrap_or_default();
+        steps.push(CiStep::Write(file.clone(), json + "\n"));
+    }
+    if !req.comment {
+        return steps;
+    }
+    let notice = |why: &str| {
+        CiStep::Log(command(
+            "notice",
+            &[("title", "yttcheck")],
+            &format!("the pull request comment is not posted: {why}"),
+        ))
+    };
+    match c.number {
+        None => steps.push(notice(&format!("a {} has no pull request", c.event))),
+        Some(_) if !c.token_can_upload => steps.push(notice(&format!(
+            "{}; write it with --comment-file and post it from a workflow_run job (docs/ci.md, \"The pull request comment\")",
+            c.read_only_because.as_deref().unwrap_or("the token is read-only")
+        ))),
+        Some(number) => steps.push(CiStep::Post {
+            number,
+            body,
+            quiet: content.is_quiet(),
+        }),
+    }
+    steps
 }
 
 /// `2 findings silenced by this change (inline ignore envs/prod.yml:1,

@@ -25,6 +25,9 @@ pub struct Github {
     pub summary_file: Option<PathBuf>,
     /// `RUNNER_TEMP`: a folder emptied after each job.
     pub runner_temp: Option<PathBuf>,
+    /// The run's page, from `GITHUB_SERVER_URL`, `GITHUB_REPOSITORY` and
+    /// `GITHUB_RUN_ID`.
+    pub run_url: Option<String>,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -56,8 +59,37 @@ impl Github {
             output_file: path_var("GITHUB_OUTPUT"),
             summary_file: path_var("GITHUB_STEP_SUMMARY"),
             runner_temp: path_var("RUNNER_TEMP"),
+            run_url: run_url(),
         })
     }
+}
+
+/// `{GITHUB_SERVER_URL}/{GITHUB_REPOSITORY}/actions/runs/{GITHUB_RUN_ID}`.
+pub fn run_url() -> Option<String> {
+    Some(format!(
+        "{}/{}/actions/runs/{}",
+        var("GITHUB_SERVER_URL")?.trim_end_matches('/'),
+        var("GITHUB_REPOSITORY")?,
+        var("GITHUB_RUN_ID")?
+    ))
+}
+
+/// What a `workflow_run` event says of the run that triggered it: its
+/// pull requests (none for a fork's) and its page. Empty elsewhere.
+pub fn workflow_run() -> Result<(Vec<u64>, Option<String>), UsageError> {
+    if var("GITHUB_EVENT_NAME").as_deref() != Some("workflow_run") {
+        return Ok((Vec::new(), None));
+    }
+    let Some(path) = path_var("GITHUB_EVENT_PATH") else {
+        return Ok((Vec::new(), None));
+    };
+    let payload = read_payload(&path)?;
+    let run = &payload["workflow_run"];
+    let prs = run["pull_requests"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|p| p["number"].as_u64()).collect())
+        .unwrap_or_default();
+    Ok((prs, run["html_url"].as_str().map(str::to_string)))
 }
 
 fn read_payload(path: &Path) -> Result<serde_json::Value, UsageError> {

@@ -98,6 +98,17 @@ pub struct CiArgs {
     #[arg(long = "cache-dir", value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
 
+    /// On a pull request, post one comment with the verdict and what
+    /// changes per environment, updated in place on every push (needs
+    /// GITHUB_TOKEN with `pull-requests: write`)
+    #[arg(long)]
+    pub comment: bool,
+
+    /// Write the comment's content to FILE, for a `workflow_run` job to
+    /// post with `yttcheck comment --from FILE` (pull requests from forks)
+    #[arg(long = "comment-file", value_name = "FILE")]
+    pub comment_file: Option<PathBuf>,
+
     #[command(flatten)]
     pub budget: BudgetArgs,
 
@@ -209,6 +220,9 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         secrets: args.secrets.clone(),
         in_runner: out::in_runner(),
         stop_token: out::stop_token(),
+        comment: args.comment,
+        comment_file: args.comment_file.clone(),
+        run_url: gh.run_url.clone(),
     };
     let answer = app::ci::run(&request, &warm);
     if let Some(s) = store {
@@ -222,6 +236,14 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
             CiStep::Write(path, text) => crate::disk::write::report_file(&path, text.as_bytes())
                 .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
             CiStep::Append { file, text, what } => github::append(&file, &text, what)?,
+            CiStep::Post {
+                number,
+                body,
+                quiet,
+            } => match super::comment::post(number, &body, quiet) {
+                Ok(done) => out::data(&out::message(&format!("yttcheck: {done}\n"))),
+                Err(e) => out::data(&out::command("warning", &[("title", "yttcheck")], &e)),
+            },
             CiStep::Fail(e) => return Err(e),
         }
     }

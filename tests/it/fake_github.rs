@@ -1,0 +1,270 @@
+//! A GitHub REST API for one pull request's comments, on 127.0.0.1: it
+//! answers the three calls the comment makes as GitHub does (a paginated
+//! list with a `Link` header, create, update), and the refusals a real
+//! run meets (401 without the token, 403 for a read-only token, a
+//! secondary rate limit with `retry-after`, 422 for a body over the
+//! limit). Every request is recorded, with its `Authorization` header.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+pub const TOKEN: &str = "ghs_TESTTOKEN0123456789";
+pub const REPO: &str = "acme/config";
+
+#[derive(Debug, Clone)]
+pub struct Comment {
+    pub id: u64,
+    pub body: String,
+    pub user_type: &'static str,
+    pub association: &'static str,
+}
+
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    pub target: String,
+    pub authorization: Option<String>,
+}
+
+#[derive(Debug, Default)]
+pub struct State {
+    pub comments: Vec<Comment>,
+    pub requests: Vec<Request>,
+    /// The token may read, not write (a fork's pull request).
+    pub read_only: bool,
+    /// The next write meets a secondary rate limit.
+    pub rate_limit_next_write: bool,
+    /// Comments per page (GitHub's `per_page`, made small to paginate).
+    pub per_page: usize,
+    /// Longest body taken, in characters (GitHub: 65,536).
+    pub max_chars: usize,
+    next_id: u64,
+}
+
+pub struct FakeGithub {
+    pub url: String,
+    pub state: Arc<Mutex<State>>,
+}
+
+impl FakeGithub {
+    pub fn start() -> FakeGithub {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let state = Arc::new(Mutex::new(State {
+            per_page: 2,
+            max_chars: 65_536,
+            next_id: 1000,
+            ..State::default()
+        }));
+        let shared = state.clone();
+        let base = url.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let _ = serve(stream, &shared, &base);
+            }
+        });
+        FakeGithub { url, state }
+    }
+
+    /// A comment already on the pull request.
+    pub fn add(&self, body: &str, user_type: &'static str, association: &'static str) -> u64 {
+        let mut s = self.state.lock().unwrap();
+        s.next_id += 1;
+        let id = s.next_id;
+        s.comments.push(Comment {
+            id,
+            body: body.into(),
+            user_type,
+            association,
+        });
+        id
+    }
+
+    pub fn comments(&self) -> Vec<Comment> {
+        self.state.lock().unwrap().comments.clone()
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.state.lock().unwrap().requests.clone()
+    }
+}
+
+fn serve(stream: TcpStream, state: &Mutex<State>, base: &str) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let (method, target) = (
+        parts.next().unwrap_or("").to_string(),
+        parts.next().unwrap_or("").to_string(),
+    );
+    let (mut length, mut authorization) = (0usize, None);
+    loop {
+        let mut h = String::new();
+        reader.read_line(&mut h)?;
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            match k.to_ascii_lowercase().as_str() {
+                "content-length" => length = v.trim().parse().unwrap_or(0),
+                "authorization" => authorization = Some(v.trim().to_string()),
+                _ => {}
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body)?;
+    let body = String::from_utf8_lossy(&body).into_owned();
+    let (status, headers, answer) = {
+        let mut s = state.lock().unwrap();
+        s.requests.push(Request {
+            method: method.clone(),
+            target: target.clone(),
+            authorization: authorization.clone(),
+        });
+        answer(
+            &mut s,
+            &method,
+            &target,
+            authorization.as_deref(),
+            &body,
+            base,
+        )
+    };
+    let mut out = stream;
+    let mut head = format!(
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+        answer.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    out.write_all(head.as_bytes())?;
+    out.write_all(answer.as_bytes())?;
+    out.flush()
+}
+
+fn json_comment(c: &Comment) -> serde_json::Value {
+    serde_json::json!({
+        "id": c.id,
+        "body": c.body,
+        "user": {"login": if c.user_type == "Bot" { "github-actions[bot]" } else { "someone" }, "type": c.user_type},
+        "author_association": c.association,
+    })
+}
+
+type Answer = (u16, Vec<(String, String)>, String);
+
+fn refuse(status: u16, message: &str) -> Answer {
+    (
+        status,
+        Vec::new(),
+        serde_json::json!({ "message": message }).to_string(),
+    )
+}
+
+fn answer(
+    s: &mut State,
+    method: &str,
+    target: &str,
+    auth: Option<&str>,
+    body: &str,
+    base: &str,
+) -> Answer {
+    if auth != Some(&format!("Bearer {TOKEN}")) {
+        return refuse(401, "Bad credentials");
+    }
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let list_path = format!("/repos/{REPO}/issues/42/comments");
+    let write = method == "POST" || method == "PATCH";
+    if write && s.read_only {
+        return refuse(403, "Resource not accessible by integration");
+    }
+    if write && s.rate_limit_next_write {
+        s.rate_limit_next_write = false;
+        return (
+            403,
+            vec![("retry-after".into(), "1".into())],
+            serde_json::json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."}).to_string(),
+        );
+    }
+    let text = || -> Result<String, Answer> {
+        let v: serde_json::Value =
+            serde_json::from_str(body).map_err(|_| refuse(400, "Problems parsing JSON"))?;
+        let t = v["body"].as_str().unwrap_or_default().to_string();
+        if t.chars().count() > s.max_chars {
+            return Err(refuse(
+                422,
+                "Validation Failed: body is too long (maximum is 65536 characters)",
+            ));
+        }
+        Ok(t)
+    };
+    match method {
+        "GET" if path == list_path => {
+            let page: usize = query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("page="))
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(1);
+            let per = s.per_page;
+            let items: Vec<_> = s
+                .comments
+                .iter()
+                .skip((page - 1) * per)
+                .take(per)
+                .map(json_comment)
+                .collect();
+            let mut headers = Vec::new();
+            if page * per < s.comments.len() {
+                headers.push((
+                    "link".into(),
+                    format!(
+                        "<{base}{list_path}?per_page=100&page={}>; rel=\"next\", <{base}{list_path}?per_page=100&page={}>; rel=\"last\"",
+                        page + 1,
+                        s.comments.len().div_ceil(per)
+                    ),
+                ));
+            }
+            (200, headers, serde_json::Value::Array(items).to_string())
+        }
+        "POST" if path == list_path => match text() {
+            Ok(t) => {
+                s.next_id += 1;
+                let c = Comment {
+                    id: s.next_id,
+                    body: t,
+                    user_type: "Bot",
+                    association: "NONE",
+                };
+                let answer = json_comment(&c).to_string();
+                s.comments.push(c);
+                (201, Vec::new(), answer)
+            }
+            Err(a) => a,
+        },
+        "PATCH" => {
+            let Some(id) = path
+                .strip_prefix(&format!("/repos/{REPO}/issues/comments/"))
+                .and_then(|i| i.parse::<u64>().ok())
+            else {
+                return refuse(404, "Not Found");
+            };
+            match text() {
+                Ok(t) => match s.comments.iter_mut().find(|c| c.id == id) {
+                    Some(c) => {
+                        c.body = t;
+                        (200, Vec::new(), json_comment(c).to_string())
+                    }
+                    None => refuse(404, "Not Found"),
+                },
+                Err(a) => a,
+            }
+        }
+        _ => refuse(404, "Not Found"),
+    }
+}
