@@ -3,8 +3,15 @@
 # variables (never spliced into the script: an input is data, not code).
 set -euo pipefail
 
-args=(ci -C "$PWD")
 is_true() { [ "${1:-}" = true ]; }
+
+# the workflow_run job of the fork pattern: post what the pull_request job
+# wrote, check nothing
+if [ -n "${COMMENT_FROM:-}" ]; then
+  exec yttcheck comment --from "$COMMENT_FROM"
+fi
+
+args=(ci -C "$PWD")
 
 if [ -n "${FAIL_ON:-}" ]; then args+=(--fail-on "$FAIL_ON"); fi
 if [ -n "${SHARD:-}" ]; then args+=(--shard "$SHARD"); fi
@@ -16,6 +23,8 @@ if ! is_true "${SUMMARY:-true}"; then args+=(--no-summary); fi
 if ! is_true "${ANNOTATIONS:-true}"; then args+=(--no-annotations); fi
 if is_true "${FAIL_ON_BREAKING:-false}"; then args+=(--fail-on-breaking); fi
 if is_true "${FAIL_ON_EXISTING:-false}"; then args+=(--fail-on-existing); fi
+if is_true "${COMMENT:-false}"; then args+=(--comment); fi
+if [ -n "${COMMENT_FILE:-}" ]; then args+=(--comment-file "$COMMENT_FILE"); fi
 # free-form arguments and paths are split on white space, as a shell would,
 # but never evaluated
 if [ -n "${ARGS:-}" ]; then

@@ -88,19 +88,39 @@ fn workflows_and_the_action_pass_zizmor_pedantic() {
         return;
     };
     // the examples' one exception (the action by its tag) is in
-    // examples/zizmor.yml and the README
-    passes(
-        &zizmor,
-        &[
-            "--offline",
-            "--persona",
-            "pedantic",
-            "--config",
-            "examples/zizmor.yml",
-            "examples/workflows",
-            "action.yml",
-        ],
+    // examples/zizmor.yml and the README; the files are named one by one
+    // (given a folder that is not `.github/workflows`, zizmor audits
+    // nothing in it), and each must be audited
+    let examples: Vec<String> = workflows()
+        .into_iter()
+        .filter(|f| f.starts_with("examples/"))
+        .collect();
+    let mut args = vec![
+        "--offline",
+        "--persona",
+        "pedantic",
+        "--config",
+        "examples/zizmor.yml",
+        "action.yml",
+    ];
+    args.extend(examples.iter().map(String::as_str));
+    let out = std::process::Command::new(&zizmor)
+        .current_dir(root())
+        .args(&args)
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "zizmor: {log}\n{}",
+        String::from_utf8_lossy(&out.stdout)
     );
+    for f in examples.iter().map(String::as_str).chain(["action.yml"]) {
+        assert!(
+            log.contains(&format!("completed {f}")),
+            "zizmor did not audit {f}: {log}"
+        );
+    }
     passes(
         &zizmor,
         &["--offline", "--persona", "pedantic", ".github/workflows"],
@@ -130,6 +150,7 @@ fn the_action_mirrors_the_binary_outputs() {
 struct StepRun {
     code: i32,
     stdout: String,
+    stderr: String,
     outputs: Vec<(String, String)>,
 }
 
@@ -191,6 +212,7 @@ fn run_check_step(inputs: &[(&str, &str)]) -> StepRun {
     StepRun {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into(),
+        stderr: String::from_utf8_lossy(&out.stderr).into(),
         outputs,
     }
 }
@@ -234,6 +256,16 @@ fn the_check_step_turns_inputs_into_arguments_never_into_code() {
     // no summary, no annotations
     let s = run_check_step(&[("SUMMARY", "false"), ("ANNOTATIONS", "false")]);
     assert!(!s.stdout.contains("::error file="), "{}", s.stdout);
+    // comment-from: the workflow_run job posts a file, and checks nothing
+    let s = run_check_step(&[("COMMENT_FROM", "/nonexistent/comment.json")]);
+    assert_eq!(s.code, 2, "{}", s.stdout);
+    assert!(
+        s.stderr
+            .contains("cannot read the comment file /nonexistent/comment.json"),
+        "{}",
+        s.stderr
+    );
+    assert!(s.outputs.is_empty(), "{:?}", s.outputs);
 }
 
 /// install.sh with a GitHub-like environment in a temp dir.
