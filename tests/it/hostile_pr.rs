@@ -102,7 +102,7 @@ const FAIL_TEMPLATE: &str = r#"#@ load("@ytt:data", "data")
 leaked: #@ assert.fail("leak: " + data.values.leak)
 #@ end
 #@ if data.values.replicas == 7:
-fails: #@ assert.fail("PWNED-fail\n::error::PWNED-forged\r::add-mask::PWNED ##[stop-commands]PWNED-stop")
+fails: #@ assert.fail("PWNED-fail @admin #1 GH-2 ![i](https://evil.example/i.png) 0123456789abcdef\n::error::PWNED-forged\r::add-mask::PWNED ##[stop-commands]PWNED-stop")
 #@ end
 kind: Config
 "#;
@@ -426,7 +426,18 @@ fn a_hostile_pull_request_commands_nothing_leaks_nothing_and_writes_nothing_outs
     std::fs::write(s.join("event.json"), payload.to_string()).unwrap();
 
     // 1. the CI step
-    let out = in_step(p, &["ci", "--all"], s);
+    let comment_file = s.join("comment.json");
+    let out = in_step(
+        p,
+        &[
+            "ci",
+            "--all",
+            "--comment",
+            "--comment-file",
+            comment_file.to_str().unwrap(),
+        ],
+        s,
+    );
     let (stdout, stderr) = streams(&out);
     assert_eq!(
         out.status.code(),
@@ -471,6 +482,19 @@ fn a_hostile_pull_request_commands_nothing_leaks_nothing_and_writes_nothing_outs
         );
         reports.push(text);
     }
+    // the comment: nothing in it pings, links or loads; no secret
+    let comment = std::fs::read_to_string(s.join("runner-temp/yttcheck/comment.md")).unwrap();
+    assert!(comment.contains("PWNED-fail"), "{comment}");
+    let live = super::pr_comment::live_references(&comment);
+    assert!(live.is_empty(), "{live:?}\n{comment}");
+    let data = std::fs::read_to_string(&comment_file).unwrap();
+    assert_no_secret("comment file", &data);
+    // a fork's token is read-only: not posted, and said why
+    assert!(
+        stdout
+            .contains("the pull request comment is not posted: the pull request comes from a fork"),
+        "{stdout}"
+    );
     // the diff saw the new qa environment, and showed its database host
     let diff = std::fs::read_to_string(s.join("runner-temp/yttcheck/diff.json")).unwrap();
     assert!(

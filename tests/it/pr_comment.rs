@@ -430,7 +430,7 @@ fn refusals_are_clear_errors_that_print_no_token() {
 
 /// What GitHub makes live after rendering, in text: a mention, an issue
 /// reference, a commit id.
-fn live_references(body: &str) -> Vec<String> {
+pub(super) fn live_references(body: &str) -> Vec<String> {
     let mention = regex::Regex::new(r"(?:^|[^\w`])@[A-Za-z0-9][A-Za-z0-9-]*").unwrap();
     let issue = regex::Regex::new(r"(?:^|[^&])#[0-9]+|\bGH-[0-9]+").unwrap();
     let sha = regex::Regex::new(r"\b[0-9a-fA-F]{7,40}\b").unwrap();
