@@ -68,10 +68,19 @@ impl Posting {
     }
 }
 
-/// What the comment's footer calls the run's full report (the Action
-/// uploads the report folder under this name).
-pub const ARTIFACT: &str =
-    "the run's yttcheck-report artifact (summary.md, findings.json, diff.json)";
+/// What the comment's footer calls the run's full report: the Action
+/// uploads the report folder as `yttcheck-report`; on GitLab the example
+/// job keeps it as its artifacts.
+pub fn artifact(platform: crate::app::ci::Platform) -> &'static str {
+    match platform {
+        crate::app::ci::Platform::Github => {
+            "the run's yttcheck-report artifact (summary.md, findings.json, diff.json)"
+        }
+        crate::app::ci::Platform::Gitlab => {
+            "the job's artifacts (yttcheck-report: summary.md, findings.json, diff.json)"
+        }
+    }
+}
 
 /// The comment's body for `c` (bounded; the marker first).
 pub fn body(c: &Comment, footer: &Footer) -> String {

@@ -155,3 +155,64 @@ pub(super) fn values_only(eval: crate::template::eval::EvalOpts) -> CheckOptions
         kubernetes: None,
     }
 }
+
+/// What `inspect LIBRARY@ENV` shows of a pair: its findings as messages
+/// (those ytt fails on, only when nothing is printed: ytt prints its error
+/// instead of the values), and the values (or with `schema`, the schema as
+/// OpenAPI) when ytt would print them.
+pub struct Shown {
+    pub messages: Vec<String>,
+    pub output: Option<String>,
+}
+
+/// What to show of `result` (see [`Shown`]).
+pub fn shown(result: &PairValues, schema: bool, openapi_validations: bool) -> Shown {
+    // the values are printed whenever ytt would print them: unless a
+    // finding is one ytt fails on (other findings, lints and policies, go
+    // to stderr beside the values)
+    let fails = |f: &crate::diagnostics::Finding| {
+        f.severity == crate::diagnostics::Severity::Error && f.rule.ytt_fails()
+    };
+    // the schema is printable when it could be built, whatever the values
+    let printable = if schema {
+        result.schema.is_some()
+    } else {
+        result.values.is_some() && !result.findings.iter().any(fails)
+    };
+    let messages = result
+        .findings
+        .iter()
+        .filter(|f| !(printable && fails(f)))
+        .map(|f| {
+            let place = f.location.as_ref().map(|l| l.display()).unwrap_or_default();
+            format!(
+                "{}[{}] {place}: {}",
+                f.severity.as_str(),
+                f.rule_id(),
+                f.message
+            )
+        })
+        .collect();
+    let output = printable.then(|| {
+        if schema {
+            let schema = crate::schema::Schema {
+                doc_type: result.schema.clone(),
+            };
+            crate::yaml::print::print_value(&crate::schema::export::openapi(
+                &schema,
+                crate::schema::export::OpenApiOpts {
+                    with_validations: openapi_validations,
+                },
+            ))
+        } else {
+            match &result.values {
+                Some(doc) => crate::yaml::print::print_docset(&crate::yaml::DocSet {
+                    docs: vec![doc.clone()],
+                    ..crate::yaml::DocSet::default()
+                }),
+                None => String::new(),
+            }
+        }
+    });
+    Shown { messages, output }
+}

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::app::ci::Platform;
 use crate::app::comment::{self as app_comment, CommentApi};
 use crate::report::comment::Footer;
 
@@ -41,12 +42,16 @@ pub fn run(args: &CommentArgs) -> i32 {
 fn run_inner(args: &CommentArgs) -> Result<(), String> {
     let (event_prs, run_url) = github::workflow_run().map_err(|e| e.0)?;
     let content = app_comment::read_file(&args.from)?;
-    let run_url = run_url.or_else(github::run_url);
+    let platform = platform();
+    let run_url = match platform {
+        Platform::Github => run_url.or_else(github::run_url),
+        Platform::Gitlab => std::env::var("CI_PIPELINE_URL").ok(),
+    };
     let body = app_comment::body(
         &content,
         &Footer {
             run_url: run_url.as_deref(),
-            artifact: app_comment::ARTIFACT,
+            artifact: app_comment::artifact(platform),
         },
     );
     if args.print {
@@ -54,21 +59,41 @@ fn run_inner(args: &CommentArgs) -> Result<(), String> {
         return Ok(());
     }
     let number = app_comment::pull_request(args.pr, content.pull_request, &event_prs)?;
-    let done = post(number, &body, content.is_quiet())?;
+    let done = post(platform, number, &body, content.is_quiet())?;
     outln!("yttcheck: {done}");
     Ok(())
 }
 
-/// Posts `body` on pull request `number` (GitHub, from the environment);
-/// what it did, in words.
-pub fn post(number: u64, body: &str, quiet: bool) -> Result<String, String> {
-    let mut api = crate::post::github::GithubComments::from_env(number)?;
-    api.on_wait = Box::new(|wait| {
+/// GitLab CI when `GITLAB_CI` says so, else GitHub.
+fn platform() -> Platform {
+    match std::env::var("GITLAB_CI").as_deref() {
+        Ok("true") if std::env::var_os("GITHUB_ACTIONS").is_none() => Platform::Gitlab,
+        _ => Platform::Github,
+    }
+}
+
+/// Posts `body` on pull request (merge request) `number`, the platform's
+/// API from the environment; what it did, in words.
+pub fn post(platform: Platform, number: u64, body: &str, quiet: bool) -> Result<String, String> {
+    let on_wait = Box::new(|wait: std::time::Duration| {
         errln!(
-            "yttcheck: GitHub's rate limit: trying again in {} s",
+            "yttcheck: the API's rate limit: trying again in {} s",
             wait.as_secs()
         )
     });
-    let done = app_comment::publish(&api, body, quiet)?;
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let api: Box<dyn CommentApi> = match platform {
+        Platform::Github => {
+            let mut api = crate::post::github::GithubComments::from_vars(number, &var)?;
+            api.client.on_wait = on_wait;
+            Box::new(api)
+        }
+        Platform::Gitlab => {
+            let mut api = crate::post::gitlab::GitlabNotes::from_vars(number, &var)?;
+            api.client.on_wait = on_wait;
+            Box::new(api)
+        }
+    };
+    let done = app_comment::publish(api.as_ref(), body, quiet)?;
     Ok(done.describe(&api.place()))
 }

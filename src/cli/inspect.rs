@@ -7,12 +7,9 @@ use super::args::BudgetArgs;
 use crate::app::UsageError;
 
 use crate::app::ytt::{InspectRun, YttRun};
-use crate::schema::export::{openapi, OpenApiOpts};
 use crate::source::worktree::WorkTree;
 use crate::source::Stdin;
 use crate::template::multi_line_error;
-use crate::yaml::print::print_docset;
-use crate::yaml::DocSet;
 
 /// ytt-compatible flags.
 #[derive(Args, Debug, Default)]
@@ -195,54 +192,17 @@ fn inspect_pair(args: &InspectArgs, name: &str) -> i32 {
             return 2;
         }
     };
-    let schema = result.schema.clone();
-    // the values are printed whenever ytt would print them: unless a
-    // finding is one ytt fails on (other findings, lints and policies, go
-    // to stderr beside the values)
-    let fails = |f: &&crate::diagnostics::Finding| {
-        f.severity == crate::diagnostics::Severity::Error && f.rule.ytt_fails()
-    };
-    let values = result.values.clone();
-    // the schema is printable when it could be built, whatever the values
-    let printable = if args.pair_schema {
-        schema.is_some()
-    } else {
-        values.is_some() && !result.findings.iter().any(|f| fails(&f))
-    };
-    for f in &result.findings {
-        if printable && fails(&f) {
-            continue;
-        }
-        let place = f.location.as_ref().map(|l| l.display()).unwrap_or_default();
-        errln!(
-            "yttcheck: {}[{}] {place}: {}",
-            f.severity.as_str(),
-            f.rule_id(),
-            f.message
-        );
+    let shown = crate::app::inspect::shown(&result, args.pair_schema, args.openapi_validations);
+    for m in &shown.messages {
+        errln!("yttcheck: {m}");
     }
-    if !printable {
-        return 1;
-    }
-    let out = if args.pair_schema {
-        let schema = crate::schema::Schema { doc_type: schema };
-        crate::yaml::print::print_value(&openapi(
-            &schema,
-            OpenApiOpts {
-                with_validations: args.openapi_validations,
-            },
-        ))
-    } else {
-        match values {
-            Some(doc) => print_docset(&DocSet {
-                docs: vec![doc],
-                ..DocSet::default()
-            }),
-            None => String::new(),
+    match shown.output {
+        Some(out) => {
+            super::out::data(&out);
+            0
         }
-    };
-    super::out::data(&out);
-    0
+        None => 1,
+    }
 }
 
 /// Runs `inspect`; returns the process exit code.

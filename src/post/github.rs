@@ -11,31 +11,21 @@
 //! the token goes in the `Authorization` header of these requests only
 //! (no redirect is followed) and never into a message. A secondary rate
 //! limit (403 or 429 with `retry-after`, or no requests left) is waited
-//! out and the call retried, within [`MAX_WAIT`].
-
-use std::time::{Duration, Instant};
+//! out and the call retried, within [`super::MAX_WAIT`].
 
 use crate::app::comment::{CommentApi, Posted};
 
-use super::{api_message, http_agent, Reply};
-
-/// Longest a post waits out rate limits in all.
-pub const MAX_WAIT: Duration = Duration::from_secs(180);
+use super::{Client, Reply};
 
 /// Most pages of comments read (100 each).
 const MAX_PAGES: usize = 100;
 
 /// The comments of one pull request.
 pub struct GithubComments {
-    /// Told how long a rate limit is waited out (the face logs it).
-    pub on_wait: Box<dyn Fn(Duration)>,
-    agent: ureq::Agent,
-    /// `https://api.github.com`, without a trailing `/`.
-    api: String,
+    pub client: Client,
     /// `owner/name`.
     repo: String,
     number: u64,
-    token: String,
 }
 
 /// `owner/name` as GitHub allows them: no `/`, `?`, `#`, `..` or space
@@ -55,17 +45,14 @@ fn valid_repo(repo: &str) -> bool {
 }
 
 impl GithubComments {
-    /// From the step's environment (`GITHUB_API_URL`, `GITHUB_REPOSITORY`,
-    /// `GITHUB_TOKEN`), for pull request `number`.
-    pub fn from_env(number: u64) -> Result<GithubComments, String> {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    /// From the step's variables (`GITHUB_API_URL`, `GITHUB_REPOSITORY`,
+    /// `GITHUB_TOKEN`; `var` reads one: the face reads the environment),
+    /// for pull request `number`.
+    pub fn from_vars(
+        number: u64,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<GithubComments, String> {
         let api = var("GITHUB_API_URL").unwrap_or_else(|| "https://api.github.com".into());
-        if !(api.starts_with("https://") || api.starts_with("http://")) {
-            return Err(format!(
-                "GITHUB_API_URL is not an http(s) address: {}",
-                crate::escape::control(&api)
-            ));
-        }
         let repo = var("GITHUB_REPOSITORY").ok_or(
             "GITHUB_REPOSITORY is not set: the comment needs the repository (owner/name) it goes to",
         )?;
@@ -79,71 +66,25 @@ impl GithubComments {
             "GITHUB_TOKEN is not set: give the step `env: GITHUB_TOKEN: ${{ github.token }}` and the job `permissions: pull-requests: write`",
         )?;
         Ok(GithubComments {
-            on_wait: Box::new(|_| {}),
-            agent: http_agent(),
-            api: api.trim_end_matches('/').to_string(),
+            client: Client::new(
+                &api,
+                "GITHUB_API_URL",
+                "Authorization",
+                format!("Bearer {token}"),
+                token,
+                &[
+                    ("Accept", "application/vnd.github+json"),
+                    ("X-GitHub-Api-Version", "2022-11-28"),
+                ],
+            )?,
             repo,
             number,
-            token,
         })
-    }
-
-    fn call(&self, method: &str, url: &str, body: Option<&str>) -> Result<Reply, String> {
-        let started = Instant::now();
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            let reply = self.once(method, url, body)?;
-            match reply.rate_limited() {
-                Some(wait) if attempt < 5 && started.elapsed() + wait <= MAX_WAIT => {
-                    (self.on_wait)(wait);
-                    std::thread::sleep(wait);
-                }
-                _ => return Ok(reply),
-            }
-        }
-    }
-
-    fn once(&self, method: &str, url: &str, body: Option<&str>) -> Result<Reply, String> {
-        let auth = format!("Bearer {}", self.token);
-        let result = match method {
-            "GET" => self
-                .agent
-                .get(url)
-                .header("Authorization", &auth)
-                .header("Accept", "application/vnd.github+json")
-                .header("X-GitHub-Api-Version", "2022-11-28")
-                .call(),
-            "POST" | "PATCH" => {
-                let req = if method == "POST" {
-                    self.agent.post(url)
-                } else {
-                    self.agent.patch(url)
-                };
-                let json = serde_json::json!({ "body": body.unwrap_or_default() }).to_string();
-                req.header("Authorization", &auth)
-                    .header("Accept", "application/vnd.github+json")
-                    .header("X-GitHub-Api-Version", "2022-11-28")
-                    .content_type("application/json")
-                    .send(json)
-            }
-            _ => unreachable!("the comment makes GET, POST and PATCH calls only"),
-        };
-        Reply::read(result, &self.api).map_err(|e| self.scrub(e))
-    }
-
-    /// A message with the token taken out (a server may echo a header).
-    fn scrub(&self, m: String) -> String {
-        if self.token.len() >= 4 {
-            m.replace(&self.token, "***")
-        } else {
-            m
-        }
     }
 
     /// The error for an answer that is not success.
     fn refused(&self, what: &str, r: &Reply) -> String {
-        let msg = self.scrub(api_message(&r.body));
+        let msg = self.client.message(r);
         let place = self.place();
         let may_not = || {
             format!(
@@ -167,18 +108,17 @@ impl GithubComments {
 
 impl CommentApi for GithubComments {
     fn list(&self) -> Result<Vec<Posted>, String> {
-        let mut url = format!(
-            "{}/repos/{}/issues/{}/comments?per_page=100",
-            self.api, self.repo, self.number
-        );
+        let mut url = self.client.url(&format!(
+            "/repos/{}/issues/{}/comments?per_page=100",
+            self.repo, self.number
+        ));
         let mut out = Vec::new();
         for _ in 0..MAX_PAGES {
-            let r = self.call("GET", &url, None)?;
+            let r = self.client.call("GET", &url, None)?;
             if r.status != 200 {
                 return Err(self.refused("list the comments", &r));
             }
-            let page: serde_json::Value = serde_json::from_str(&r.body)
-                .map_err(|e| format!("GitHub's list of comments is not JSON: {e}"))?;
+            let page = r.json("GitHub's list of comments")?;
             let items = page
                 .as_array()
                 .ok_or("GitHub's list of comments is not a list")?;
@@ -195,7 +135,7 @@ impl CommentApi for GithubComments {
                     trusted_author: bot || member,
                 });
             }
-            match r.next_page(&self.api) {
+            match r.next_page(&self.client.api) {
                 Some(next) => url = next,
                 None => return Ok(out),
             }
@@ -208,11 +148,11 @@ impl CommentApi for GithubComments {
     }
 
     fn create(&self, body: &str) -> Result<u64, String> {
-        let url = format!(
-            "{}/repos/{}/issues/{}/comments",
-            self.api, self.repo, self.number
-        );
-        let r = self.call("POST", &url, Some(body))?;
+        let url = self.client.url(&format!(
+            "/repos/{}/issues/{}/comments",
+            self.repo, self.number
+        ));
+        let r = self.client.call("POST", &url, Some(body))?;
         if r.status != 201 && r.status != 200 {
             return Err(self.refused("post a comment", &r));
         }
@@ -223,8 +163,10 @@ impl CommentApi for GithubComments {
     }
 
     fn update(&self, id: u64, body: &str) -> Result<(), String> {
-        let url = format!("{}/repos/{}/issues/comments/{id}", self.api, self.repo);
-        let r = self.call("PATCH", &url, Some(body))?;
+        let url = self
+            .client
+            .url(&format!("/repos/{}/issues/comments/{id}", self.repo));
+        let r = self.client.call("PATCH", &url, Some(body))?;
         if r.status != 200 {
             return Err(self.refused("update its comment", &r));
         }

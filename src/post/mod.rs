@@ -1,14 +1,127 @@
 //! Posting to where reviewers are: a pull request's comment on GitHub
-//! ([`github`]), a [`crate::app::comment::CommentApi`]; what is posted,
-//! and when, is `app::comment`'s.
+//! ([`github`]), a merge request's note on GitLab ([`gitlab`]), each a
+//! [`crate::app::comment::CommentApi`]; what is posted, and when, is
+//! `app::comment`'s.
 //!
 //! The only part of yttcheck that writes to the network, and only where the
-//! runner points it (`GITHUB_API_URL`): nothing from the repository chooses
-//! an address.
+//! runner points it (`GITHUB_API_URL`, `CI_API_V4_URL`): nothing from the
+//! repository chooses an address.
 
 pub mod github;
+pub mod gitlab;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Longest a post waits out rate limits in all.
+pub const MAX_WAIT: Duration = Duration::from_secs(180);
+
+/// A platform's API: its address, the header its token goes in, and the
+/// calls made to it (rate limits waited out, the token scrubbed from every
+/// message).
+pub struct Client {
+    /// Told how long a rate limit is waited out (the face logs it).
+    pub on_wait: Box<dyn Fn(Duration)>,
+    agent: ureq::Agent,
+    /// The API's address, without a trailing `/`.
+    api: String,
+    /// The token's header (`Authorization: Bearer ...`, `PRIVATE-TOKEN`).
+    auth: (&'static str, String),
+    token: String,
+    /// More headers every call carries.
+    headers: &'static [(&'static str, &'static str)],
+}
+
+impl Client {
+    /// A client of the API at `api` (an `http(s)://` address; `what` names
+    /// the variable it came from, for the error).
+    fn new(
+        api: &str,
+        what: &str,
+        auth_header: &'static str,
+        auth_value: String,
+        token: String,
+        headers: &'static [(&'static str, &'static str)],
+    ) -> Result<Client, String> {
+        if !(api.starts_with("https://") || api.starts_with("http://")) {
+            return Err(format!(
+                "{what} is not an http(s) address: {}",
+                crate::escape::control(api)
+            ));
+        }
+        Ok(Client {
+            on_wait: Box::new(|_| {}),
+            agent: http_agent(),
+            api: api.trim_end_matches('/').to_string(),
+            auth: (auth_header, auth_value),
+            token,
+            headers,
+        })
+    }
+
+    /// `path` on the API (`/repos/o/r/...`).
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.api)
+    }
+
+    /// A call, tried again while a rate limit says to wait (within
+    /// [`MAX_WAIT`]); `body` is sent as `{"body": ...}`.
+    fn call(&self, method: &str, url: &str, body: Option<&str>) -> Result<Reply, String> {
+        let started = Instant::now();
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let reply = self.once(method, url, body)?;
+            match reply.rate_limited() {
+                Some(wait) if attempt < 5 && started.elapsed() + wait <= MAX_WAIT => {
+                    (self.on_wait)(wait);
+                    std::thread::sleep(wait);
+                }
+                _ => return Ok(reply),
+            }
+        }
+    }
+
+    fn once(&self, method: &str, url: &str, body: Option<&str>) -> Result<Reply, String> {
+        let result = match method {
+            "GET" => {
+                let mut req = self.agent.get(url).header(self.auth.0, &self.auth.1);
+                for (k, v) in self.headers {
+                    req = req.header(*k, *v);
+                }
+                req.call()
+            }
+            "POST" | "PATCH" | "PUT" => {
+                let mut req = match method {
+                    "POST" => self.agent.post(url),
+                    "PATCH" => self.agent.patch(url),
+                    _ => self.agent.put(url),
+                }
+                .header(self.auth.0, &self.auth.1);
+                for (k, v) in self.headers {
+                    req = req.header(*k, *v);
+                }
+                let json = serde_json::json!({ "body": body.unwrap_or_default() }).to_string();
+                req.content_type("application/json").send(json)
+            }
+            _ => unreachable!("a comment is listed, posted and edited, nothing else"),
+        };
+        Reply::read(result, &self.api).map_err(|e| self.scrub(&e))
+    }
+
+    /// A message with the token taken out (a server may echo a header).
+    fn scrub(&self, m: &str) -> String {
+        if self.token.len() >= 4 {
+            m.replace(&self.token, "***")
+        } else {
+            m.to_string()
+        }
+    }
+
+    /// The `message` of an error answer, scrubbed.
+    fn message(&self, r: &Reply) -> String {
+        self.scrub(&api_message(&r.body))
+    }
+}
 
 /// Most bytes of an answer read (a page of 100 comments of 64 KiB each).
 const MAX_ANSWER: u64 = 16 * 1024 * 1024;
@@ -35,6 +148,13 @@ struct Reply {
     reset: Option<String>,
     link: Option<String>,
     body: String,
+}
+
+impl Reply {
+    /// The JSON body, or an error naming what it should have been.
+    fn json(&self, what: &str) -> Result<serde_json::Value, String> {
+        serde_json::from_str(&self.body).map_err(|e| format!("{what} is not JSON: {e}"))
+    }
 }
 
 impl Reply {

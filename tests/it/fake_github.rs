@@ -1,4 +1,5 @@
-//! A GitHub REST API for one pull request's comments, on 127.0.0.1: it
+//! A GitHub REST API for one pull request's comments (and GitLab's for
+//! one merge request's notes, [`FakeGithub::start_gitlab`]), on 127.0.0.1: it
 //! answers the three calls the comment makes as GitHub does (a paginated
 //! list with a `Link` header, create, update), and the refusals a real
 //! run meets (401 without the token, 403 for a read-only token, a
@@ -39,8 +40,14 @@ pub struct State {
     pub per_page: usize,
     /// Longest body taken, in characters (GitHub: 65,536).
     pub max_chars: usize,
+    /// Answer as GitLab's API (under `/api/v4`) instead.
+    pub gitlab: bool,
     next_id: u64,
 }
+
+/// The GitLab user the token is.
+pub const GITLAB_ME: u64 = 77;
+pub const GITLAB_PROJECT: &str = "123";
 
 pub struct FakeGithub {
     pub url: String,
@@ -49,12 +56,25 @@ pub struct FakeGithub {
 
 impl FakeGithub {
     pub fn start() -> FakeGithub {
+        FakeGithub::serve(false)
+    }
+
+    /// GitLab's API: `url` is `CI_API_V4_URL`; a comment's `user_type` is
+    /// its author (`"me"`: the token's user).
+    pub fn start_gitlab() -> FakeGithub {
+        let mut f = FakeGithub::serve(true);
+        f.url.push_str("/api/v4");
+        f
+    }
+
+    fn serve(gitlab: bool) -> FakeGithub {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         let state = Arc::new(Mutex::new(State {
             per_page: 2,
             max_chars: 65_536,
             next_id: 1000,
+            gitlab,
             ..State::default()
         }));
         let shared = state.clone();
@@ -111,6 +131,7 @@ fn serve(stream: TcpStream, state: &Mutex<State>, base: &str) -> std::io::Result
             match k.to_ascii_lowercase().as_str() {
                 "content-length" => length = v.trim().parse().unwrap_or(0),
                 "authorization" => authorization = Some(v.trim().to_string()),
+                "private-token" => authorization = Some(format!("PRIVATE-TOKEN {}", v.trim())),
                 _ => {}
             }
         }
@@ -125,6 +146,7 @@ fn serve(stream: TcpStream, state: &Mutex<State>, base: &str) -> std::io::Result
             target: target.clone(),
             authorization: authorization.clone(),
         });
+        let answer = if s.gitlab { answer_gitlab } else { answer };
         answer(
             &mut s,
             &method,
@@ -266,5 +288,106 @@ fn answer(
             }
         }
         _ => refuse(404, "Not Found"),
+    }
+}
+
+fn json_note(c: &Comment) -> serde_json::Value {
+    serde_json::json!({
+        "id": c.id,
+        "body": c.body,
+        "system": false,
+        "author": {"id": if c.user_type == "me" { GITLAB_ME } else { 5 }, "username": c.user_type},
+    })
+}
+
+fn answer_gitlab(
+    s: &mut State,
+    method: &str,
+    target: &str,
+    auth: Option<&str>,
+    body: &str,
+    base: &str,
+) -> Answer {
+    if auth != Some(&format!("PRIVATE-TOKEN {TOKEN}")) {
+        return refuse(401, "401 Unauthorized");
+    }
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let notes = format!("/api/v4/projects/{GITLAB_PROJECT}/merge_requests/9/notes");
+    let write = method == "POST" || method == "PUT";
+    if write && s.read_only {
+        return refuse(403, "403 Forbidden");
+    }
+    let text = || -> Result<String, Answer> {
+        let v: serde_json::Value =
+            serde_json::from_str(body).map_err(|_| refuse(400, "400 Bad request"))?;
+        Ok(v["body"].as_str().unwrap_or_default().to_string())
+    };
+    match method {
+        "GET" if path == "/api/v4/user" => (
+            200,
+            Vec::new(),
+            serde_json::json!({"id": GITLAB_ME, "username": "project_123_bot"}).to_string(),
+        ),
+        "GET" if path == notes => {
+            let page: usize = query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("page="))
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(1);
+            let per = s.per_page;
+            let items: Vec<_> = s
+                .comments
+                .iter()
+                .skip((page - 1) * per)
+                .take(per)
+                .map(json_note)
+                .collect();
+            let mut headers = Vec::new();
+            if page * per < s.comments.len() {
+                headers.push((
+                    "link".into(),
+                    format!(
+                        "<{base}{notes}?per_page=100&page={}>; rel=\"next\"",
+                        page + 1
+                    ),
+                ));
+                headers.push(("x-next-page".into(), (page + 1).to_string()));
+            }
+            (200, headers, serde_json::Value::Array(items).to_string())
+        }
+        "POST" if path == notes => match text() {
+            Ok(t) => {
+                s.next_id += 1;
+                let c = Comment {
+                    id: s.next_id,
+                    body: t,
+                    user_type: "me",
+                    association: "",
+                };
+                let answer = json_note(&c).to_string();
+                s.comments.push(c);
+                (201, Vec::new(), answer)
+            }
+            Err(a) => a,
+        },
+        "PUT" => {
+            let Some(id) = path
+                .strip_prefix(&format!("{notes}/"))
+                .and_then(|i| i.parse::<u64>().ok())
+            else {
+                return refuse(404, "404 Not found");
+            };
+            match text() {
+                Ok(t) => match s.comments.iter_mut().find(|c| c.id == id) {
+                    Some(c) => {
+                        c.body = t;
+                        (200, Vec::new(), json_note(c).to_string())
+                    }
+                    None => refuse(404, "404 Not found"),
+                },
+                Err(a) => a,
+            }
+        }
+        _ => refuse(404, "404 Not found"),
     }
 }

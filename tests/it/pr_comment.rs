@@ -659,3 +659,127 @@ fn on_a_real_package_monorepo_the_comment_is_one_and_under_githubs_limit() {
     );
     assert_only_comment_calls(&gh);
 }
+
+/// `yttcheck ci ARGS` in a GitLab CI merge request job of `pr` at `head`.
+fn in_gitlab_job(pr: &Pr, head: &str, api: &str, args: &[&str]) -> Run {
+    let reports = tempfile::tempdir().unwrap();
+    let mut cmd = Process::new(env!("CARGO_BIN_EXE_yttcheck"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("GITHUB_")
+            || k.starts_with("RUNNER_")
+            || k.starts_with("CI_")
+            || k.starts_with("GITLAB_")
+            || k.to_ascii_lowercase().ends_with("_proxy")
+        {
+            cmd.env_remove(k);
+        }
+    }
+    let out = cmd
+        .current_dir(&pr.repo)
+        .args(args)
+        .arg("--report-dir")
+        .arg(reports.path())
+        .env("GITLAB_CI", "true")
+        .env("CI", "true")
+        .env("CI_PROJECT_DIR", &pr.repo)
+        .env("CI_PIPELINE_SOURCE", "merge_request_event")
+        .env("CI_MERGE_REQUEST_IID", "9")
+        .env("CI_MERGE_REQUEST_DIFF_BASE_SHA", &pr.base)
+        .env("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "main")
+        .env("CI_COMMIT_SHA", head)
+        .env("CI_API_V4_URL", api)
+        .env("CI_PROJECT_ID", super::fake_github::GITLAB_PROJECT)
+        .env(
+            "CI_PIPELINE_URL",
+            "https://gitlab.example.com/acme/config/-/pipelines/5",
+        )
+        .env("GITLAB_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into(),
+        stderr: String::from_utf8_lossy(&out.stderr).into(),
+    };
+    assert!(!run.stdout.contains(TOKEN) && !run.stderr.contains(TOKEN));
+    for report in [
+        "gl-code-quality-report.json",
+        "junit.xml",
+        "comment.md",
+        "findings.json",
+    ] {
+        assert!(
+            reports.path().join(report).is_file(),
+            "{report}: {}",
+            run.stderr
+        );
+    }
+    run
+}
+
+#[test]
+fn a_gitlab_merge_request_gets_one_note_updated_in_place() {
+    let gl = FakeGithub::start_gitlab();
+    gl.add("looks fine", "someone", "");
+    let theirs = gl.add(&format!("{MARKER}\nmine"), "someone", "");
+    let pr = Pr::new(two_libraries);
+    let head = pr.push(|p| write(p, "envs/prod/web.yml", "replicas: 5\n"));
+    let first = in_gitlab_job(&pr, &head, &gl.url, &["ci", "--comment"]);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert!(
+        first.stdout.contains("posted the comment"),
+        "{}\n{}",
+        first.stdout,
+        first.stderr
+    );
+    // GitLab's log runs no commands: none is written
+    assert!(
+        first
+            .stdout
+            .lines()
+            .all(|l| !l.trim_start().starts_with("::")),
+        "{}",
+        first.stdout
+    );
+    let notes = gl.comments();
+    assert_eq!(notes.len(), 3);
+    let ours = notes.last().unwrap().clone();
+    let body = ours.body.replace('\u{2060}', "");
+    assert!(body.starts_with(MARKER), "{body}");
+    assert!(body.contains("merge request !9"), "{body}");
+    assert!(
+        body.contains("[the run](https://gitlab.example.com/acme/config/-/pipelines/5)"),
+        "{body}"
+    );
+    let head = pr.push(|p| write(p, "envs/prod/web.yml", "replicas: 6\n"));
+    let second = in_gitlab_job(&pr, &head, &gl.url, &["ci", "--comment"]);
+    assert!(
+        second
+            .stdout
+            .contains(&format!("updated the comment {}", ours.id)),
+        "{}\n{}",
+        second.stdout,
+        second.stderr
+    );
+    let notes = gl.comments();
+    assert_eq!(notes.len(), 3);
+    assert_eq!(
+        notes.iter().find(|n| n.id == theirs).unwrap().body,
+        format!("{MARKER}\nmine")
+    );
+    assert!(notes.last().unwrap().body.contains("<code>6</code>"));
+    // only the note calls, each with the token
+    for r in gl.requests() {
+        let path = r.target.split('?').next().unwrap();
+        assert!(
+            path == "/api/v4/user"
+                || path.starts_with("/api/v4/projects/123/merge_requests/9/notes"),
+            "{r:?}"
+        );
+        assert!(["GET", "POST", "PUT"].contains(&r.method.as_str()), "{r:?}");
+        assert_eq!(
+            r.authorization.as_deref(),
+            Some(&*format!("PRIVATE-TOKEN {TOKEN}"))
+        );
+    }
+}

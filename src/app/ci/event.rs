@@ -37,6 +37,53 @@ pub struct Change {
     pub read_only_because: Option<String>,
 }
 
+/// Where the job runs: what its log, its reports and its comment are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Platform {
+    /// GitHub Actions: workflow commands, annotations, the job summary,
+    /// a pull request comment.
+    Github,
+    /// GitLab CI: a plain log, Code Quality and JUnit reports, a merge
+    /// request note.
+    Gitlab,
+}
+
+/// The event of a GitLab CI job, from its predefined variables (`var`
+/// reads one): a merge request pipeline is a change against the merge
+/// request's diff base; any other checks everything.
+pub fn gitlab_event(var: &dyn Fn(&str) -> Option<String>) -> Result<Event, UsageError> {
+    let Some(iid) = var("CI_MERGE_REQUEST_IID") else {
+        return Ok(Event::Full {
+            name: var("CI_PIPELINE_SOURCE").unwrap_or_else(|| "pipeline".into()),
+        });
+    };
+    let sha = |name: &str| -> Result<String, UsageError> {
+        var(name)
+            .filter(|s| matches!(s.len(), 40 | 64) && s.bytes().all(|b| b.is_ascii_hexdigit()))
+            .ok_or_else(|| {
+                UsageError(format!(
+                    "a merge request pipeline without {name} (a commit id of 40 or 64 hex digits)"
+                ))
+            })
+    };
+    Ok(Event::Change(Change {
+        event: "merge_request_event".into(),
+        base_sha: sha("CI_MERGE_REQUEST_DIFF_BASE_SHA")?,
+        base_ref: var("CI_MERGE_REQUEST_TARGET_BRANCH_NAME").unwrap_or_else(|| "base".into()),
+        head_sha: sha("CI_COMMIT_SHA")?,
+        number: Some(iid.parse().map_err(|_| {
+            UsageError(format!(
+                "CI_MERGE_REQUEST_IID is not a number: {}",
+                crate::escape::control(&iid)
+            ))
+        })?),
+        // (a merge request from a fork runs in the fork, or in the parent
+        // with a maintainer's approval: the job has the variables it was given)
+        token_can_upload: true,
+        read_only_because: None,
+    }))
+}
+
 /// The event, from its name and payload.
 pub fn event(name: &str, payload: &serde_json::Value, actor: &str) -> Result<Event, UsageError> {
     // a commit id: 40 (SHA-1) or 64 (SHA-256) hex digits, nothing else
@@ -113,6 +160,30 @@ mod tests {
         json!({"number": 7, "pull_request": {"number": 7,
             "base": {"sha": "b".repeat(40), "repo": {"full_name": "o/r"}},
             "head": {"sha": "c".repeat(40), "repo": head_repo}}})
+    }
+
+    #[test]
+    fn a_gitlab_merge_request_pipeline_is_a_change_and_others_check_everything() {
+        let mr = |k: &str| match k {
+            "CI_MERGE_REQUEST_IID" => Some("9".to_string()),
+            "CI_MERGE_REQUEST_DIFF_BASE_SHA" => Some("b".repeat(40)),
+            "CI_COMMIT_SHA" => Some("c".repeat(40)),
+            "CI_MERGE_REQUEST_TARGET_BRANCH_NAME" => Some("main".to_string()),
+            _ => None,
+        };
+        let Event::Change(c) = gitlab_event(&mr).unwrap() else {
+            panic!("a change")
+        };
+        assert_eq!((c.number, c.base_ref.as_str()), (Some(9), "main"));
+        let push = |k: &str| (k == "CI_PIPELINE_SOURCE").then(|| "push".to_string());
+        assert_eq!(
+            gitlab_event(&push).unwrap(),
+            Event::Full {
+                name: "push".into()
+            }
+        );
+        let bad = |k: &str| (k == "CI_MERGE_REQUEST_IID").then(|| "9".to_string());
+        assert!(gitlab_event(&bad).is_err());
     }
 
     #[test]

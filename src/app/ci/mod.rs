@@ -29,7 +29,7 @@ use crate::escape::workflow::command;
 use crate::report::{render, Counts, Format, ReportInput};
 use crate::source::git::Git;
 
-pub use event::{Change, Event};
+pub use event::{Change, Event, Platform};
 
 /// A `ci` step, as the face read it from its flags and the runner.
 #[derive(Debug, Clone)]
@@ -58,6 +58,8 @@ pub struct CiRequest {
     pub in_runner: bool,
     /// A random token for `::stop-commands::` around the text report.
     pub stop_token: String,
+    /// GitHub Actions or GitLab CI.
+    pub platform: Platform,
     /// `--comment`: post (or update) the pull request's comment.
     pub comment: bool,
     /// `--comment-file`: write the comment's content for a later job.
@@ -85,6 +87,7 @@ pub enum CiStep {
     /// Post the pull request comment (or update the one posted before);
     /// `quiet`: it has nothing to report (no new comment for it).
     Post {
+        platform: Platform,
         number: u64,
         body: String,
         quiet: bool,
@@ -142,9 +145,12 @@ fn short(sha: &str) -> &str {
 
 /// A pull request's history must be there: the clear error GitHub's default
 /// `fetch-depth: 1` deserves, before anything else runs.
-pub fn require_history(root: &Path, change: &Change) -> Result<(), UsageError> {
+pub fn require_history(root: &Path, change: &Change, platform: Platform) -> Result<(), UsageError> {
     let git = Git::discover(root).map_err(|e| UsageError(e.0))?;
-    let fix = "set `fetch-depth: 0` on actions/checkout (yttcheck compares the pull request with the merge base of its base branch)";
+    let fix = match platform {
+        Platform::Github => "set `fetch-depth: 0` on actions/checkout (yttcheck compares the pull request with the merge base of its base branch)",
+        Platform::Gitlab => "set the job's `GIT_DEPTH: \"0\"` (yttcheck compares the merge request with its diff base)",
+    };
     if git.is_shallow() {
         return Err(UsageError(format!(
             "the checkout is shallow, so the base of {} is not there: {fix}",
@@ -161,8 +167,17 @@ pub fn require_history(root: &Path, change: &Change) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// A notice for the log: a workflow command on GitHub, a line on GitLab.
+fn notice(req: &CiRequest, text: &str) -> String {
+    match req.platform {
+        Platform::Github => command("notice", &[("title", "yttcheck")], text),
+        Platform::Gitlab => message(req, &format!("yttcheck: notice: {text}\n")),
+    }
+}
+
 fn describe_change(c: &Change) -> String {
     match c.number {
+        Some(n) if c.event == "merge_request_event" => format!("merge request !{n}"),
         Some(n) => format!("pull request #{n}"),
         None => format!("this {}", c.event),
     }
@@ -245,7 +260,18 @@ fn present(
         headline.push_str(&format!("; it removes {removed}"));
     }
     let mut log = message(req, &format!("yttcheck: {headline}\n"));
-    if !nothing_to_check {
+    if !nothing_to_check && req.platform == Platform::Gitlab {
+        // GitLab's log runs no commands: the report as it is, escaped
+        log.push_str(&message(req, &render(Format::Text, &input)));
+        steps.push(CiStep::Write(
+            report_dir.join("gl-code-quality-report.json"),
+            render(Format::Gitlab, &input),
+        ));
+        steps.push(CiStep::Write(
+            report_dir.join("junit.xml"),
+            render(Format::Junit, &input),
+        ));
+    } else if !nothing_to_check {
         log.push_str(&command("group", &[], "yttcheck report"));
         log.push_str(&crate::escape::workflow::guard(
             &render(Format::Text, &input),
@@ -262,9 +288,8 @@ fn present(
         }
     }
     if let Some(c) = change.filter(|c| !c.token_can_upload) {
-        log.push_str(&command(
-            "notice",
-            &[("title", "yttcheck")],
+        log.push_str(&notice(
+            req,
             &format!(
                 "the SARIF file is not uploaded to code scanning: {}; the findings are in the annotations and the job summary",
                 c.read_only_because.as_deref().unwrap_or("the token is read-only")
@@ -443,7 +468,7 @@ fn comment_steps(
         content,
         &crate::report::comment::Footer {
             run_url: req.run_url.as_deref(),
-            artifact: app::comment::ARTIFACT,
+            artifact: app::comment::artifact(req.platform),
         },
     );
     let mut steps = vec![CiStep::Write(
@@ -457,20 +482,20 @@ fn comment_steps(
     if !req.comment {
         return steps;
     }
-    let notice = |why: &str| {
-        CiStep::Log(command(
-            "notice",
-            &[("title", "yttcheck")],
+    let not_posted = |why: &str| {
+        CiStep::Log(notice(
+            req,
             &format!("the pull request comment is not posted: {why}"),
         ))
     };
     match c.number {
-        None => steps.push(notice(&format!("a {} has no pull request", c.event))),
-        Some(_) if !c.token_can_upload => steps.push(notice(&format!(
+        None => steps.push(not_posted(&format!("a {} has no pull request", c.event))),
+        Some(_) if !c.token_can_upload => steps.push(not_posted(&format!(
             "{}; write it with --comment-file and post it from a workflow_run job (docs/ci.md, \"The pull request comment\")",
             c.read_only_because.as_deref().unwrap_or("the token is read-only")
         ))),
         Some(number) => steps.push(CiStep::Post {
+            platform: req.platform,
             number,
             body,
             quiet: content.is_quiet(),

@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::app::ci::event::{event, Event};
+use crate::app::ci::event::{event, gitlab_event, Event, Platform};
 use crate::app::UsageError;
 
 /// The Actions environment of one step.
@@ -26,8 +26,9 @@ pub struct Github {
     /// `RUNNER_TEMP`: a folder emptied after each job.
     pub runner_temp: Option<PathBuf>,
     /// The run's page, from `GITHUB_SERVER_URL`, `GITHUB_REPOSITORY` and
-    /// `GITHUB_RUN_ID`.
+    /// `GITHUB_RUN_ID` (GitLab: `CI_PIPELINE_URL`).
     pub run_url: Option<String>,
+    pub platform: Platform,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -42,9 +43,20 @@ impl Github {
     /// Reads the environment of the current step.
     pub fn from_env() -> Result<Github, UsageError> {
         let Some(name) = var("GITHUB_EVENT_NAME") else {
+            if var("GITLAB_CI").as_deref() == Some("true") {
+                return Ok(Github {
+                    event: gitlab_event(&var)?,
+                    workspace: path_var("CI_PROJECT_DIR"),
+                    output_file: None,
+                    summary_file: None,
+                    runner_temp: None,
+                    run_url: var("CI_PIPELINE_URL"),
+                    platform: Platform::Gitlab,
+                });
+            }
             return Err(UsageError(
-                "`yttcheck ci` runs inside a GitHub Actions step (GITHUB_EVENT_NAME is not set); \
-                 elsewhere use `yttcheck check` (GitLab: `yttcheck check --format gitlab=gl-code-quality-report.json`)"
+                "`yttcheck ci` runs inside a GitHub Actions step or a GitLab CI job (neither GITHUB_EVENT_NAME nor GITLAB_CI is set); \
+                 elsewhere use `yttcheck check`"
                     .into(),
             ));
         };
@@ -60,6 +72,7 @@ impl Github {
             summary_file: path_var("GITHUB_STEP_SUMMARY"),
             runner_temp: path_var("RUNNER_TEMP"),
             run_url: run_url(),
+            platform: Platform::Github,
         })
     }
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::app::ci::{CiRequest, CiStep, Event};
+use crate::app::ci::{CiRequest, CiStep, Event, Platform};
 use crate::app::{self, CheckRequest, Selection, UsageError, Warm};
 
 use super::args::BudgetArgs;
@@ -140,7 +140,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         Event::Full { .. } => None,
     };
     if let Some(c) = change {
-        app::ci::require_history(&root, c)?;
+        app::ci::require_history(&root, c, gh.platform)?;
     }
     let report_dir = args
         .report_dir
@@ -220,6 +220,7 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
         secrets: args.secrets.clone(),
         in_runner: out::in_runner(),
         stop_token: out::stop_token(),
+        platform: gh.platform,
         comment: args.comment,
         comment_file: args.comment_file.clone(),
         run_url: gh.run_url.clone(),
@@ -237,11 +238,13 @@ fn run_inner(args: &CiArgs) -> Result<i32, UsageError> {
                 .map_err(|e| UsageError(format!("cannot write {}: {e}", path.display())))?,
             CiStep::Append { file, text, what } => github::append(&file, &text, what)?,
             CiStep::Post {
+                platform,
                 number,
                 body,
                 quiet,
-            } => match super::comment::post(number, &body, quiet) {
+            } => match super::comment::post(platform, number, &body, quiet) {
                 Ok(done) => out::data(&out::message(&format!("yttcheck: {done}\n"))),
+                Err(e) if gh.platform == Platform::Gitlab => errln!("yttcheck: warning: {e}"),
                 Err(e) => out::data(&out::command("warning", &[("title", "yttcheck")], &e)),
             },
             CiStep::Fail(e) => return Err(e),
