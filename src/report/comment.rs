@@ -313,7 +313,10 @@ fn header(c: &Comment) -> String {
     } else {
         "✅ yttcheck: this change passes the check"
     };
-    let mut out = format!("### {verdict}\n\n{}\n", inert(&text(&c.headline)));
+    let mut out = format!(
+        "### {verdict}\n\n{}\n",
+        inert(&text(&cut_at(&c.headline, 1_000)))
+    );
     if c.is_quiet() {
         out.push_str(
             "\nNo finding of this change's, and no environment's data values or rendered objects change.\n",
@@ -327,8 +330,8 @@ fn footer_line(c: &Comment, f: &Footer, folded: bool) -> String {
     if !c.base.is_empty() || !c.head.is_empty() {
         parts.push(format!(
             "{} → {}",
-            inert(&code(&c.base)),
-            inert(&code(&c.head))
+            inert(&code(&cut_at(&c.base, 200))),
+            inert(&code(&cut_at(&c.head, 200)))
         ));
     }
     if folded {
@@ -608,5 +611,44 @@ mod tests {
         };
         let md = markdown(&c, &f, COMMENT_BUDGET);
         assert!(!md.contains("evil"), "{md}");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+        /// Whatever the strings, the comment stays under its budget, opens
+        /// and closes its blocks, and holds nothing live.
+        #[test]
+        fn any_comment_is_bounded_balanced_and_inert(
+            words in proptest::collection::vec("[a-f0-9@#<>|`:\\[\\]()!\n GH-]{0,40}", 1..8),
+            envs in 0usize..300,
+            budget in 500usize..70_000,
+        ) {
+            let w = |i: usize| words[i % words.len()].clone();
+            let mut c = comment((0..envs).map(|i| {
+                let mut e = env(&w(i), i % 7);
+                e.notes = vec![w(i + 1)];
+                e.rows.iter_mut().for_each(|r| { r.before = w(i + 2); r.after = w(i + 3); });
+                e
+            }).collect());
+            c.headline = w(4);
+            c.new_total = 3;
+            c.new_findings = vec![FindingLine { level: Level::Error, rule: w(5), place: w(6), pairs: w(7), message: w(8) }];
+            c.old_total = 2;
+            c.old_findings = c.new_findings.clone();
+            let md = markdown(&c, &footer(), budget);
+            proptest::prop_assert!(md.len() <= budget);
+            proptest::prop_assert!(md.starts_with(MARKER) || budget < MARKER.len());
+            proptest::prop_assert_eq!(md.matches("<details>").count(), md.matches("</details>").count());
+            let chars: Vec<char> = md.chars().collect();
+            for (i, ch) in chars.iter().enumerate() {
+                let next = chars.get(i + 1).copied().unwrap_or(' ');
+                if *ch == '@' {
+                    proptest::prop_assert!(!next.is_ascii_alphanumeric(), "{}", md);
+                }
+                if *ch == '#' && i > 0 && chars[i - 1] != '&' {
+                    proptest::prop_assert!(!next.is_ascii_digit(), "{}", md);
+                }
+            }
+        }
     }
 }
