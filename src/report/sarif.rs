@@ -178,8 +178,30 @@ fn result(f: &Finding, input: &ReportInput, specific: &[(String, RuleId)]) -> Op
     Some(r)
 }
 
+/// Most results in one run: GitHub's code scanning refuses a SARIF file
+/// whose run holds more.
+pub const MAX_RESULTS: usize = 25_000;
+
+/// Which findings become results: all of them, or past [`MAX_RESULTS`] the
+/// worst ones (errors, then warnings, then notes, each in report order).
+fn kept(input: &ReportInput) -> Vec<bool> {
+    let findings = &input.result.findings;
+    if findings.len() <= MAX_RESULTS {
+        return vec![true; findings.len()];
+    }
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by_key(|&i| findings[i].severity);
+    let mut keep = vec![false; findings.len()];
+    for &i in order.iter().take(MAX_RESULTS) {
+        keep[i] = true;
+    }
+    keep
+}
+
 pub fn render(input: &ReportInput) -> String {
     let specific = specific_ids(input);
+    let keep = kept(input);
+    let left_out = keep.iter().filter(|k| !**k).count();
     let driver = ToolComponent::builder()
         .name("yttcheck")
         .version(env!("CARGO_PKG_VERSION"))
@@ -197,16 +219,19 @@ pub fn render(input: &ReportInput) -> String {
         .result
         .findings
         .iter()
-        .filter_map(|f| result(f, input, &specific))
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .filter_map(|(f, _)| result(f, input, &specific))
         .collect();
     // a finding with no place at all (no file, no config, no library) cannot
     // be a result GitHub accepts: it is a notification of the run instead
-    let unplaced: Vec<Notification> = input
+    let mut unplaced: Vec<Notification> = input
         .result
         .findings
         .iter()
-        .filter(|f| input.anchor(f).is_none())
-        .map(|f| {
+        .zip(&keep)
+        .filter(|(f, k)| **k && input.anchor(f).is_none())
+        .map(|(f, _)| {
             Notification::builder()
                 .message(
                     Message::builder()
@@ -217,6 +242,20 @@ pub fn render(input: &ReportInput) -> String {
                 .build()
         })
         .collect();
+    if left_out > 0 {
+        unplaced.push(
+            Notification::builder()
+                .message(
+                    Message::builder()
+                        .text(format!(
+                            "{left_out} more findings are not in this file: code scanning takes at most {MAX_RESULTS} results per run (the worst are kept); `yttcheck check` and findings.json list them all"
+                        ))
+                        .build(),
+                )
+                .level(serde_json::json!("warning"))
+                .build(),
+        );
+    }
     let mut run = Run::builder()
         .tool(Tool::builder().driver(driver).build())
         .results(results)

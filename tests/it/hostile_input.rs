@@ -632,3 +632,56 @@ fn a_baseline_and_an_event_payload_are_read_within_bounds() {
         "{stderr}"
     );
 }
+
+/// A values file of 26,000 keys no schema declares: 26,000 errors. The
+/// SARIF file keeps the 25,000 code scanning takes per run (it refuses a
+/// run with more) and says how many it left out; `check`'s JSON keeps all.
+#[test]
+fn a_sarif_file_holds_what_code_scanning_takes() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    write(
+        p,
+        "libs/web/schema.yml",
+        "#@data/values-schema\n---\nreplicas: 1\n",
+    );
+    let mut values = String::from("replicas: 2\n");
+    for i in 0..26_000 {
+        values.push_str(&format!("k{i}: {i}\n"));
+    }
+    write(p, "envs/dev/web.yml", &values);
+    let out = Command::cargo_bin("yttcheck")
+        .unwrap()
+        .current_dir(p)
+        .args([
+            "check",
+            "-q",
+            "--daemon",
+            "never",
+            "--format",
+            "sarif=out.sarif",
+            "--format",
+            "json=out.json",
+        ])
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join("out.sarif")).unwrap()).unwrap();
+    let run = &sarif["runs"][0];
+    assert_eq!(run["results"].as_array().unwrap().len(), 25_000);
+    let notes = run["invocations"][0]["toolExecutionNotifications"].to_string();
+    assert!(
+        notes.contains("1000 more findings are not in this file"),
+        "{notes}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(p.join("out.json")).unwrap()).unwrap();
+    assert_eq!(json["findings"].as_array().unwrap().len(), 26_000);
+}
