@@ -225,6 +225,7 @@ pub fn overlay_document(
     let mut op = Op {
         ev,
         exact_match: true,
+        keys: None,
     };
     op.apply_docsets(&mut sets, &right_set, &Expects::default())?;
     let [set] = sets;

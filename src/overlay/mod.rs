@@ -98,6 +98,48 @@ pub struct Op<'e, 'v, 'a, 'x> {
     pub ev: &'e mut Evaluator<'v, 'a, 'x>,
     /// Data values and schemas overlay exactly one document on one document.
     pub exact_match: bool,
+    /// The keys of the map being overlaid now, by hash (`None` outside a
+    /// map; built when first asked).
+    pub keys: Option<KeyIndex>,
+}
+
+/// A left map's keys by [`Value::scalar_hash`], so each right item finds
+/// its key without scanning (a values file of 30,000 keys overlaid on its
+/// defaults was 450 million comparisons). Items appended since it was
+/// built are added when it is next asked; a removal, or a replacement that
+/// changes a key, marks it stale, and it is built again.
+#[derive(Default)]
+pub struct KeyIndex {
+    built: usize,
+    stale: bool,
+    by_hash: foldhash::HashMap<u64, Vec<usize>>,
+}
+
+/// Below this many items, scanning is as fast.
+const INDEX_FROM: usize = 16;
+
+impl KeyIndex {
+    /// The indexes of `left`'s items whose key may equal `key` (each still
+    /// to be compared), ascending; `None` when `left` is small.
+    fn candidates(&mut self, left: &Map, key: &Value) -> Option<Vec<usize>> {
+        if left.items.len() <= INDEX_FROM {
+            return None;
+        }
+        if self.stale || self.built > left.items.len() {
+            *self = KeyIndex::default();
+        }
+        for (i, item) in left.items.iter().enumerate().skip(self.built) {
+            if let Some(h) = item.key.scalar_hash() {
+                self.by_hash.entry(h).or_default().push(i);
+            }
+        }
+        self.built = left.items.len();
+        // a key that is no scalar equals no key
+        let Some(h) = key.scalar_hash() else {
+            return Some(Vec::new());
+        };
+        Some(self.by_hash.get(&h).cloned().unwrap_or_default())
+    }
 }
 
 fn which_op(meta: &Meta) -> Result<&'static str, OverlayError> {
@@ -219,30 +261,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 // each item is used where it is (merging copies only what
                 // the left side does not have): a copy here would copy every
                 // subtree once per level above it
-                for item in &rmap.items {
-                    let r = which_op(&item.meta).and_then(|op| match op {
-                        MERGE => self.merge_item(&mut **lmap, item, defaults),
-                        REMOVE => self.remove_item(&mut **lmap, item, defaults),
-                        REPLACE => self.replace_item(&mut **lmap, item, defaults),
-                        ASSERT => self.assert_item(&mut **lmap, item, defaults),
-                        op => Err(format!(
-                            "Found @{op} on map item ({}); only array items can be annotated with @{op}",
-                            item.pos.compact()
-                        ).into()),
-                    });
-                    if let Err(mut e) = r {
-                        if e.no_match && e.hints.is_empty() {
-                            e.hints = missing_key_hints(&item.key_display(), lmap);
-                            e.rename = nearest_key(&item.key_display(), lmap)
-                                .map(|near| Box::new((item.key_display(), near)));
-                        }
-                        return Err(e.within(
-                            format!("Map item (key '{}')", item.key_display()),
-                            &item.pos,
-                        ));
-                    }
-                }
-                Ok(false)
+                let outer = self.keys.replace(KeyIndex::default());
+                let result = self.apply_map_items(lmap, rmap, defaults);
+                self.keys = outer;
+                result
             }
             Value::Array(rarr) => {
                 let Value::Array(larr) = left else {
@@ -268,6 +290,48 @@ impl<'v> Op<'_, 'v, '_, '_> {
                 Ok(false)
             }
             _ => Ok(true),
+        }
+    }
+
+    /// The items of `rmap`, each overlaid on `lmap` by its operation.
+    fn apply_map_items(
+        &mut self,
+        lmap: &mut crate::yaml::Shared<Map>,
+        rmap: &Map,
+        defaults: &Expects,
+    ) -> Result<bool, OverlayError> {
+        for item in &rmap.items {
+            let r = which_op(&item.meta).and_then(|op| match op {
+                MERGE => self.merge_item(&mut **lmap, item, defaults),
+                REMOVE => self.remove_item(&mut **lmap, item, defaults),
+                REPLACE => self.replace_item(&mut **lmap, item, defaults),
+                ASSERT => self.assert_item(&mut **lmap, item, defaults),
+                op => Err(format!(
+                    "Found @{op} on map item ({}); only array items can be annotated with @{op}",
+                    item.pos.compact()
+                )
+                .into()),
+            });
+            if let Err(mut e) = r {
+                if e.no_match && e.hints.is_empty() {
+                    e.hints = missing_key_hints(&item.key_display(), lmap);
+                    e.rename = nearest_key(&item.key_display(), lmap)
+                        .map(|near| Box::new((item.key_display(), near)));
+                }
+                return Err(e.within(
+                    format!("Map item (key '{}')", item.key_display()),
+                    &item.pos,
+                ));
+            }
+        }
+        Ok(false)
+    }
+
+    /// A left map's keys changed other than by appending: its index is
+    /// built again when next asked.
+    fn keys_changed(&mut self) {
+        if let Some(k) = &mut self.keys {
+            k.stale = true;
         }
     }
 
@@ -344,7 +408,12 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let mut matches = Vec::new();
         match by {
             None => {
-                for (i, li) in left.items.iter().enumerate() {
+                let candidates = self
+                    .keys
+                    .as_mut()
+                    .and_then(|k| k.candidates(left, &item.key));
+                for i in candidates.unwrap_or_else(|| (0..left.items.len()).collect()) {
+                    let li = &left.items[i];
                     if li.key.scalar_eq(&item.key) {
                         idxs.push(i);
                         matches.push(li.pos.clone());
@@ -418,6 +487,9 @@ impl<'v> Op<'_, 'v, '_, '_> {
             i += 1;
             keep
         });
+        if !idxs.is_empty() {
+            self.keys_changed();
+        }
         Ok(())
     }
 
@@ -437,6 +509,10 @@ impl<'v> Op<'_, 'v, '_, '_> {
             let old = left.items()[i].value();
             let new_val = self.replace_value(&via, Some(old), item.value())?;
             let n = item.with_value(new_val);
+            // (matched by `by=`, the item's key may be another)
+            if !L::same_key(&left.items()[i], &n) {
+                self.keys_changed();
+            }
             left.items_mut()[i] = n;
         }
         if idxs.is_empty() && via.or_add {
@@ -590,6 +666,8 @@ trait Items {
         item: &Self::Item,
         defaults: &Expects,
     ) -> Result<Option<Vec<usize>>, OverlayError>;
+    /// Whether two items have the same key (array items have none).
+    fn same_key(a: &Self::Item, b: &Self::Item) -> bool;
 }
 
 macro_rules! item_access {
@@ -628,7 +706,7 @@ item_access!(Document {
 });
 
 macro_rules! items_of {
-    ($list:ty, $item:ty, $matching:ident) => {
+    ($list:ty, $item:ty, $matching:ident, $same_key:expr) => {
         impl Items for $list {
             type Item = $item;
             fn items(&self) -> &Vec<$item> {
@@ -645,11 +723,15 @@ macro_rules! items_of {
             ) -> Result<Option<Vec<usize>>, OverlayError> {
                 op.$matching(left, item, defaults)
             }
+            fn same_key(a: &$item, b: &$item) -> bool {
+                let same: fn(&$item, &$item) -> bool = $same_key;
+                same(a, b)
+            }
         }
     };
 }
-items_of!(Map, MapItem, map_indexes);
-items_of!(Array, ArrayItem, array_indexes);
+items_of!(Map, MapItem, map_indexes, |a, b| a.key.scalar_eq(&b.key));
+items_of!(Array, ArrayItem, array_indexes, |_, _| true);
 
 /// The key of `map` nearest to `key`, when one is near.
 fn nearest_key(key: &str, map: &Map) -> Option<String> {

@@ -375,6 +375,7 @@ fn overlay_outputs(
                 let mut op = Op {
                     ev,
                     exact_match: false,
+                    keys: None,
                 };
                 if let Err(e) = op.apply_docsets(&mut lefts, &right, &Expects::default()) {
                     return Ok(Err(e));

@@ -110,6 +110,7 @@ fn overlay_members(builder: &mut GlobalsBuilder) {
             let mut op = Op {
                 ev: eval,
                 exact_match: false,
+                keys: None,
             };
             let res = match (&mut left, &right) {
                 (Side::Docs(l), Side::Docs(r)) => {
