@@ -14,10 +14,18 @@
 //!
 //! Timings are left out on purpose: the output of the same repository is
 //! the same, byte for byte.
+//!
+//! At most [`MAX_FINDINGS`] findings are listed, the worst first (a pull
+//! request can make hundreds of thousands: 60,000 were 37 MB); past it,
+//! `"findings_not_listed": N` says how many were left out, and `summary`
+//! still counts them all.
 
 use serde_json::json;
 
 use super::{Counts, ReportInput};
+
+/// Most findings listed.
+pub const MAX_FINDINGS: usize = 50_000;
 
 pub fn render(input: &ReportInput) -> String {
     let counts = input.counts();
@@ -51,7 +59,17 @@ pub fn render(input: &ReportInput) -> String {
         })
         .collect();
     pairs.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    let doc = json!({
+    let keep = super::worst_kept(&input.result.findings, MAX_FINDINGS);
+    let listed: Vec<&crate::check::Finding> = input
+        .result
+        .findings
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(f, _)| f)
+        .collect();
+    let not_listed = input.result.findings.len() - listed.len();
+    let mut doc = json!({
         "version": 1,
         "summary": {
             "pairs": input.result.pairs.len(),
@@ -61,9 +79,12 @@ pub fn render(input: &ReportInput) -> String {
             "notes": counts.notes,
             "failed": input.failed(),
         },
-        "findings": input.result.findings,
+        "findings": listed,
         "pairs": pairs,
     });
+    if not_listed > 0 {
+        doc["findings_not_listed"] = json!(not_listed);
+    }
     let s = serde_json::to_string_pretty(&doc).unwrap_or_else(|_| "{}".into());
     crate::escape::json::harden(&s) + "\n"
 }

@@ -181,6 +181,22 @@ impl Counts {
 }
 
 /// "web@prod, web@staging" for a finding's pairs (or the library alone).
+/// Which of `findings` a bounded report lists: all of them, or past `max`
+/// the worst ones (errors, then warnings, then notes, each in report
+/// order).
+pub fn worst_kept(findings: &[Finding], max: usize) -> Vec<bool> {
+    if findings.len() <= max {
+        return vec![true; findings.len()];
+    }
+    let mut order: Vec<usize> = (0..findings.len()).collect();
+    order.sort_by_key(|&i| findings[i].severity);
+    let mut keep = vec![false; findings.len()];
+    for &i in order.iter().take(max) {
+        keep[i] = true;
+    }
+    keep
+}
+
 pub fn pairs_of(f: &Finding) -> String {
     if f.environments.is_empty() {
         return f.library.clone();

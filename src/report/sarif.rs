@@ -182,25 +182,9 @@ fn result(f: &Finding, input: &ReportInput, specific: &[(String, RuleId)]) -> Op
 /// whose run holds more.
 pub const MAX_RESULTS: usize = 25_000;
 
-/// Which findings become results: all of them, or past [`MAX_RESULTS`] the
-/// worst ones (errors, then warnings, then notes, each in report order).
-fn kept(input: &ReportInput) -> Vec<bool> {
-    let findings = &input.result.findings;
-    if findings.len() <= MAX_RESULTS {
-        return vec![true; findings.len()];
-    }
-    let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by_key(|&i| findings[i].severity);
-    let mut keep = vec![false; findings.len()];
-    for &i in order.iter().take(MAX_RESULTS) {
-        keep[i] = true;
-    }
-    keep
-}
-
 pub fn render(input: &ReportInput) -> String {
     let specific = specific_ids(input);
-    let keep = kept(input);
+    let keep = super::worst_kept(&input.result.findings, MAX_RESULTS);
     let left_out = keep.iter().filter(|k| !**k).count();
     let driver = ToolComponent::builder()
         .name("yttcheck")
@@ -248,7 +232,7 @@ pub fn render(input: &ReportInput) -> String {
                 .message(
                     Message::builder()
                         .text(format!(
-                            "{left_out} more findings are not in this file: code scanning takes at most {MAX_RESULTS} results per run (the worst are kept); `yttcheck check` and findings.json list them all"
+                            "{left_out} more findings are not in this file: code scanning takes at most {MAX_RESULTS} results per run (the worst are kept); `yttcheck check` prints them all"
                         ))
                         .build(),
                 )
