@@ -42,7 +42,7 @@ pub fn run(args: &CommentArgs) -> i32 {
 fn run_inner(args: &CommentArgs) -> Result<(), String> {
     let (event_prs, run_url) = github::workflow_run().map_err(|e| e.0)?;
     let content = app_comment::read_file(&args.from)?;
-    let platform = platform();
+    let platform = github::platform();
     let run_url = match platform {
         Platform::Github => run_url.or_else(github::run_url),
         Platform::Gitlab => std::env::var("CI_PIPELINE_URL").ok(),
@@ -62,14 +62,6 @@ fn run_inner(args: &CommentArgs) -> Result<(), String> {
     let done = post(platform, number, &body, content.is_quiet())?;
     outln!("yttcheck: {done}");
     Ok(())
-}
-
-/// GitLab CI when `GITLAB_CI` says so, else GitHub.
-fn platform() -> Platform {
-    match std::env::var("GITLAB_CI").as_deref() {
-        Ok("true") if std::env::var_os("GITHUB_ACTIONS").is_none() => Platform::Gitlab,
-        _ => Platform::Github,
-    }
 }
 
 /// Posts `body` on pull request (merge request) `number`, the platform's

@@ -222,11 +222,7 @@ pub fn overlay_document(
         pos: Pos::unknown(),
         meta: Meta::default(),
     };
-    let mut op = Op {
-        ev,
-        exact_match: true,
-        keys: None,
-    };
+    let mut op = Op::new(ev, true);
     op.apply_docsets(&mut sets, &right_set, &Expects::default())?;
     let [set] = sets;
     let mut doc = set.docs.into_iter().next().unwrap_or_default();

@@ -100,7 +100,17 @@ pub struct Op<'e, 'v, 'a, 'x> {
     pub exact_match: bool,
     /// The keys of the map being overlaid now, by hash (`None` outside a
     /// map; built when first asked).
-    pub keys: Option<KeyIndex>,
+    keys: Option<KeyIndex>,
+}
+
+impl<'e, 'v, 'a, 'x> Op<'e, 'v, 'a, 'x> {
+    pub fn new(ev: &'e mut Evaluator<'v, 'a, 'x>, exact_match: bool) -> Self {
+        Op {
+            ev,
+            exact_match,
+            keys: None,
+        }
+    }
 }
 
 /// A left map's keys by [`Value::scalar_hash`], so each right item finds
@@ -408,16 +418,21 @@ impl<'v> Op<'_, 'v, '_, '_> {
         let mut matches = Vec::new();
         match by {
             None => {
-                let candidates = self
-                    .keys
-                    .as_mut()
-                    .and_then(|k| k.candidates(left, &item.key));
-                for i in candidates.unwrap_or_else(|| (0..left.items.len()).collect()) {
+                let mut take = |i: usize| {
                     let li = &left.items[i];
                     if li.key.scalar_eq(&item.key) {
                         idxs.push(i);
                         matches.push(li.pos.clone());
                     }
+                };
+                // (a small map is scanned, with no list of its indexes made)
+                match self
+                    .keys
+                    .as_mut()
+                    .and_then(|k| k.candidates(left, &item.key))
+                {
+                    Some(candidates) => candidates.into_iter().for_each(&mut take),
+                    None => (0..left.items.len()).for_each(&mut take),
                 }
             }
             Some(by) => {

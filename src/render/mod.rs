@@ -372,11 +372,7 @@ fn overlay_outputs(
                     pos: Pos::unknown(),
                     meta: Meta::default(),
                 };
-                let mut op = Op {
-                    ev,
-                    exact_match: false,
-                    keys: None,
-                };
+                let mut op = Op::new(ev, false);
                 if let Err(e) = op.apply_docsets(&mut lefts, &right, &Expects::default()) {
                     return Ok(Err(e));
                 }

@@ -107,11 +107,7 @@ fn overlay_members(builder: &mut GlobalsBuilder) {
         let mut left = as_docset_or_value(args.items[0], store)?;
         for r in &args.items[1..] {
             let right = as_docset_or_value(*r, store)?;
-            let mut op = Op {
-                ev: eval,
-                exact_match: false,
-                keys: None,
-            };
+            let mut op = Op::new(eval, false);
             let res = match (&mut left, &right) {
                 (Side::Docs(l), Side::Docs(r)) => {
                     let mut sets = [std::mem::take(l)];

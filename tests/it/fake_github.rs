@@ -181,6 +181,70 @@ fn json_comment(c: &Comment) -> serde_json::Value {
 
 type Answer = (u16, Vec<(String, String)>, String);
 
+/// The page `query` asks for (`page=N`, from 1) of the comments, as JSON,
+/// and whether more follow.
+fn page_of(
+    s: &State,
+    query: &str,
+    json: fn(&Comment) -> serde_json::Value,
+) -> (usize, String, bool) {
+    let page: usize = query
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("page="))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(1);
+    let per = s.per_page;
+    let items: Vec<_> = s
+        .comments
+        .iter()
+        .skip((page - 1) * per)
+        .take(per)
+        .map(json)
+        .collect();
+    (
+        page,
+        serde_json::Value::Array(items).to_string(),
+        page * per < s.comments.len(),
+    )
+}
+
+/// A new comment by `user_type`: 201 and its JSON.
+fn create(
+    s: &mut State,
+    body: String,
+    user_type: &'static str,
+    association: &'static str,
+    json: fn(&Comment) -> serde_json::Value,
+) -> Answer {
+    s.next_id += 1;
+    let c = Comment {
+        id: s.next_id,
+        body,
+        user_type,
+        association,
+    };
+    let answer = json(&c).to_string();
+    s.comments.push(c);
+    (201, Vec::new(), answer)
+}
+
+/// Comment `id` given `body`: 200 and its JSON, or 404.
+fn edit(
+    s: &mut State,
+    id: u64,
+    body: String,
+    json: fn(&Comment) -> serde_json::Value,
+    not_found: &str,
+) -> Answer {
+    match s.comments.iter_mut().find(|c| c.id == id) {
+        Some(c) => {
+            c.body = body;
+            (200, Vec::new(), json(c).to_string())
+        }
+        None => refuse(404, not_found),
+    }
+}
+
 fn refuse(status: u16, message: &str) -> Answer {
     (
         status,
@@ -228,45 +292,22 @@ fn answer(
     };
     match method {
         "GET" if path == list_path => {
-            let page: usize = query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix("page="))
-                .and_then(|p| p.parse().ok())
-                .unwrap_or(1);
-            let per = s.per_page;
-            let items: Vec<_> = s
-                .comments
-                .iter()
-                .skip((page - 1) * per)
-                .take(per)
-                .map(json_comment)
-                .collect();
+            let (page, items, more) = page_of(s, query, json_comment);
             let mut headers = Vec::new();
-            if page * per < s.comments.len() {
+            if more {
                 headers.push((
                     "link".into(),
                     format!(
                         "<{base}{list_path}?per_page=100&page={}>; rel=\"next\", <{base}{list_path}?per_page=100&page={}>; rel=\"last\"",
                         page + 1,
-                        s.comments.len().div_ceil(per)
+                        s.comments.len().div_ceil(s.per_page)
                     ),
                 ));
             }
-            (200, headers, serde_json::Value::Array(items).to_string())
+            (200, headers, items)
         }
         "POST" if path == list_path => match text() {
-            Ok(t) => {
-                s.next_id += 1;
-                let c = Comment {
-                    id: s.next_id,
-                    body: t,
-                    user_type: "Bot",
-                    association: "NONE",
-                };
-                let answer = json_comment(&c).to_string();
-                s.comments.push(c);
-                (201, Vec::new(), answer)
-            }
+            Ok(t) => create(s, t, "Bot", "NONE", json_comment),
             Err(a) => a,
         },
         "PATCH" => {
@@ -277,13 +318,7 @@ fn answer(
                 return refuse(404, "Not Found");
             };
             match text() {
-                Ok(t) => match s.comments.iter_mut().find(|c| c.id == id) {
-                    Some(c) => {
-                        c.body = t;
-                        (200, Vec::new(), json_comment(c).to_string())
-                    }
-                    None => refuse(404, "Not Found"),
-                },
+                Ok(t) => edit(s, id, t, json_comment, "Not Found"),
                 Err(a) => a,
             }
         }
@@ -329,21 +364,9 @@ fn answer_gitlab(
             serde_json::json!({"id": GITLAB_ME, "username": "project_123_bot"}).to_string(),
         ),
         "GET" if path == notes => {
-            let page: usize = query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix("page="))
-                .and_then(|p| p.parse().ok())
-                .unwrap_or(1);
-            let per = s.per_page;
-            let items: Vec<_> = s
-                .comments
-                .iter()
-                .skip((page - 1) * per)
-                .take(per)
-                .map(json_note)
-                .collect();
+            let (page, items, more) = page_of(s, query, json_note);
             let mut headers = Vec::new();
-            if page * per < s.comments.len() {
+            if more {
                 headers.push((
                     "link".into(),
                     format!(
@@ -353,21 +376,10 @@ fn answer_gitlab(
                 ));
                 headers.push(("x-next-page".into(), (page + 1).to_string()));
             }
-            (200, headers, serde_json::Value::Array(items).to_string())
+            (200, headers, items)
         }
         "POST" if path == notes => match text() {
-            Ok(t) => {
-                s.next_id += 1;
-                let c = Comment {
-                    id: s.next_id,
-                    body: t,
-                    user_type: "me",
-                    association: "",
-                };
-                let answer = json_note(&c).to_string();
-                s.comments.push(c);
-                (201, Vec::new(), answer)
-            }
+            Ok(t) => create(s, t, "me", "", json_note),
             Err(a) => a,
         },
         "PUT" => {
@@ -378,13 +390,7 @@ fn answer_gitlab(
                 return refuse(404, "404 Not found");
             };
             match text() {
-                Ok(t) => match s.comments.iter_mut().find(|c| c.id == id) {
-                    Some(c) => {
-                        c.body = t;
-                        (200, Vec::new(), json_note(c).to_string())
-                    }
-                    None => refuse(404, "404 Not found"),
-                },
+                Ok(t) => edit(s, id, t, json_note, "404 Not found"),
                 Err(a) => a,
             }
         }

@@ -43,7 +43,7 @@ impl Github {
     /// Reads the environment of the current step.
     pub fn from_env() -> Result<Github, UsageError> {
         let Some(name) = var("GITHUB_EVENT_NAME") else {
-            if var("GITLAB_CI").as_deref() == Some("true") {
+            if platform() == Platform::Gitlab {
                 return Ok(Github {
                     event: gitlab_event(&var)?,
                     workspace: path_var("CI_PROJECT_DIR"),
@@ -74,6 +74,16 @@ impl Github {
             run_url: run_url(),
             platform: Platform::Github,
         })
+    }
+}
+
+/// Where this runs: a GitLab CI job when `GITLAB_CI` says so and no
+/// GitHub Actions event is set, else GitHub.
+pub fn platform() -> Platform {
+    if var("GITHUB_EVENT_NAME").is_none() && var("GITLAB_CI").as_deref() == Some("true") {
+        Platform::Gitlab
+    } else {
+        Platform::Github
     }
 }
 
